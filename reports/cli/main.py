@@ -1,0 +1,60 @@
+"""Entry point of the `convbound` command.
+
+User mistakes (``UserInputError``, click usage errors) become one line on stderr and exit 2;
+heavy libraries are imported inside the commands so `convbound list` stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import click
+
+from bounds.errors import UserInputError
+
+import reports.cli as _cli_pkg
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="convbound")
+def cli() -> None:
+    """convbound: executable convergence bounds for federated learning under partial participation."""
+
+
+def _register_all() -> None:
+    for info in sorted(pkgutil.iter_modules(_cli_pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("cmd_"):
+            importlib.import_module(f"reports.cli.{info.name}").register(cli)
+
+
+def _fail(message: str) -> int:
+    click.echo(f"convbound: error: {message}", err=True)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    _register_all()
+    try:
+        rv = cli.main(args=argv, prog_name="convbound", standalone_mode=False)
+    except UserInputError as exc:
+        sys.exit(_fail(str(exc)))
+    except click.exceptions.NoArgsIsHelp as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
+        sys.exit(2)
+    except click.UsageError as exc:
+        # click's own usage errors (unknown option, missing argument) are one line too
+        hint = f" (see 'convbound {exc.ctx.info_name} --help')" if exc.ctx and exc.ctx.parent else ""
+        sys.exit(_fail(exc.format_message() + hint))
+    except click.exceptions.Abort:
+        sys.exit(_fail("aborted"))
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        sys.exit(_fail(exc.format_message()))
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
