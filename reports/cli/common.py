@@ -72,28 +72,15 @@ def echo_json(obj: Any) -> None:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = False) -> Path:
-    """Write ``text`` to ``path`` via a temporary file in the same directory and a rename.
-
-    An existing file is never replaced unless ``force``; a missing parent directory is an error.
-    """
-    target = Path(path)
-    if target.exists() and not force:
-        raise UserInputError(f"{target} exists; pass --force to overwrite it")
-    if not target.parent.exists():
-        raise UserInputError(f"directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``text`` (UTF-8) atomically; see :func:`atomic_write_bytes`."""
+    return atomic_write_bytes(path, text.encode("utf-8"), force=force)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool = False) -> Path:
-    """Binary twin of :func:`atomic_write_text`."""
+    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename.
+
+    An existing file is never replaced unless ``force``; a missing parent directory is an error.
+    """
     target = Path(path)
     if target.exists() and not force:
         raise UserInputError(f"{target} exists; pass --force to overwrite it")

@@ -40,9 +40,6 @@ def main(argv: list[str] | None = None) -> int:
         rv = cli.main(args=argv, prog_name="convbound", standalone_mode=False)
     except UserInputError as exc:
         sys.exit(_fail(str(exc)))
-    except click.exceptions.NoArgsIsHelp as exc:
-        click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
-        sys.exit(2)
     except click.UsageError as exc:
         # click's own usage errors (unknown option, missing argument) are one line too
         hint = f" (see 'convbound {exc.ctx.info_name} --help')" if exc.ctx and exc.ctx.parent else ""
