@@ -1,0 +1,65 @@
+"""Every encoded result, by key (``ID`` for the first variant of an ID, ``ID@variant`` for others).
+
+Paper modules (``bounds.fast``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl``) each define
+``results() -> list[Result]``; the first variant listed for an ID is its default.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+
+from bounds.errors import unknown
+from bounds.result import Result
+
+PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, Result]:
+    out: dict[str, Result] = {}
+    for mod_name in PAPER_MODULES:
+        try:
+            mod = importlib.import_module(mod_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == mod_name:
+                continue
+            raise
+        for res in mod.results():
+            key = res.key
+            if key in out:
+                raise RuntimeError(f"duplicate result key {key}")
+            out[key] = res
+    return out
+
+
+def all_results() -> list[Result]:
+    """Every variant of every result, in registration order."""
+    return list(_registry().values())
+
+
+def ids() -> list[str]:
+    """Distinct result IDs in order."""
+    return list(dict.fromkeys(r.id for r in all_results()))
+
+
+def variants(result_id: str) -> list[Result]:
+    """All variants of one ID (default first)."""
+    found = [r for r in all_results() if r.id == result_id]
+    if not found:
+        raise unknown("result ID", result_id, ids())
+    return found
+
+
+def get(key: str) -> Result:
+    """A result by ``ID`` (its default variant) or ``ID@variant``; unknown keys get close matches."""
+    reg = _registry()
+    if key in reg:
+        return reg[key]
+    base, _, variant = key.partition("@")
+    found = [r for r in reg.values() if r.id == base]
+    if found and not variant:
+        return found[0]
+    if found:
+        raise unknown(f"variant of {base}", variant, [r.variant for r in found])
+    raise unknown("result ID", key, list(dict.fromkeys([r.id for r in reg.values()] + list(reg))))

@@ -1,0 +1,70 @@
+"""LaTeX and plain-text renderings of a result, and its JSON description."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from bounds.result import Kind, Result
+
+_REL = {Kind.UPPER: (r"\le", "<="), Kind.LOWER: (r"\ge", ">="), Kind.EQUALITY: ("=", "="),
+        Kind.ORDER: (r"= \mathcal{O}", "= O"), Kind.THRESHOLD: (r"\ge", ">=")}
+
+
+def latex(result: Result) -> str:
+    """The conclusion as one LaTeX formula, terms in order (underbraced by name when named)."""
+    rel, _ = _REL[result.kind]
+    parts = []
+    for t in result.terms:
+        body = sp.latex(t.expr)
+        parts.append(rf"\underbrace{{{body}}}_{{\text{{{t.name}}}}}" if len(result.terms) > 1 else body)
+    rhs = " + ".join(parts)
+    if result.kind is Kind.ORDER:
+        rhs = rf"\left({rhs}\right)"
+    return f"{result.lhs_latex} {rel} {rhs}"
+
+
+def hypothesis_latex(result: Result) -> list[str]:
+    return [sp.latex(h.relation) for h in result.hypotheses]
+
+
+def text(result: Result) -> str:
+    """Plain-text statement: conclusion, terms, hypotheses."""
+    _, rel = _REL[result.kind]
+    lines = [f"{result.key}: {result.title}", f"  {result.lhs}", f"  LHS {rel} " + " + ".join(f"[{t.name}]" for t in result.terms)]
+    for t in result.terms:
+        lines.append(f"    {t.name}: {sp.sstr(t.expr)}")
+    if result.hypotheses:
+        lines.append("  hypotheses:")
+        lines += [f"    {h.name}: {sp.sstr(h.relation)}" for h in result.hypotheses]
+    return "\n".join(lines)
+
+
+def result_to_dict(result: Result) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "key": result.key,
+        "variant": result.variant,
+        "title": result.title,
+        "paper": result.paper,
+        "kind": result.kind.value,
+        "lhs": result.lhs,
+        "lhs_latex": result.lhs_latex,
+        "terms": [{"name": t.name, "expr": sp.sstr(t.expr), "latex": sp.latex(t.expr), "meaning": t.meaning}
+                  for t in result.terms],
+        "conclusion_latex": latex(result),
+        "hypotheses": [{"name": h.name, "relation": sp.sstr(h.relation), "latex": sp.latex(h.relation),
+                        "meaning": h.meaning} for h in result.hypotheses],
+        "symbols": [{"name": s.name, "meaning": s.meaning, "domain": s.domain.describe,
+                     "unrecovered": s.unrecovered} for s in result.symbols],
+        "aggregates": [{"name": a.name, "definition": sp.sstr(a.display), "latex": sp.latex(a.display),
+                        "inputs": list(a.inputs), "meaning": a.meaning} for a in result.aggregates],
+        "provenance": result.provenance.to_dict(),
+        "status": [s.value for s in result.status],
+        "flags": list(result.flags),
+        "reconstructed": result.reconstructed,
+        "rate": {k: str(v) for k, v in result.rate},
+        "prescribed": {k: sp.sstr(v) for k, v in result.prescribed},
+        "notes": result.notes,
+    }

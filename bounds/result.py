@@ -1,0 +1,207 @@
+"""The one type for a published result: a theorem, lemma, corollary or complexity row as data.
+
+Setting: a result is ``LHS  <kind>  sum of named terms`` under named hypotheses, each a sympy
+relation over the result's symbols. Vector inputs (rates r, weights p, update vectors) enter
+through :class:`Aggregate` symbols, scalars computed from them (e.g. sum_k p_k^2 / r_k).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from bounds.symbols import SymbolInfo
+
+
+class Kind(Enum):
+    """What relation the conclusion asserts, which decides how it is checked."""
+
+    UPPER = "upper"            # measured LHS <= RHS
+    LOWER = "lower"            # measured LHS >= RHS
+    EQUALITY = "equality"      # LHS == RHS (an identity); checked within a named tolerance
+    ORDER = "order"            # LHS = O(sum of terms): constants hidden, only scaling is checkable
+    THRESHOLD = "threshold"    # the RHS is a value a parameter must reach (e.g. q >= q_min)
+
+
+class Status(Enum):
+    """Spec status tags (spec README section 1)."""
+
+    PUBLISHED = "PUBLISHED"
+    FLAG = "FLAG"
+    INFERRED = "INFERRED"
+    DECODED_H = "DECODED-H"
+    DECODED_M = "DECODED-M"
+    DECODED_L = "DECODED-L"
+    UNRECOVERED = "UNRECOVERED"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a result comes from: seed file, locator ("Theorem 1"), equation, spec section."""
+
+    seed: str
+    locator: str
+    equation: str = ""
+    spec: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"seed": self.seed, "locator": self.locator, "equation": self.equation, "spec": self.spec}
+
+
+@dataclass(frozen=True)
+class Term:
+    """A named summand of the right-hand side (e.g. 'optimisation', 'statistical')."""
+
+    name: str
+    expr: sp.Expr
+    meaning: str = ""
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A named condition ``lhs (<=|<|>=|>) rhs`` as a sympy relation."""
+
+    name: str
+    relation: sp.Rel
+    meaning: str = ""
+
+    @property
+    def free_names(self) -> frozenset[str]:
+        return frozenset(s.name for s in self.relation.free_symbols)
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """A scalar symbol computed from vector/matrix inputs.
+
+    Args:
+        name: the scalar symbol's name (appears in terms and hypotheses).
+        display: a sympy expression shown to users (e.g. ``Sum(p[k]**2/r[k], (k, 1, N))``).
+        inputs: names of the vector symbols it reads.
+        fn: numpy function of those inputs (trailing axis = clients) returning the scalar(s).
+    """
+
+    name: str
+    display: sp.Expr
+    inputs: tuple[str, ...]
+    fn: Callable[..., np.ndarray]
+    meaning: str = ""
+
+
+@dataclass(frozen=True)
+class Result:
+    """A published result as data (one variant of it).
+
+    Args:
+        id: the spec's ID, e.g. ``FAST.T1``.
+        variant: ``published`` or ``corrected``/another name; ``key`` = ``ID`` or ``ID@variant``.
+        kind: see :class:`Kind`.
+        lhs: what the left side measures, operationally (so ``verify`` can measure it).
+        lhs_latex: the left side as LaTeX.
+        terms: named summands of the right side.
+        hypotheses: named conditions, each a sympy relation.
+        symbols: every input symbol with meaning and domain.
+        aggregates: scalar symbols computed from vector inputs.
+        rate: big-O exponent per variable, where the result states a rate.
+        prescribed: parameter choices a corollary prescribes (e.g. ``eta_c``), as expressions.
+        status: spec status tags; ``flags``: one-line rationales of each flag.
+        reconstructed: True when the encoded form is a reconstruction (garbled seed, typo fix).
+    """
+
+    id: str
+    title: str
+    paper: str
+    kind: Kind
+    lhs: str
+    lhs_latex: str
+    terms: tuple[Term, ...]
+    symbols: tuple[SymbolInfo, ...]
+    provenance: Provenance
+    hypotheses: tuple[Hypothesis, ...] = ()
+    aggregates: tuple[Aggregate, ...] = ()
+    variant: str = "published"
+    status: tuple[Status, ...] = (Status.PUBLISHED,)
+    flags: tuple[str, ...] = ()
+    reconstructed: bool = False
+    rate: tuple[tuple[str, sp.Rational], ...] = ()
+    prescribed: tuple[tuple[str, sp.Expr], ...] = ()
+    notes: str = ""
+    _cache: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+
+    # Structure
+    @property
+    def key(self) -> str:
+        return self.id if self.variant == "published" else f"{self.id}@{self.variant}"
+
+    @property
+    def rhs(self) -> sp.Expr:
+        return sp.Add(*(t.expr for t in self.terms))
+
+    @property
+    def symbol_map(self) -> Mapping[str, SymbolInfo]:
+        return {s.name: s for s in self.symbols}
+
+    @property
+    def rate_map(self) -> Mapping[str, sp.Rational]:
+        return dict(self.rate)
+
+    @property
+    def prescribed_map(self) -> Mapping[str, sp.Expr]:
+        return dict(self.prescribed)
+
+    @property
+    def scalar_names(self) -> tuple[str, ...]:
+        """Scalar symbols the expressions are written in (inputs plus aggregates), in order."""
+        names = [s.name for s in self.symbols if not s.domain.is_vector]
+        names += [a.name for a in self.aggregates]
+        return tuple(names)
+
+    def required_for_terms(self) -> frozenset[str]:
+        """Input names the right side needs (aggregates replaced by their vector inputs)."""
+        return self._expand(frozenset(s.name for s in self.rhs.free_symbols))
+
+    def required_for(self, hyp: Hypothesis) -> frozenset[str]:
+        return self._expand(hyp.free_names)
+
+    def _expand(self, names: frozenset[str]) -> frozenset[str]:
+        aggs = {a.name: a for a in self.aggregates}
+        out: set[str] = set()
+        for n in names:
+            out.update(aggs[n].inputs if n in aggs else (n,))
+        return frozenset(out)
+
+    # Operations (implemented in bounds.evaluate / bounds.solve / bounds.render)
+    def evaluate(self, values: Mapping[str, Any]):
+        from bounds.evaluate import evaluate
+
+        return evaluate(self, values)
+
+    def check(self, values: Mapping[str, Any]):
+        from bounds.evaluate import check
+
+        return check(self, values)
+
+    def solve(self, symbol: str, values: Mapping[str, Any], *, target: float | None = None, mode: str | None = None):
+        from bounds.solve import solve
+
+        return solve(self, symbol, values, target=target, mode=mode)
+
+    def latex(self) -> str:
+        from bounds.render import latex
+
+        return latex(self)
+
+    def text(self) -> str:
+        from bounds.render import text
+
+        return text(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        from bounds.render import result_to_dict
+
+        return result_to_dict(self)

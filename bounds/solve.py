@@ -1,0 +1,253 @@
+"""Solve a result for one symbol: the largest step size its hypotheses allow, the smallest q,
+the rounds R needed for a target accuracy, or the value that minimises the bound.
+
+Method: the feasible set of the symbol (every hypothesis that involves it holds) is located on a
+dense grid over the symbol's domain (log-spaced on unbounded domains) and each boundary is refined
+with Brent's method on the binding margin, so caps such as eta <= 1/(8LK) come back to machine
+precision. The bound's minimiser is refined with a bounded scalar minimisation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import optimize
+
+from bounds.errors import UserInputError, unknown
+from bounds.evaluate import bind, check_hypothesis
+from bounds.result import Kind, Result
+
+MODES = ("max", "min", "argmin", "target")
+GRID_POINTS = 6001
+LOG_RANGE = (-15.0, 15.0)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Outcome of :func:`solve`; ``value`` is None only when ``success`` is False."""
+
+    key: str
+    symbol: str
+    mode: str
+    value: float | None
+    bound: float | None
+    target: float | None
+    success: bool
+    message: str
+    feasible: tuple[tuple[float, float], ...] = ()
+    constraints: tuple[str, ...] = ()
+    unverified: tuple[str, ...] = ()
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.key,
+            "symbol": self.symbol,
+            "mode": self.mode,
+            "value": self.value,
+            "bound": self.bound,
+            "target": self.target,
+            "success": self.success,
+            "message": self.message,
+            "feasible": [list(iv) for iv in self.feasible],
+            "constraints": list(self.constraints),
+            "unverified": list(self.unverified),
+        }
+
+
+def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: float | None = None,
+          mode: str | None = None) -> SolveResult:
+    """Solve ``result`` for ``symbol`` with every other input fixed at ``values``.
+
+    Modes: ``max``/``min`` (extremes allowed by the hypotheses), ``target`` (smallest value whose
+    bound is <= target, within the hypotheses), ``argmin`` (value minimising the bound within the
+    hypotheses). Default: ``target`` when a target is given, else the symbol's ``prefer``.
+    """
+    info = _solvable(result, symbol)
+    if symbol in values:
+        raise UserInputError(f"{symbol} is the unknown; do not also give {symbol}=...")
+    mode = mode or ("target" if target is not None else info.prefer)
+    if mode not in MODES:
+        raise unknown("solve mode", mode, MODES)
+    if mode == "target" and target is None:
+        raise UserInputError("mode 'target' needs --target EPS (the accuracy the bound must reach)")
+    if target is not None and not (math.isfinite(target) and target > 0):
+        raise UserInputError(f"--target must be a positive number, got {target}")
+    if result.kind in (Kind.THRESHOLD, Kind.EQUALITY) and mode in ("target", "argmin"):
+        raise UserInputError(f"{result.key} is a {result.kind.value}, not a bound; use --mode max or min")
+
+    bound = bind(result, values)
+    grid = _grid(info)
+    probe = dict(bound)
+    probe[symbol] = grid
+    # Constraints: hypotheses that involve the symbol and can be evaluated
+    margins, names, unverified = [], [], []
+    for hyp in result.hypotheses:
+        if symbol not in result.required_for(hyp):
+            continue
+        chk = check_hypothesis(result, hyp, probe)
+        if chk.holds is None:
+            unverified.append(hyp.name)
+            continue
+        margins.append(lambda x, h=hyp: _margin_at(result, h, bound, symbol, x))
+        names.append(hyp.name)
+    needs_rhs = mode in ("target", "argmin")
+    if needs_rhs:
+        missing = sorted(n for n in result.required_for_terms() if n not in bound and n != symbol)
+        if missing:
+            raise UserInputError(f"{result.key} needs {', '.join(f'{m}=...' for m in missing)} to evaluate its bound")
+    if mode == "target":
+        margins.append(lambda x: target - _rhs_at(result, bound, symbol, x))
+        names.append(f"bound <= {target:g}")
+    if not margins and mode in ("max", "min"):
+        raise UserInputError(f"no hypothesis of {result.key} constrains {symbol}; nothing to solve")
+
+    feasible = _feasible_intervals(margins, grid, info.domain.is_integer)
+    if not feasible:
+        return SolveResult(result.key, symbol, mode, None, None, target, False,
+                           f"no {symbol} in its domain satisfies {', '.join(names)}", (), tuple(names), tuple(unverified))
+    lo_dom, hi_dom = info.domain.interval()
+    if mode == "max":
+        value = feasible[-1][1]
+        if value >= grid[-1] and hi_dom == math.inf:
+            raise UserInputError(f"{symbol} is unbounded above under the hypotheses of {result.key}")
+    elif mode in ("min", "target"):
+        value = feasible[0][0]
+    else:
+        value = _argmin(result, bound, symbol, feasible, grid, info.domain.is_integer)
+    if info.domain.is_integer:
+        value = _integer(value, mode, margins)
+    rhs = None
+    if result.required_for_terms() <= set(bound) | {symbol}:
+        rhs = float(_rhs_at(result, bound, symbol, value))
+    message = {"max": f"largest {symbol} allowed by {', '.join(names)}",
+               "min": f"smallest {symbol} allowed by {', '.join(names)}",
+               "target": f"smallest {symbol} with bound <= {target} within the hypotheses",
+               "argmin": f"{symbol} minimising the bound within the hypotheses"}[mode]
+    if unverified:
+        message += f" (unverified, not used: {', '.join(unverified)})"
+    return SolveResult(result.key, symbol, mode, float(value), rhs, target, True, message,
+                       tuple((float(a), float(b)) for a, b in feasible), tuple(names), tuple(unverified))
+
+
+def _solvable(result: Result, symbol: str):
+    scalars = [s.name for s in result.symbols if not s.domain.is_vector]
+    if symbol not in scalars:
+        raise unknown(f"scalar symbol of {result.key}", symbol, scalars)
+    return result.symbol_map[symbol]
+
+
+def _grid(info) -> np.ndarray:
+    lo, hi = info.domain.interval()
+    if (lo, hi) == (0.0, 1.0):
+        return np.linspace(0.0, 1.0, GRID_POINTS)
+    pos = np.logspace(*LOG_RANGE, GRID_POINTS)
+    if info.domain.is_integer:
+        return np.unique(np.concatenate([np.arange(lo, 1000.0), np.ceil(pos[pos >= lo])]))
+    if lo == -math.inf:
+        return np.concatenate([-pos[::-1], [0.0], pos])
+    return pos if lo > 0 or info.domain.name == "POSITIVE" else np.concatenate([[0.0], pos])
+
+
+def _with(bound, symbol, x):
+    probe = dict(bound)
+    probe[symbol] = np.asarray(x, dtype=float)
+    return probe
+
+
+def _margin_at(result, hyp, bound, symbol, x):
+    return np.asarray(check_hypothesis(result, hyp, _with(bound, symbol, x)).margin, dtype=float)
+
+
+def _rhs_at(result, bound, symbol, x):
+    from bounds.evaluate import _call
+
+    return _call(result, "rhs", result.rhs, _with(bound, symbol, x))
+
+
+def _ok(margins, x) -> np.ndarray:
+    ok = np.ones(np.shape(x), dtype=bool)
+    for m in margins:
+        v = m(x)
+        ok &= np.nan_to_num(v, nan=-1.0) >= 0
+    return ok
+
+
+def _feasible_intervals(margins, grid, integer: bool) -> list[tuple[float, float]]:
+    ok = _ok(margins, grid)
+    if not ok.any():
+        return []
+    edges = np.flatnonzero(np.diff(ok.astype(int)))
+    starts = [0] if ok[0] else []
+    ends = []
+    for e in edges:
+        (ends if ok[e] else starts).append(e if ok[e] else e + 1)
+    if ok[-1]:
+        ends.append(len(grid) - 1)
+    intervals = []
+    for s, e in zip(starts, ends):
+        lo = grid[s] if s == 0 else _refine(margins, grid[s - 1], grid[s], integer)
+        hi = grid[e] if e == len(grid) - 1 else _refine(margins, grid[e + 1], grid[e], integer)
+        intervals.append((lo, hi))
+    return intervals
+
+
+def _refine(margins, bad: float, good: float, integer: bool) -> float:
+    """Boundary between an infeasible and a feasible point, on the feasible side."""
+    def h(x):
+        return min(float(np.nan_to_num(m(np.asarray(x)), nan=-1.0)) for m in margins)
+
+    if integer:
+        while abs(good - bad) > 1:
+            mid = math.floor((good + bad) / 2)
+            if h(float(mid)) >= 0:
+                good = float(mid)
+            else:
+                bad = float(mid)
+        return good
+
+    if h(bad) >= 0:
+        return good
+    root = optimize.brentq(h, min(bad, good), max(bad, good), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # Keep the answer feasible: step toward the good side if rounding left it just outside
+    for _ in range(8):
+        if h(root) >= -1e-12 * max(1.0, abs(root)):
+            return root
+        root = np.nextafter(root, good)
+    return good
+
+
+def _argmin(result, bound, symbol, feasible, grid, integer) -> float:
+    candidates = []
+    for lo, hi in feasible:
+        pts = grid[(grid >= lo) & (grid <= hi)]
+        pts = np.unique(np.concatenate([[lo, hi], pts]))
+        vals = np.nan_to_num(_rhs_at(result, bound, symbol, pts) * np.ones_like(pts), nan=np.inf)
+        i = int(np.argmin(vals))
+        a, b = pts[max(i - 1, 0)], pts[min(i + 1, len(pts) - 1)]
+        if not integer and b > a:
+            logspace = a > 0
+            f = (lambda t: float(_rhs_at(result, bound, symbol, math.exp(t)))) if logspace else \
+                (lambda t: float(_rhs_at(result, bound, symbol, t)))
+            res = optimize.minimize_scalar(f, bounds=(math.log(a), math.log(b)) if logspace else (a, b),
+                                           method="bounded", options={"xatol": 1e-12})
+            x = math.exp(res.x) if logspace else res.x
+            if f(res.x) <= vals[i]:
+                candidates.append((f(res.x), x))
+                continue
+        candidates.append((vals[i], pts[i]))
+    return min(candidates)[1]
+
+
+def _integer(value: float, mode: str, margins) -> float:
+    options = [math.floor(value), math.ceil(value)]
+    if mode == "max":
+        options.reverse()
+    for v in options:
+        if v >= 0 and (not margins or bool(_ok(margins, np.asarray(float(v))))):
+            return float(v)
+    return float(options[-1])

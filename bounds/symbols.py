@@ -1,0 +1,127 @@
+"""Symbols of a published result: meaning, domain, and how a user supplies them.
+
+A result keeps its paper's own letters (``eta_c`` in FAST, ``eta`` in Amplified SCAFFOLD); the
+domain says which values are meaningful, and :meth:`Domain.validate` turns a value outside it into
+a one-line :class:`~bounds.errors.UserInputError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+import sympy as sp
+
+from bounds.errors import UserInputError
+
+
+class Domain(Enum):
+    """Where a symbol's values live; ``vector`` domains take one array per evaluation point."""
+
+    POSITIVE = ("positive real", "> 0")
+    NONNEGATIVE = ("non-negative real", ">= 0")
+    REAL = ("real", "any finite number")
+    PROBABILITY = ("probability", "in [0, 1]")
+    OPEN_PROBABILITY = ("probability", "in (0, 1]")
+    POSITIVE_INTEGER = ("integer", ">= 1")
+    NONNEGATIVE_INTEGER = ("integer", ">= 0")
+    VECTOR_POSITIVE = ("vector of positive reals", "entries > 0")
+    VECTOR_PROBABILITY = ("vector of probabilities", "entries in [0, 1]")
+    VECTOR_RATE = ("vector of rates", "entries in (0, 1]")
+    VECTOR_REAL = ("vector of reals", "finite entries")
+    MATRIX_REAL = ("matrix of reals", "finite entries, rows separated by ';'")
+
+    @property
+    def describe(self) -> str:
+        return f"{self.value[0]} {self.value[1]}".strip()
+
+    @property
+    def is_vector(self) -> bool:
+        return self.name.startswith(("VECTOR", "MATRIX"))
+
+    @property
+    def is_integer(self) -> bool:
+        return self in (Domain.POSITIVE_INTEGER, Domain.NONNEGATIVE_INTEGER)
+
+    def contains(self, x: np.ndarray) -> np.ndarray:
+        """Elementwise membership (vectors: all entries)."""
+        x = np.asarray(x, dtype=float)
+        finite = np.isfinite(x)
+        ok = {
+            Domain.POSITIVE: x > 0,
+            Domain.NONNEGATIVE: x >= 0,
+            Domain.REAL: finite,
+            Domain.PROBABILITY: (x >= 0) & (x <= 1),
+            Domain.OPEN_PROBABILITY: (x > 0) & (x <= 1),
+            Domain.POSITIVE_INTEGER: (x >= 1) & (np.round(x) == x),
+            Domain.NONNEGATIVE_INTEGER: (x >= 0) & (np.round(x) == x),
+            Domain.VECTOR_POSITIVE: x > 0,
+            Domain.VECTOR_PROBABILITY: (x >= 0) & (x <= 1),
+            Domain.VECTOR_RATE: (x > 0) & (x <= 1),
+            Domain.VECTOR_REAL: finite,
+            Domain.MATRIX_REAL: finite,
+        }[self]
+        return ok & finite
+
+    def interval(self) -> tuple[float, float]:
+        """The scalar range searched by :mod:`bounds.solve` (closed ends, floats)."""
+        return {
+            Domain.POSITIVE: (0.0, np.inf),
+            Domain.NONNEGATIVE: (0.0, np.inf),
+            Domain.REAL: (-np.inf, np.inf),
+            Domain.PROBABILITY: (0.0, 1.0),
+            Domain.OPEN_PROBABILITY: (0.0, 1.0),
+            Domain.POSITIVE_INTEGER: (1.0, np.inf),
+            Domain.NONNEGATIVE_INTEGER: (0.0, np.inf),
+        }.get(self, (-np.inf, np.inf))
+
+
+@dataclass(frozen=True)
+class SymbolInfo:
+    """One symbol of a result.
+
+    Args:
+        name: key users type (``eta_c``); also the sympy symbol's name.
+        meaning: one line, in the paper's words.
+        domain: admissible values.
+        unrecovered: a constant the sources do not give (spec tag UNRECOVERED); optional input, and
+            hypotheses that need it are reported as unverified when it is absent.
+        squared_input: users may give ``<name>2`` (e.g. ``sigma2=0.25`` for sigma^2).
+        prefer: what ``solve`` returns without a target: ``max`` (step sizes), ``min`` (q, R) or
+            ``argmin`` (value minimising the bound).
+    """
+
+    name: str
+    meaning: str
+    domain: Domain = Domain.POSITIVE
+    unrecovered: bool = False
+    squared_input: bool = False
+    prefer: str = "min"
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        return sym(self.name, self.domain)
+
+    def validate(self, value: np.ndarray) -> np.ndarray:
+        arr = np.asarray(value, dtype=float)
+        if not np.all(self.domain.contains(arr)):
+            bad = arr[~self.domain.contains(arr)].ravel()[0] if arr.ndim else float(arr)
+            raise UserInputError(
+                f"{self.name}={_fmt(bad)} is outside its domain: {self.name} ({self.meaning}) "
+                f"must be a {self.domain.describe}"
+            )
+        return arr
+
+
+def sym(name: str, domain: Domain = Domain.POSITIVE) -> sp.Symbol:
+    """The sympy symbol for ``name`` with assumptions matching ``domain`` (cached by sympy)."""
+    if domain in (Domain.POSITIVE, Domain.POSITIVE_INTEGER, Domain.OPEN_PROBABILITY):
+        return sp.Symbol(name, positive=True)
+    if domain in (Domain.NONNEGATIVE, Domain.NONNEGATIVE_INTEGER, Domain.PROBABILITY):
+        return sp.Symbol(name, nonnegative=True)
+    return sp.Symbol(name, real=True)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"
