@@ -1,0 +1,119 @@
+"""The result type of every check: one :class:`Verification` per certificate, rate check or control.
+
+Torch-free so a saved JSON list renders without torch (``reports``). Field names are the JSON
+contract with the report renderer; keep them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from verify.verdict import VERDICTS
+
+KINDS = ("certificate", "rate", "control")
+
+
+def _plain(x: Any) -> Any:
+    """Strict-JSON-friendly copy: numpy to Python, non-finite floats to None."""
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return _plain(x.tolist())
+    if isinstance(x, (np.bool_, bool)):
+        return bool(x)
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if math.isfinite(x) else None
+    return x
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Outcome of one check.
+
+    Args:
+        id: check id, e.g. ``FAST.T1``, ``FAST.T2@corrected``, ``FAST.C2.rate``, ``FAST.T1.weak``.
+        title: one line for tables.
+        verdict: ``holds`` | ``violated`` | ``inconclusive`` | ``unverified`` | ``inapplicable`` | ``pending``.
+        expected: the verdict that counts as success (``violated`` for negative controls).
+        lhs: estimate of the measured quantity (for rate checks: the fitted slope).
+        ci: [low, high] confidence interval of ``lhs``.
+        rhs: right-hand side at the instance (for rate checks: the predicted exponent).
+        ratio: lhs / rhs (tightness).
+        instance: constants used (problem, algorithm, pattern, result inputs).
+        control: True for a negative control.
+        kind: ``certificate`` | ``rate`` | ``control``.
+        trials, seed: Monte Carlo size and base seed.
+        variant: result variant (``published``, ``corrected``, ...), or ``""``.
+        conditions: ``bounds`` hypothesis checks at the instance (``ConditionCheck.to_dict()``).
+        series: optional lists for figures (``x``, ``lhs``, ``ci_low``, ``ci_high``, ``rhs``, ``fit_slope``...).
+        notes: findings and caveats, one per entry.
+        versions, device, elapsed_s: provenance of the run.
+    """
+
+    id: str
+    title: str
+    verdict: str
+    expected: str = "holds"
+    lhs: float | None = None
+    ci: tuple[float | None, float | None] = (None, None)
+    rhs: float | None = None
+    ratio: float | None = None
+    instance: Mapping[str, Any] = field(default_factory=dict)
+    control: bool = False
+    kind: str = "certificate"
+    trials: int = 0
+    seed: int = 0
+    variant: str = ""
+    conditions: tuple[Mapping[str, Any], ...] = ()
+    series: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    versions: Mapping[str, str] = field(default_factory=dict)
+    device: str = "cpu"
+    elapsed_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} not in {VERDICTS}")
+        if self.expected not in VERDICTS:
+            raise ValueError(f"expected {self.expected!r} not in {VERDICTS}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind {self.kind!r} not in {KINDS}")
+
+    @property
+    def ok(self) -> bool:
+        """The verdict is the expected one."""
+        return self.verdict == self.expected
+
+    def to_dict(self) -> dict[str, Any]:
+        out = _plain(asdict(self))
+        out["ok"] = self.ok
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Verification":
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in data.items() if k in names}
+        if "ci" in kw:
+            kw["ci"] = tuple(kw["ci"])
+        for key in ("conditions", "notes"):
+            if key in kw:
+                kw[key] = tuple(kw[key])
+        for key in ("lhs", "rhs", "ratio"):
+            if kw.get(key) is None:
+                kw[key] = None
+        return cls(**kw)
+
+    def replace(self, **changes: Any) -> "Verification":
+        from dataclasses import replace
+
+        return replace(self, **changes)
