@@ -111,6 +111,7 @@ class Result:
         prescribed: parameter choices a corollary prescribes (e.g. ``eta_c``), as expressions.
         status: spec status tags; ``flags``: one-line rationales of each flag.
         reconstructed: True when the encoded form is a reconstruction (garbled seed, typo fix).
+        example: input values of the spec's worked example (used by reports, benchmarks, docs).
     """
 
     id: str
@@ -131,6 +132,7 @@ class Result:
     rate: tuple[tuple[str, sp.Rational], ...] = ()
     prescribed: tuple[tuple[str, sp.Expr], ...] = ()
     notes: str = ""
+    example: tuple[tuple[str, Any], ...] = ()
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     # Structure
@@ -153,6 +155,10 @@ class Result:
     @property
     def prescribed_map(self) -> Mapping[str, sp.Expr]:
         return dict(self.prescribed)
+
+    @property
+    def example_values(self) -> dict[str, Any]:
+        return dict(self.example)
 
     @property
     def scalar_names(self) -> tuple[str, ...]:
