@@ -6,10 +6,12 @@ Paper modules (``bounds.fast``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from functools import lru_cache
 
 from bounds.errors import unknown
+from bounds.examples import EXAMPLES
 from bounds.result import Result
 
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
@@ -27,6 +29,8 @@ def _registry() -> dict[str, Result]:
             raise
         for res in mod.results():
             key = res.key
+            if not res.example and key in EXAMPLES:
+                res = dataclasses.replace(res, example=tuple(EXAMPLES[key].items()))
             if key in out:
                 raise RuntimeError(f"duplicate result key {key}")
             out[key] = res
