@@ -24,14 +24,14 @@ def list_cmd(as_json: bool) -> None:
     """Every encoded result: ID, paper, kind, title (variants as ID@variant)."""
     from bounds import all_results
 
-    rows = [{"id": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
+    rows = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
              "variant": r.variant, "reconstructed": r.reconstructed} for r in all_results()]
     if as_json:
         echo_json(rows)
         return
-    table = Table("ID", "paper", "kind", "title", title=f"{len(rows)} encoded results")
+    table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
     for row in rows:
-        table.add_row(row["id"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else ""))
+        table.add_row(row["key"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else ""))
     Console().print(table)
 
 

@@ -9,8 +9,9 @@ def test_list_json_has_every_key(convbound):
     run = convbound("list", "--json")
     assert run.code == 0
     rows = run.json()
-    assert {"FAST.T1", "FAST.T2", "FAST.T2@corrected"} <= {r["id"] for r in rows}
-    assert all({"id", "paper", "kind", "title"} <= set(r) for r in rows)
+    assert {"FAST.T1", "FAST.T2"} <= {r["id"] for r in rows}
+    assert {"FAST.T2", "FAST.T2@corrected"} <= {r["key"] for r in rows}
+    assert all({"id", "key", "paper", "kind", "title"} <= set(r) for r in rows)
 
 
 def test_show_prints_symbols_hypotheses_and_provenance(convbound):
