@@ -1,0 +1,160 @@
+"""r* = argmin over R of H(r) (F3AST eq. 3), choosing an exact method.
+
+**Setting**: availability model + cardinality cap; weights p (default: the model's, uniform for most).
+**Quantity**: r* and H(r*); the price of the cap against full participation, H(r*) / H(1).
+**Statement**: **argmin**, F3AST Section III-B (eq. 3; Theorem III.3 says F3AST's rate converges to it).
+**Algorithm**: ``method="auto"``: rank-one product laws (independent, periodic, cyclic) -> exact
+lexicographically-optimal-base chain over prefixes (``polymatroid-prefix-hull``, O(N k) + sort);
+other laws with <= 14 weighted clients -> the same decomposition over all subsets
+(``polymatroid-enumeration``); otherwise CVXPY over explicit configurations (``cvxpy``).
+KKT: with chain S_1 < ... < S_m, levels theta_j = r_k / sqrt(w_k) on block j, the multipliers
+mu_j = theta_j^-2 - theta_{j+1}^-2 (mu_m = theta_m^-2) are >= 0 and g(S_j) = r*(S_j).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bounds.errors import UserInputError
+from rate_region.availability import AvailabilityModel, check_probabilities, make_cap
+from rate_region import polymatroid as pm
+from rate_region.variance import H as H_of, check_objective, objective_weights
+
+METHODS = ("auto", "polymatroid", "enumeration", "cvxpy")
+
+
+@dataclass(frozen=True)
+class RateOptimum:
+    r_star: np.ndarray
+    H: float
+    H_full: float
+    objective: str
+    p: np.ndarray
+    cap: dict
+    method: str
+    solver: "str | None"
+    success: bool
+    status: str
+    message: str
+    levels: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    blocks: tuple = ()
+    kkt: dict = field(default_factory=dict)
+    elapsed_s: float = 0.0
+
+    def to_dict(self, max_clients: int = 100_000) -> dict:
+        return {
+            "r_star": self.r_star[:max_clients].tolist(),
+            "H": self.H,
+            "H_full_participation": self.H_full,
+            "price_of_cap": self.H / self.H_full if self.H_full > 0 else None,
+            "objective": self.objective,
+            "p": self.p[:max_clients].tolist(),
+            "cap": self.cap,
+            "method": self.method,
+            "solver": self.solver,
+            "success": self.success,
+            "status": self.status,
+            "message": self.message,
+            "levels": self.levels.tolist(),
+            "n_blocks": len(self.blocks),
+            "kkt": self.kkt,
+            "elapsed_s": self.elapsed_s,
+        }
+
+
+def resolve_weights(model: AvailabilityModel, p) -> np.ndarray:
+    if p is None:
+        return np.asarray(model.weights, dtype=float)
+    p = np.asarray(p, dtype=float).ravel()
+    if p.size != model.n_clients:
+        raise UserInputError(f"weights p have {p.size} entries but the model has {model.n_clients} clients")
+    return check_probabilities(p, "weights p")
+
+
+def check_reachable(model: AvailabilityModel, p: np.ndarray) -> None:
+    """H is infinite when a weighted client is never available."""
+    dead = np.flatnonzero((model.marginals() <= 0) & (p > 0))
+    if dead.size:
+        i = int(dead[0])
+        raise UserInputError(
+            f"client {i} is never available while its weight p_{i}={p[i]:g} > 0: H(r) is infinite for every "
+            f"achievable r; give it availability > 0 or weight 0 ({dead.size} such client(s))"
+        )
+
+
+def kkt_report(rank: pm.RankFunction, r: np.ndarray, w: np.ndarray, sol: pm.ChainSolution) -> dict:
+    """Tightness of the chain sets and signs of the multipliers (independent of how r was found)."""
+    order = np.concatenate(sol.blocks) if sol.blocks else np.zeros(0, np.int64)
+    G = rank.prefix_ranks(order)
+    ends = np.cumsum([b.size for b in sol.blocks])
+    cum_r = np.concatenate([[0.0], np.cumsum(r[order])])
+    tight = np.abs(G[ends] - cum_r[ends]) if ends.size else np.zeros(0)
+    # cyclic direct sums: blocks of different groups are tight within their group; measure per chain prefix
+    theta = sol.levels
+    mu = np.append(theta[:-1] ** -2.0 - theta[1:] ** -2.0, theta[-1] ** -2.0) if theta.size else theta
+    viol = pm.max_violation(rank, r).value if (rank.structured or rank.n <= pm.ENUM_MAX_CLIENTS + 4) else None
+    return {
+        "max_tightness_gap": float(tight.max()) if tight.size else 0.0,
+        "min_multiplier": float(mu.min()) if mu.size else 0.0,
+        "max_rank_violation": viol,
+    }
+
+
+def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str = "p2", method: str = "auto",
+                       solvers=None) -> "RateOptimum":
+    """argmin_{r in R} H(r) for ``model`` under cap ``k`` (None: the model's cap)."""
+    t0 = time.perf_counter()
+    check_objective(objective)
+    if method not in METHODS:
+        from bounds.errors import unknown
+
+        raise unknown("method", method, METHODS)
+    cap = make_cap(k, getattr(model, "cap", None))
+    p = resolve_weights(model, p)
+    check_reachable(model, p)
+    w = objective_weights(p, objective)
+    c = np.sqrt(w)
+    n_weighted = int((w > 0).sum())
+
+    if method == "auto":
+        if model.rank_one_blocks() is not None:
+            method = "polymatroid"
+        elif n_weighted <= pm.ENUM_MAX_CLIENTS:
+            method = "enumeration"
+        else:
+            method = "cvxpy"
+
+    H_full = float(H_of(np.ones(model.n_clients), p, objective))
+    if method in ("polymatroid", "enumeration"):
+        if method == "polymatroid":
+            rank = pm.rank_function(model, cap)
+            if not rank.structured:
+                raise UserInputError(
+                    f"method 'polymatroid' needs a product-form availability model; {model.name!r} is not one "
+                    "(use method 'enumeration' or 'cvxpy')"
+                )
+            sol = pm.lex_optimal_structured(rank, c)
+        else:
+            rank = pm.rank_function(model, cap, prefer_structured=False)
+            sol = pm.lex_optimal_enumerated(rank, c)
+        r = sol.r
+        kkt = kkt_report(rank, r, w, sol)
+        return RateOptimum(
+            r, float(H_of(r, p, objective)), H_full, objective, p, cap.to_dict(), sol.method, None, True, "optimal",
+            f"exact decomposition: {len(sol.blocks)} tight block(s)", sol.levels, sol.blocks, kkt,
+            time.perf_counter() - t0,
+        )
+
+    from rate_region.cvx import SOLVERS, configurations, min_H_cvxpy
+
+    cfg = configurations(model, cap)
+    out = min_H_cvxpy(cfg, w, solvers or SOLVERS)
+    if not out.success:
+        return RateOptimum(np.full(model.n_clients, np.nan), float("nan"), H_full, objective, p, cap.to_dict(),
+                           "cvxpy", None, False, "solver_failed", out.message, elapsed_s=time.perf_counter() - t0)
+    r = out.r
+    return RateOptimum(r, float(H_of(r, p, objective)), H_full, objective, p, cap.to_dict(), "cvxpy", out.solver,
+                       True, "optimal", out.message, elapsed_s=time.perf_counter() - t0)
