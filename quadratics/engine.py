@@ -1,0 +1,105 @@
+"""The batched simulation engine: trials x clients as tensor dimensions, a Python loop over rounds.
+
+**Setting**: a problem (exact constants), an algorithm (pure init/round), a participation
+pattern (weights per round and trial), T independent trials sharing the problem instance.
+**Quantity**: per round r = 0..R (row 0 is x0, row r the model after r rounds) and trial: the
+problem's metrics (F(x)-F*, ||grad F(x)||^2, ||x-x*||^2, and f_log - f* for the LB objective),
+the number of participants, per-client participation counts; divergence (first round with a
+non-finite model or metric) per trial. Randomness: one torch.Generator (gradient noise) seeded
+with ``seed`` on the run's device, and the pattern's numpy streams keyed by (seed, round):
+same seed + same device -> identical trajectories.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+from bounds.errors import UserInputError
+
+from .algorithm import Algorithm
+from .participation import Pattern
+from .problem import check_count
+from .summary import Simulation
+
+
+def resolve_device(device: str | torch.device = "auto") -> torch.device:
+    """'auto' -> cuda when present else cpu; 'cuda' without a GPU is a UserInputError."""
+    name = str(device)
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise UserInputError("device cuda requested but no CUDA GPU is available; use --device cpu or auto")
+    if name not in ("cpu",) and not name.startswith("cuda"):
+        raise UserInputError(f"unknown device {name!r}; valid: auto, cpu, cuda")
+    return torch.device(name)
+
+
+def simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, rounds: int, seed: int = 0,
+             device: str | torch.device = "auto", dtype: torch.dtype = torch.float64,
+             progress: Callable[[int], None] | None = None) -> Simulation:
+    """Run ``trials`` independent runs of ``algorithm`` under ``pattern`` on ``problem`` for ``rounds``.
+
+    Args: problem: a :class:`quadratics.problem.Problem`; algorithm, pattern: from this package;
+    seed: all randomness of the run; device: 'auto' | 'cpu' | 'cuda'; progress: called with the
+    number of finished rounds (for progress bars).
+    Returns: a :class:`quadratics.summary.Simulation` (histories as numpy, ``.summary(target)``).
+    """
+    trials, rounds = check_count("trials", trials), check_count("rounds", rounds)
+    if pattern.M != problem.M:
+        raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
+    dev = resolve_device(device)
+    bound = problem.bind(dev, dtype)
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(int(seed))
+    x0 = torch.as_tensor(problem.x0, device=dev, dtype=dtype).expand(trials, problem.d).clone()
+    state = algorithm.init(bound, x0, problem.M)
+    pstate = pattern.init(trials, seed)
+    names = problem.metric_names
+    hist = {k: torch.empty((rounds + 1, trials), device=dev, dtype=dtype) for k in names}
+    m0 = bound.metrics(state["x"])
+    for k in names:
+        hist[k][0] = m0[k]
+    gap0 = m0["gap"].cpu().numpy()
+    participants = np.zeros((rounds, trials), dtype=np.int32)
+    counts = np.zeros((trials, problem.M), dtype=np.int64)
+    steps = 0
+    start = time.perf_counter()
+    for r in range(rounds):
+        q, aux, pstate = pattern.draw(pstate, r)
+        on = q > 0
+        participants[r] = on.sum(1)
+        counts += on
+        steps += int(participants[r].sum()) * algorithm.K
+        state = algorithm.round(state, bound, torch.as_tensor(q, device=dev, dtype=dtype), r, gen, aux)
+        m = bound.metrics(state["x"])
+        for k in names:
+            hist[k][r + 1] = m[k]
+        if pattern.observe is not None:
+            pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
+        if progress is not None:
+            progress(r + 1)
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+    wall = time.perf_counter() - start
+    arrays = {k: v.cpu().numpy() for k, v in hist.items()}
+    bad = np.zeros((rounds + 1, trials), dtype=bool)
+    for v in arrays.values():
+        bad |= ~np.isfinite(v)
+    diverged_round = np.where(bad.any(0), bad.argmax(0), 0)  # 0 = never (row 0 is x0, always finite)
+    for k, v in arrays.items():  # after divergence a trial has no values, never averaged in
+        v[np.arange(rounds + 1)[:, None] >= np.where(diverged_round > 0, diverged_round, rounds + 1)[None, :]] = np.nan
+    return Simulation(
+        problem=problem.describe(), algorithm={"name": algorithm.name, **dict(algorithm.params)},
+        pattern={"name": pattern.name, **{k: v for k, v in pattern.constants.items()}},
+        metrics=arrays, target_metric=problem.target_metric, participants=participants, counts=counts,
+        diverged_round=diverged_round, final_x=state["x"].cpu().numpy(), steps=steps, wall_seconds=wall,
+        seed=int(seed), trials=trials, rounds=rounds,
+        versions={"torch": torch.__version__, "numpy": np.__version__, "device": str(dev),
+                  "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+                  "dtype": str(dtype).replace("torch.", "")},
+        pattern_state=pstate,
+    )

@@ -1,0 +1,201 @@
+"""Participation patterns: per-round client weights q_r^i for every trial, with their constants.
+
+**Setting** (Amplified SCAFFOLD framework): round r gives weights q_r^i >= 0; a client with weight
+0 does not participate. Assumption 2 constants: sum_i q_r^i = 1, sum_i (q_r^i)^2 <= rho^2, window
+average (1/P) sum_{window} q_r^i has mean 1/M, Pr(client participates in a window) >= p_min.
+FAST constants: m (snapshot cohort), n (arbitrary cohort), q (snapshot probability).
+
+A stateless pattern is a pure function ``weights(seed, r, trials) -> [trials, M]`` (numpy; the
+random stream of round r is ``default_rng([seed, tag, r])``, so rerunning a round gives the same
+weights). Every pattern also exposes ``init(trials, seed) -> state`` and
+``draw(state, r) -> (q, aux, state)`` (stateful patterns carry explicit state) and
+``observe(state, r, signal) -> state`` for patterns that adapt to the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, NamedTuple
+
+import numpy as np
+
+from bounds.errors import UserInputError, unknown
+
+from .problem import check_count
+
+
+class Pattern(NamedTuple):
+    name: str
+    M: int
+    constants: Mapping[str, Any]
+    init: Callable[[int, int], Any]
+    draw: Callable[[Any, int], tuple[np.ndarray, dict, Any]]
+    observe: Callable[[Any, int, Mapping[str, np.ndarray]], Any] | None = None
+    weights: Callable[[int, int, int], np.ndarray] | None = None
+
+
+class _Seeded(NamedTuple):
+    seed: int
+    trials: int
+
+
+def _stateless(name: str, M: int, constants: Mapping[str, Any],
+               weights: Callable[[int, int, int], np.ndarray]) -> Pattern:
+    def init(trials: int, seed: int) -> _Seeded:
+        return _Seeded(seed, trials)
+
+    def draw(state: _Seeded, r: int) -> tuple[np.ndarray, dict, _Seeded]:
+        return weights(state.seed, r, state.trials), {}, state
+
+    return Pattern(name, M, dict(constants), init, draw, None, weights)
+
+
+def rng_for(seed: int, tag: int, r: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), tag, int(r)])
+
+
+def sample_subsets(rng: np.random.Generator, pool: np.ndarray, S: int, trials: int) -> np.ndarray:
+    """[trials, S] client ids, S distinct uniform draws from ``pool`` per trial (random keys, smallest S)."""
+    keys = rng.random((trials, pool.size))
+    pick = np.argpartition(keys, S - 1, axis=1)[:, :S] if S < pool.size else np.tile(np.arange(pool.size), (trials, 1))
+    return pool[pick]
+
+
+def weights_from_ids(ids: np.ndarray, M: int) -> np.ndarray:
+    q = np.zeros((ids.shape[0], M))
+    np.put_along_axis(q, ids, 1.0 / ids.shape[1], axis=1)
+    return q
+
+
+def uniform(M: int, S: int) -> Pattern:
+    """i.i.d. sampling of S of M clients without replacement, q = 1/S (ASCAF.PAT.IID; FedAvg's uniform).
+
+    **Constants**: rho^2 = 1/S, P = 1, p_min = S/M; FAST m = S.
+    """
+    M, S = check_count("M", M), check_count("S", S)
+    if S > M:
+        raise UserInputError(f"S={S} clients per round cannot exceed M={M}")
+    pool = np.arange(M)
+
+    def weights(seed: int, r: int, trials: int) -> np.ndarray:
+        return weights_from_ids(sample_subsets(rng_for(seed, 1, r), pool, S, trials), M)
+
+    return _stateless("uniform", M, {"S": S, "m": S, "rho2": 1.0 / S, "P": 1, "p_min": S / M}, weights)
+
+
+def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
+    """Cyclic groups with availability time g = P/groups (ASCAF.PAT.CYC, PAT.EXP; LB.PART).
+
+    Group j = clients with i mod groups = j; round r uses group floor((r mod P)/g) and samples S of
+    its M/groups clients without replacement, q = 1/S.
+    **Constants**: P, rho^2 = 1/S, exact p_min = 1 - (1 - S groups/M)^g (window inclusion),
+    p_min_printed = S/M (the paper's printed value, flag #23), g.
+    Raises UserInputError unless P and M are multiples of groups and S <= M/groups.
+    """
+    M, S, P, groups = (check_count(k, v) for k, v in (("M", M), ("S", S), ("P", P), ("groups", groups)))
+    if P % groups:
+        raise UserInputError(f"P={P} must be a multiple of the number of groups ({groups})")
+    if M % groups:
+        raise UserInputError(f"M={M} must be a multiple of the number of groups ({groups})")
+    size = M // groups
+    if S > size:
+        raise UserInputError(f"S={S} is larger than a group ({size} clients = M/groups)")
+    g = P // groups
+    p_min = 1.0 - (1.0 - S / size) ** g
+
+    def weights(seed: int, r: int, trials: int) -> np.ndarray:
+        j = (r % P) // g
+        pool = np.arange(j, M, groups)
+        return weights_from_ids(sample_subsets(rng_for(seed, 2, r), pool, S, trials), M)
+
+    constants = {"S": S, "P": P, "groups": groups, "g": g, "rho2": 1.0 / S, "p_min": p_min,
+                 "p_min_printed": S / M, "regularized": p_min == 1.0}
+    return _stateless("cyclic", M, constants, weights)
+
+
+def regularized(M: int, S: int, P: int) -> Pattern:
+    """Regularized participation: every client's window-average weight is exactly 1/M (ASCAF.PAT.REG).
+
+    **Definition**: per window m (rounds mP..mP+P-1) and trial draw a client permutation pi and a
+    round order sigma; the window's P x S slots are filled with pi repeated c = S P / M times in
+    order, the slot row sigma(s) going to round mP+s. Each client then appears in exactly c
+    distinct rounds (S <= M makes each row distinct) with weight 1/S.
+    **Constants**: P, rho^2 = 1/S, p_min = 1, c. Needs S <= M and S*P a multiple of M.
+    """
+    M, S, P = check_count("M", M), check_count("S", S), check_count("P", P)
+    if S > M:
+        raise UserInputError(f"S={S} clients per round cannot exceed M={M}")
+    if (S * P) % M:
+        raise UserInputError(f"regularized participation needs S*P a multiple of M (S={S}, P={P}, M={M})")
+    cols = np.arange(S)
+
+    def weights(seed: int, r: int, trials: int) -> np.ndarray:
+        w, s = divmod(r, P)
+        rng = rng_for(seed, 3, w)
+        perm = np.argsort(rng.random((trials, M)), axis=1)
+        order = np.argsort(rng.random((trials, P)), axis=1)
+        row = order[:, s]
+        ids = np.take_along_axis(perm, (row[:, None] * S + cols[None, :]) % M, axis=1)
+        return weights_from_ids(ids, M)
+
+    return _stateless("regularized", M, {"S": S, "P": P, "rho2": 1.0 / S, "p_min": 1.0, "c": S * P // M}, weights)
+
+
+PROPENSITY_LAWS = ("beta", "gamma", "weibull")
+
+
+def propensities(dist: str, a: float, b: float, M: int, trials: int, seed: int) -> np.ndarray:
+    """Client propensities [trials, M], drawn once per trial: Beta(a, b), Gamma(shape a, scale b)
+    or b * Weibull(shape a)."""
+    rng = np.random.default_rng([int(seed), 4])
+    if dist == "beta":
+        w = rng.beta(a, b, (trials, M))
+    elif dist == "gamma":
+        w = rng.gamma(a, b, (trials, M))
+    elif dist == "weibull":
+        w = b * rng.weibull(a, (trials, M))
+    else:
+        raise unknown("propensity law", dist, PROPENSITY_LAWS)
+    return np.maximum(w, 1e-300)
+
+
+def _check_law(dist: str, a: float, b: float) -> None:
+    if dist not in PROPENSITY_LAWS:
+        raise unknown("propensity law", dist, PROPENSITY_LAWS)
+    if not (a > 0 and b > 0):
+        raise UserInputError(f"propensity parameters a={a}, b={b} must be positive")
+
+
+def weighted_subsets(rng: np.random.Generator, logw: np.ndarray, S: int) -> np.ndarray:
+    """S distinct ids per row, successive sampling proportional to exp(logw) (Gumbel top-S)."""
+    keys = logw + rng.gumbel(size=logw.shape)
+    return np.argpartition(-keys, S - 1, axis=1)[:, :S] if S < logw.shape[1] else np.tile(np.arange(logw.shape[1]), (logw.shape[0], 1))
+
+
+def arbitrary(M: int, S: int, dist: str = "beta", a: float = 0.5, b: float = 0.5) -> Pattern:
+    """Arbitrary (ACP) participation driven by client propensities (FAST's Beta/Gamma/Weibull cases).
+
+    **Definition** (ours; the paper's parameters are UNRECOVERED): each trial draws propensities
+    w_i once (see :func:`propensities`); every round S distinct clients are drawn by successive
+    sampling proportional to w (the first pick is client i with probability w_i / sum_j w_j),
+    q = 1/S. Participation is biased towards high-propensity clients (no unbiasedness).
+    **Constants**: n = S, rho^2 = 1/S; no window P / p_min guarantee.
+    """
+    M, S = check_count("M", M), check_count("S", S)
+    if S > M:
+        raise UserInputError(f"S={S} clients per round cannot exceed M={M}")
+    _check_law(dist, a, b)
+
+    class _State(NamedTuple):
+        seed: int
+        trials: int
+        logw: np.ndarray
+
+    def init(trials: int, seed: int) -> _State:
+        return _State(seed, trials, np.log(propensities(dist, a, b, M, trials, seed)))
+
+    def draw(state: _State, r: int) -> tuple[np.ndarray, dict, _State]:
+        ids = weighted_subsets(rng_for(state.seed, 5, r), state.logw, S)
+        return weights_from_ids(ids, M), {}, state
+
+    constants = {"S": S, "n": S, "rho2": 1.0 / S, "P": None, "p_min": None, "dist": dist, "a": a, "b": b}
+    return Pattern("arbitrary", M, constants, init, draw)
