@@ -74,6 +74,9 @@ def theorem1() -> Result:
                "45 vs 30): only the shape of the rate is encoded",
                "LHS is INFERRED from the proof's telescoping; the paper states only the rate"),
         rate=(("R", sp.Rational(-1, 2)),),
+        # spec worked example; eta_0 and Q_min are not in it (chosen so the printed hypothesis holds)
+        example=(("K", 10), ("Q_max", 5), ("R", 1000), ("Gamma_max", 3), ("sigma_G", 0.1**0.5), ("eta_0", 0.5),
+                 ("Q_min", 2)),
         notes="the sigma_G^2 term is a floor: the bound does not vanish as R -> infinity",
     )
 

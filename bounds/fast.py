@@ -166,8 +166,8 @@ def corollary1_dominance_rounds() -> sp.Expr:
 
 def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
     """Theorem 1's hypotheses with Corollary 1's step size substituted (m, n replaced by mm, nn)."""
-    d = D_mix.subs({m: mm, n: nn}, simultaneous=True)
-    step = corollary1_step().subs({m: mm, n: nn}, simultaneous=True)
+    d = sp.simplify(D_mix.subs({m: mm, n: nn}, simultaneous=True))  # m = n: D = m, free of q
+    step = c * sp.sqrt(mm * nn / (R * K * d))
     return (
         Hypothesis("prescribed eta_c within cap (nq+m(1-q))/(5mnLK): R >= 25 c^2 m^3 n^3 L^2 K / D^3",
                    sp.Ge(R, 25 * c**2 * mm**3 * nn**3 * L**2 * K / d**3),
@@ -211,6 +211,7 @@ def corollary1() -> Result:
                "q-threshold needs G1..G3 (UNRECOVERED) and the hidden constant c"),
         rate=(("R", sp.Rational(-1, 2)),),
         prescribed=(("eta_c", corollary1_step()),),
+        example=(("m", 10), ("n", 5), ("q", 0.5), ("K", 5), ("R", 1000), ("L", 1)),
         notes="dominance of the first term: R >= (mnK)^3/(nq+m(1-q))^3 (stated in the text, not a hypothesis)",
     )
 
@@ -248,7 +249,8 @@ def corollary2(corrected: bool = True) -> Result:
                "round condition R >= 25 c^2 m^3 L^2 K is INFERRED from Theorem 1's cap"),
         reconstructed=corrected,
         rate=(("R", sp.Rational(-1, 2)),),
-        prescribed=(("eta_c", corollary1_step().subs(n, m)),),
+        prescribed=(("eta_c", c * sp.sqrt(m / (R * K))),),
+        example=(("m", 10), ("K", 5), ("R", 10**6), ("L", 1)),
     )
 
 
@@ -278,6 +280,7 @@ def remark2() -> Result:
         provenance=Provenance(SEED, "Remark 2", "", "fast.md FAST.R2"),
         status=(Status.PUBLISHED, Status.UNRECOVERED),
         flags=("G1..G3 are defined only in the missing appendix (UNRECOVERED): they must be supplied",),
+        example=(("L", 1), ("K", 5), ("eta_c", 0.005), ("sigma_G", 0.5), ("G1", 10), ("G2", 1), ("G3", 1)),
     )
 
 
@@ -323,6 +326,9 @@ def corollary3(corrected: bool = False) -> Result:
                "the (1-q) term inherits Theorem 2's missing squared-gradient factor"),
         reconstructed=corrected,
         rate=(("R", sp.Rational(-1)),),
+        # the spec gives mu, m, L, R; the rest is taken from Theorem 2's worked example
+        example=(("mu", 0.1), ("m", 10), ("L", 1), ("R", 1000), ("K", 5), ("q", 0.8), ("eta_c", 0.001),
+                 ("sigma", 1), ("sigma_G", 0.01)),
     )
 
 
