@@ -179,3 +179,27 @@ class _Restricted(pm.RankFunction):
         full = np.zeros((masks.shape[0], self.base.n), dtype=bool)
         full[:, self.clients] = masks
         return self.base.rank_sets(full)
+
+
+def naive_rate(model: AvailabilityModel, k, p) -> "np.ndarray | None":
+    """Exact long-run rate of the naive sampler (available clients drawn with probability proportional to p).
+
+    Exact for a cap of one client (r_i = sum_A pi(A) p_i / p(A) over A containing i) or a cap that never
+    binds; None otherwise (use the simulation).
+    """
+    from rate_region.availability import make_cap
+
+    cap = make_cap(k, getattr(model, "cap", None))
+    law = model.explicit_law()
+    if law is None:
+        return None
+    sets, probs = law
+    p = np.asarray(p, dtype=float)
+    if cap.kmax >= model.n_clients and cap.is_fixed:
+        return probs @ (sets & (p > 0))
+    if not (cap.is_fixed and cap.values[0] == 1):
+        return None
+    mass = sets @ p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(sets & (mass[:, None] > 0), p[None, :] / mass[:, None], 0.0)
+    return probs @ share

@@ -1,0 +1,198 @@
+"""`convbound region`: achievable participation rates, r* = argmin H, membership, the F3AST sampler."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import click
+
+from bounds.errors import UserInputError
+from reports.cli.common import atomic_write_bytes, echo_json, parse_float_list
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(region_cmd)
+
+
+def _read_weights(path: str) -> list[float]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserInputError(f"weights file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserInputError(f"cannot read weights file {path}: {exc}") from None
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            vals = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserInputError(f"weights file {path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+        if not isinstance(vals, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+            raise UserInputError(f"weights file {path}: expected a JSON list of numbers")
+        return [float(v) for v in vals]
+    words = text.replace(",", " ").split()
+    return parse_float_list(f"weights file {path}", ",".join(words)) if words else parse_float_list("weights", "")
+
+
+def _figure_bytes(fig, path: str) -> bytes:
+    suffix = Path(path).suffix.lower().lstrip(".") or "png"
+    if suffix not in ("png", "pdf", "svg"):
+        raise UserInputError(f"--plot {path}: unsupported format {suffix!r}; use .png, .pdf or .svg")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=suffix, bbox_inches="tight")
+    return buf.getvalue()
+
+
+@click.command("region")
+@click.option("--model", "model_spec", required=True, metavar="NAME|FILE",
+              help="A named model (table1, table1-markov, always, scarce, home-devices, smartphones, uneven, cyclic) or a TOML file.")
+@click.option("--clients", type=int, default=None, help="Number of clients of a named model (default: the paper's, 100).")
+@click.option("--model-seed", type=int, default=0, show_default=True, help="Seed of a named model's random parameters.")
+@click.option("--k", "k", type=int, default=None, help="Cap: at most K clients per round (default: the model's).")
+@click.option("--objective", type=click.Choice(["p2", "p"]), default="p2", show_default=True,
+              help="H = sum p^2/r (p2) or sum p/r (p), eq. (3).")
+@click.option("--weights", "weights_file", default=None, metavar="FILE", help="Weights p (JSON list or numbers); default the model's (uniform except 'uneven').")
+@click.option("--method", type=click.Choice(["auto", "polymatroid", "enumeration", "cvxpy"]), default="auto", show_default=True)
+@click.option("--check", "check", default=None, metavar="r1,r2,...", help="Test whether this rate vector is achievable.")
+@click.option("--simulate", is_flag=True, help="Run the F3AST sampler (eqs. 4-5) and report the distance to r*.")
+@click.option("--sampler", type=click.Choice(["f3ast", "naive"]), default="f3ast", show_default=True)
+@click.option("--beta", type=float, default=1e-3, show_default=True, help="Rate smoothing beta of eq. (5).")
+@click.option("--rounds", type=int, default=20_000, show_default=True)
+@click.option("--runs", type=int, default=8, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulation.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--plot", default=None, metavar="FILE", help="Write a plot (.png/.pdf/.svg) of R, or of r(t) with --simulate.")
+@click.option("--force", is_flag=True, help="Overwrite the --plot file.")
+def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, method, check, simulate, sampler, beta,
+               rounds, runs, seed, as_json, plot, force) -> None:
+    """Achievable participation rates R (F3AST eq. 2), r* = argmin H (eq. 3), membership, and the sampler."""
+    import numpy as np
+
+    from rate_region.availability import make_cap
+    from rate_region.models import get_model
+
+    if check is not None and simulate:
+        raise UserInputError("--check and --simulate cannot be combined; run them separately")
+    if plot is not None:
+        if Path(plot).exists() and not force:
+            raise UserInputError(f"{plot} exists; pass --force to overwrite it")
+        if Path(plot).suffix.lower() not in (".png", ".pdf", ".svg", ""):
+            raise UserInputError(f"--plot {plot}: unsupported format; use .png, .pdf or .svg")
+    model = get_model(model_spec, clients, model_seed)
+    cap = make_cap(k, model.cap)
+    p = None if weights_file is None else np.asarray(_read_weights(weights_file))
+
+    if check is not None:
+        from rate_region.region import membership
+
+        r = parse_float_list("--check", check)
+        res = membership(model, cap, r)
+        fig = None
+        if plot is not None and model.n_clients <= 64:
+            from rate_region.plots import plot_region
+
+            fig = plot_region(model, cap, points={"r": np.asarray(r)})
+        if as_json:
+            echo_json(res.to_dict())
+        else:
+            _print_membership(res)
+        if fig is not None:
+            atomic_write_bytes(plot, _figure_bytes(fig, plot), force=force)
+        return
+
+    if simulate:
+        from rate_region.sampler import simulate_sampler
+
+        run = simulate_sampler(model, cap, p, beta=beta, rounds=rounds, runs=runs, seed=seed, sampler=sampler,
+                               objective=objective)
+        if as_json:
+            echo_json(run.to_dict())
+        else:
+            _print_simulation(run)
+        if plot is not None:
+            from rate_region.plots import plot_trajectory
+
+            atomic_write_bytes(plot, _figure_bytes(plot_trajectory(run), plot), force=force)
+        return
+
+    from rate_region.optimum import min_variance_rates
+
+    opt = min_variance_rates(model, cap, p, objective, method=method)
+    if as_json:
+        d = opt.to_dict()
+        d["model"] = model.describe()
+        if model.n_clients <= 4:
+            from rate_region.region import extreme_points, naive_rate
+
+            d["vertices"] = extreme_points(model, cap).tolist()
+            nr = naive_rate(model, cap, opt.p)
+            d["naive_rate"] = None if nr is None else nr.tolist()
+        echo_json(d)
+    else:
+        _print_optimum(model, opt)
+    if plot is not None:
+        from rate_region.plots import plot_region
+
+        fig = plot_region(model, cap, points={"r*": opt.r_star})
+        atomic_write_bytes(plot, _figure_bytes(fig, plot), force=force)
+    if not opt.success:
+        raise UserInputError(f"no optimum: {opt.message}")
+
+
+def _fmt(v, n=20) -> str:
+    v = list(v)
+    s = ", ".join(f"{x:.6g}" for x in v[:n])
+    return "(" + s + (f", ... {len(v) - n} more" if len(v) > n else "") + ")"
+
+
+def _print_optimum(model, opt) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"r* = argmin H over R: {model.name}, {model.n_clients} clients, cap {opt.cap['description']}")
+    t.add_column("quantity")
+    t.add_column("value")
+    t.add_row("r*", _fmt(opt.r_star))
+    t.add_row(f"H(r*), objective {opt.objective}", f"{opt.H:.10g}")
+    t.add_row("H(1) full participation", f"{opt.H_full:.10g}")
+    t.add_row("price H(r*)/H(1)", f"{opt.H / opt.H_full:.6g}" if opt.H_full > 0 else "-")
+    t.add_row("method", opt.method + (f" ({opt.solver})" if opt.solver else ""))
+    t.add_row("status", f"{opt.status}: {opt.message}")
+    if opt.kkt:
+        t.add_row("KKT", ", ".join(f"{k}={v:.3g}" for k, v in opt.kkt.items() if v is not None))
+    Console().print(t)
+
+
+def _print_membership(res) -> None:
+    from rich.console import Console
+
+    con = Console()
+    con.print(f"r = {_fmt(res.r)}: [bold]{'achievable' if res.achievable else 'NOT achievable'}[/bold] ({res.method})")
+    con.print(res.message)
+    if res.direction is not None:
+        con.print(f"separating direction d = {_fmt(res.direction)}: d.r - max_R d.x = {res.margin:.6g} > 0")
+    if res.policy is not None:
+        d = res.policy.to_dict(max_rows=30)
+        con.print(f"static policy ({d['n_rows']} rows; configuration -> selected set with probability):")
+        for row in d["rows"]:
+            con.print(f"  A={row['available']} (K={row['cap']}, pi={row['config_prob']:.4g}): select {row['select']} w.p. {row['prob']:.4g}")
+        if d["truncated"]:
+            con.print("  ... (use --json for all rows)")
+
+
+def _print_simulation(run) -> None:
+    from rich.console import Console
+
+    con = Console()
+    s = run.summary()
+    con.print(f"{run.sampler} sampler, beta={run.beta:g}, {run.rounds} rounds x {run.runs} runs (seed {run.seed})")
+    con.print(f"mean final r(T)          = {_fmt(s['mean_final_r'])}")
+    con.print(f"selection freq (2nd half) = {_fmt(s['mean_frequency'])}")
+    if run.r_star is not None:
+        con.print(f"r* ({run.r_star_method})      = {_fmt(run.r_star)}")
+        for key in ("distance_final", "distance_frequency"):
+            d = s[key]
+            con.print(f"{key}: mean {d['mean']:.4g}, 95% CI [{d['ci95'][0]:.4g}, {d['ci95'][1]:.4g}], max {d['max']:.4g}")
