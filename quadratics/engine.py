@@ -40,15 +40,28 @@ def resolve_device(device: str | torch.device = "auto") -> torch.device:
 
 def simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, rounds: int, seed: int = 0,
              device: str | torch.device = "auto", dtype: torch.dtype = torch.float64,
-             progress: Callable[[int], None] | None = None) -> Simulation:
+             progress: Callable[[int], None] | None = None, threads: int | None = None) -> Simulation:
     """Run ``trials`` independent runs of ``algorithm`` under ``pattern`` on ``problem`` for ``rounds``.
 
     Args: problem: a :class:`quadratics.problem.Problem`; algorithm, pattern: from this package;
     seed: all randomness of the run; device: 'auto' | 'cpu' | 'cuda'; progress: called with the
-    number of finished rounds (for progress bars).
+    number of finished rounds (for progress bars); threads: torch intra-op threads for this run
+    (restored afterwards; None leaves torch's setting; 1 is fastest for small batches on a busy CPU).
     Returns: a :class:`quadratics.summary.Simulation` (histories as numpy, ``.summary(target)``).
     """
     trials, rounds = check_count("trials", trials), check_count("rounds", rounds)
+    if threads is None:
+        return _simulate(problem, algorithm, pattern, trials, rounds, seed, device, dtype, progress)
+    before = torch.get_num_threads()
+    torch.set_num_threads(check_count("threads", threads))
+    try:
+        return _simulate(problem, algorithm, pattern, trials, rounds, seed, device, dtype, progress)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, rounds: int, seed: int,
+              device: str | torch.device, dtype: torch.dtype, progress: Callable[[int], None] | None) -> Simulation:
     if pattern.M != problem.M:
         raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
     dev = resolve_device(device)
@@ -60,28 +73,46 @@ def simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, 
     pstate = pattern.init(trials, seed)
     names = problem.metric_names
     hist = {k: torch.empty((rounds + 1, trials), device=dev, dtype=dtype) for k in names}
-    m0 = bound.metrics(state["x"])
-    for k in names:
-        hist[k][0] = m0[k]
-    gap0 = m0["gap"].cpu().numpy()
+    # models are buffered and their metrics computed in blocks (fewer small kernels per round);
+    # an adaptive pattern needs this round's metrics at once, so it gets blocks of one round
+    block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 23) // (trials * problem.d)))
+    xbuf = torch.empty((block, trials, problem.d), device=dev, dtype=dtype)
+    filled, first_row = 0, 0
+
+    def flush() -> dict[str, torch.Tensor]:
+        m = bound.metrics(xbuf[:filled].reshape(filled * trials, problem.d))
+        for k in names:
+            hist[k][first_row:first_row + filled] = m[k].reshape(filled, trials)
+        return m
+
+    xbuf[0] = state["x"]
+    filled = 1
+    gap0 = bound.metrics(state["x"])["gap"].cpu().numpy()
     participants = np.zeros((rounds, trials), dtype=np.int32)
     counts = np.zeros((trials, problem.M), dtype=np.int64)
     steps = 0
     start = time.perf_counter()
-    for r in range(rounds):
-        q, aux, pstate = pattern.draw(pstate, r)
-        on = q > 0
-        participants[r] = on.sum(1)
-        counts += on
-        steps += int(participants[r].sum()) * algorithm.K
-        state = algorithm.round(state, bound, torch.as_tensor(q, device=dev, dtype=dtype), r, gen, aux)
-        m = bound.metrics(state["x"])
-        for k in names:
-            hist[k][r + 1] = m[k]
-        if pattern.observe is not None:
-            pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
-        if progress is not None:
-            progress(r + 1)
+    with torch.inference_mode():
+        for r in range(rounds):
+            q, aux, pstate = pattern.draw(pstate, r)
+            on = q > 0
+            participants[r] = on.sum(1)
+            counts += on
+            steps += int(participants[r].sum()) * algorithm.K
+            state = algorithm.round(state, bound, torch.as_tensor(q, device=dev, dtype=dtype), r, gen, aux)
+            if filled == block:
+                flush()
+                first_row, filled = first_row + filled, 0
+            xbuf[filled] = state["x"]
+            filled += 1
+            if pattern.observe is not None:
+                m = flush()
+                first_row, filled = first_row + filled, 0
+                pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
+            if progress is not None:
+                progress(r + 1)
+        if filled:
+            flush()
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     wall = time.perf_counter() - start

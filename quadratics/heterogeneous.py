@@ -63,10 +63,10 @@ class _QuadraticBound:
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
 
     def prepare(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.lam * self.b[idx]  # A b_i, so grad = lam*y - A b_i
+        return -(self.lam * self.b[idx])  # -A b_i, so grad = lam*y - A b_i
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        return torch.addcmul(-ctx, self.lam, y)
+        return torch.addcmul(ctx, self.lam, y)
 
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
         return isotropic_noise(K, T, n, self.d, self.sigma, gen, self.device, self.dtype)

@@ -78,6 +78,7 @@ class _LowerBoundBound:
         self.b = torch.as_tensor(b, device=device, dtype=dtype)
         self.kink = torch.as_tensor([0.0, 0.0, pb.H / 4, 0.0], device=device, dtype=dtype)
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
+        self.noise_vec = torch.as_tensor([0.0, 0.0, pb.sigma, 0.0], device=device, dtype=dtype)
         self.mu, self.H, self.c = pb.mu, pb.H, pb.c
         self.q4 = (pb.L + pb.lamb) / 8
 
@@ -90,9 +91,8 @@ class _LowerBoundBound:
         return torch.addcmul(b, a, y).addcmul_(self.kink, torch.relu(y))
 
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
-        z = torch.zeros((K, T, n, 4), device=self.device, dtype=self.dtype)
-        z[..., 2] = torch.randn((K, T, n), generator=gen, device=self.device, dtype=self.dtype) * self.sigma
-        return z
+        z = torch.randn((K, T, n, 1), generator=gen, device=self.device, dtype=self.dtype)
+        return z * self.noise_vec
 
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         e = x - self.xs

@@ -80,10 +80,10 @@ class _CosineBound:
         self.gap_offset = pb.offset - pb.F_star
 
     def prepare(self, idx: torch.Tensor) -> torch.Tensor:
-        return self.lam * self.b[idx]
+        return -(self.lam * self.b[idx])  # -A b_i
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
-        return torch.addcmul(-ctx, self.lam, y).sub_(self.beta * torch.sin(y))
+        return torch.addcmul(ctx, self.lam, y).sub_(self.beta * torch.sin(y))
 
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
         return isotropic_noise(K, T, n, self.d, self.sigma, gen, self.device, self.dtype)

@@ -102,10 +102,13 @@ def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
     g = P // groups
     p_min = 1.0 - (1.0 - S / size) ** g
 
+    full = [np.tile(np.arange(j, M, groups), (1, 1)) for j in range(groups)]
+
     def weights(seed: int, r: int, trials: int) -> np.ndarray:
         j = (r % P) // g
-        pool = np.arange(j, M, groups)
-        return weights_from_ids(sample_subsets(rng_for(seed, 2, r), pool, S, trials), M)
+        if S == size:  # the whole group takes part: no randomness to draw
+            return weights_from_ids(np.repeat(full[j], trials, axis=0), M)
+        return weights_from_ids(sample_subsets(rng_for(seed, 2, r), np.arange(j, M, groups), S, trials), M)
 
     constants = {"S": S, "P": P, "groups": groups, "g": g, "rho2": 1.0 / S, "p_min": p_min,
                  "p_min_printed": S / M, "regularized": p_min == 1.0}

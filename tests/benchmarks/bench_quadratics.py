@@ -1,0 +1,102 @@
+"""Throughput of the batched engine (client local steps per second), against a plain per-client loop.
+
+Run:  python -m pytest tests/benchmarks/bench_quadratics.py --benchmark-enable
+or:   python tests/benchmarks/bench_quadratics.py   (prints the figures used in the README)
+
+Cases: (a) the 4-D lower-bound objective, FedAvg, final configuration (cyclic P=480, 2 groups,
+S=1, K=10), 256 trials in one batch, against :func:`numpy_reference_lb`, a straightforward numpy
+loop over trials, rounds, participating clients and local steps running the same algorithm;
+(b) heterogeneous quadratics d=1000, M=100, uniform S=10, K=10, 64 trials.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from quadratics import (cyclic, fedavg, heterogeneous_quadratic, lower_bound_objective, simulate,
+                        uniform)
+
+
+def numpy_reference_lb(problem, eta: float, K: int, rounds: int, trials: int, seed: int = 0) -> tuple[np.ndarray, int]:
+    """FedAvg on the LB objective under LB.PART cyclic participation, one client step at a time."""
+    rng = np.random.default_rng(seed)
+    P, groups, S, M = 480, 2, 1, problem.M
+    mu, H, L, lamb, c, zeta, sigma = (problem.mu, problem.H, problem.L, problem.lamb, problem.c,
+                                      problem.zeta, problem.sigma)
+    x2s = problem.x_star[1]
+    xs = np.zeros((trials, problem.d))
+    steps = 0
+    for t in range(trials):
+        x = problem.x0.copy()
+        for r in range(rounds):
+            group = (r % P) // (P // groups)
+            members = np.arange(group, M, groups)
+            chosen = rng.choice(members, S, replace=False)
+            new = np.zeros(problem.d)
+            for i in chosen:
+                y = x.copy()
+                for _ in range(K):
+                    g = np.array([mu * (y[0] - c), H * (y[1] - x2s), H / 4 * (y[2] + max(y[2], 0.0)),
+                                  (L if i % 2 == 0 else lamb) / 2 * y[3] + (zeta if i % 2 == 0 else -zeta)])
+                    g[2] += sigma * rng.standard_normal()
+                    y = y - eta * g
+                    steps += 1
+                new += y / S
+            x = new
+        xs[t] = x
+    return xs, steps
+
+
+def lb_engine(trials: int = 256, rounds: int = 500, threads: int | None = 1) -> float:
+    sim = simulate(lower_bound_objective(), fedavg(1e-5, 10), cyclic(2, 1, 480, 2), trials, rounds, seed=0,
+                   device="cpu", threads=threads)
+    return sim.steps_per_second
+
+
+def lb_reference(trials: int = 4, rounds: int = 50) -> float:
+    pb = lower_bound_objective()
+    t0 = time.perf_counter()
+    _, steps = numpy_reference_lb(pb, 1e-5, 10, rounds, trials)
+    return steps / (time.perf_counter() - t0)
+
+
+def quad_engine(trials: int = 64, rounds: int = 5, threads: int | None = 1) -> float:
+    sim = simulate(heterogeneous_quadratic(d=1000, M=100), fedavg(0.1, 10), uniform(100, 10), trials, rounds,
+                   seed=0, device="cpu", threads=threads)
+    return sim.steps_per_second
+
+
+def test_bench_lb_engine(benchmark):
+    sps = benchmark.pedantic(lb_engine, rounds=1, iterations=1)
+    benchmark.extra_info["steps_per_second"] = sps
+    assert sps > 0
+
+
+def test_bench_lb_numpy_reference(benchmark):
+    sps = benchmark.pedantic(lb_reference, rounds=1, iterations=1)
+    benchmark.extra_info["steps_per_second"] = sps
+    assert sps > 0
+
+
+def test_bench_quadratic_engine(benchmark):
+    sps = benchmark.pedantic(quad_engine, rounds=1, iterations=1)
+    benchmark.extra_info["steps_per_second"] = sps
+    assert sps > 0
+
+
+if __name__ == "__main__":
+    import torch
+
+    print(f"torch {torch.__version__}, threads {torch.get_num_threads()}")
+    eng = max(lb_engine() for _ in range(3))
+    eng2 = max(lb_engine(threads=None) for _ in range(2))
+    ref = max(lb_reference() for _ in range(3))
+    print(f"LB objective, FedAvg, 256 trials batched: {eng:,.0f} client steps/s")
+    print(f"LB objective, FedAvg, 256 trials batched, torch default threads: {eng2:,.0f} client steps/s")
+    print(f"LB objective, plain numpy per-client loop: {ref:,.0f} client steps/s")
+    print(f"speed-up: {eng / ref:.1f}x")
+    print(f"quadratic d=1000 M=100 S=10 K=10, 64 trials, 1 thread: {max(quad_engine() for _ in range(2)):,.0f} client steps/s")
+    print(f"quadratic d=1000 M=100 S=10 K=10, 64 trials, default threads: "
+          f"{max(quad_engine(threads=None) for _ in range(2)):,.0f} client steps/s")
