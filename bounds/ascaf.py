@@ -85,8 +85,9 @@ def theorem1(caps: str = "decoded") -> Result:
     """
     k1, k2 = (STEP_CAP, STEP_CAP) if caps == "decoded" else (c1, c2)
     extra = () if caps == "decoded" else (
-        SymbolInfo("c1", "numerator constant of the cap on gamma*eta (lost in the seed; decoded 1/60)"),
-        SymbolInfo("c2", "numerator constant of the cap on eta (lost in the seed; decoded 1/60)"))
+        SymbolInfo("c1", "numerator constant of the cap on gamma*eta (lost in the seed; decoded 1/60)",
+                   unrecovered=True),
+        SymbolInfo("c2", "numerator constant of the cap on eta (lost in the seed; decoded 1/60)", unrecovered=True))
     return Result(
         id="ASCAF.T1",
         variant="published" if caps == "decoded" else "caps",

@@ -69,6 +69,14 @@ def test_t1_caps_variant_with_user_constants():
     assert c["local step eta <= c2 sqrt(p_min)/(L I P)"].rhs == pytest.approx(0.5 * math.sqrt(0.1) / 50, rel=REL)
 
 
+def test_t1_caps_variant_without_constants_is_unverified():
+    rep = get("ASCAF.T1@caps").check(T1)
+    c = by_name(rep)
+    assert c["effective step gamma*eta <= c1 p_min/(L I P)"].holds is None
+    assert c["local step eta <= c2 sqrt(p_min)/(L I P)"].holds is None
+    assert rep.holds is None and rep.evaluation.value == pytest.approx(3.3333363, rel=1e-7)
+
+
 def test_t1_solve_largest_eta_and_gamma():
     vals = {k: v for k, v in T1.items() if k != "eta"}
     sol = get("ASCAF.T1").solve("eta", vals)
