@@ -1,0 +1,95 @@
+"""Write a report directory atomically: index.html, report.pdf and results.json.
+
+The three files are built in a temporary directory beside the target and moved into place at the
+end, so an interrupted run leaves either the old directory or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bounds.errors import UserInputError
+
+FILES = ("index.html", "report.pdf", "results.json")
+
+
+def check_target(out: str | os.PathLike[str], force: bool) -> Path:
+    """Refuse a target that is a file, or a non-empty directory without ``force``."""
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        raise UserInputError(f"{target} exists and is not a directory; choose another --out")
+    if target.is_dir() and any(target.iterdir()) and not force:
+        raise UserInputError(f"{target} is not empty; pass --force to replace it or choose another --out")
+    parent = target.resolve().parent
+    if not parent.is_dir():
+        raise UserInputError(f"directory {parent} does not exist; create it or choose another --out")
+    return target
+
+
+def to_json(doc: Mapping[str, Any]) -> str:
+    """Strict JSON (non-finite floats become null / "inf"), numpy scalars and arrays as lists."""
+    return json.dumps(_plain(doc), indent=1, allow_nan=False)
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else (None if math.isnan(obj) else ("inf" if obj > 0 else "-inf"))
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if hasattr(obj, "tolist"):
+        return _plain(obj.tolist())
+    if hasattr(obj, "item"):
+        return _plain(obj.item())
+    return obj
+
+
+def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: bool = False,
+                 progress=None) -> Path:
+    """Render ``doc`` to ``out/{index.html, report.pdf, results.json}`` atomically; returns ``out``."""
+    from reports.figures import report_figures
+    from reports.html import render_html
+    from reports.pdf import render_pdf
+
+    target = check_target(out, force)
+    step = progress or (lambda message: None)
+    plain = json.loads(to_json(doc))  # render exactly what results.json will hold
+    tmp = Path(tempfile.mkdtemp(dir=target.resolve().parent, prefix=f".{target.name}.tmp-"))
+    try:
+        step("drawing figures")
+        figures = report_figures(plain)
+        step("writing index.html")
+        (tmp / "index.html").write_text(render_html(plain, figures), encoding="utf-8")
+        step("writing report.pdf")
+        (tmp / "report.pdf").write_bytes(render_pdf(plain, figures))
+        (tmp / "results.json").write_text(to_json(plain), encoding="utf-8")
+        _swap_into_place(tmp, target, force)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return target
+
+
+def _swap_into_place(tmp: Path, target: Path, force: bool) -> None:
+    check_target(target, force)  # the directory may have filled up while we were rendering
+    if target.exists():
+        old = Path(tempfile.mkdtemp(dir=target.resolve().parent, prefix=f".{target.name}.old-"))
+        os.rmdir(old)
+        os.replace(target, old)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            os.replace(old, target)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, target)
+    os.chmod(target, 0o755)

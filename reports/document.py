@@ -1,0 +1,165 @@
+"""The report as plain data: what both renderers (HTML, PDF) read, and what results.json holds.
+
+A report document is a JSON-able dict (schema ``convbound.report/1``)::
+
+    {"schema", "title", "created", "quick", "seed", "device", "only",
+     "environment": {...},
+     "results":  [bounds Result.to_dict() + {"example": {"values", "check"} | None, "sweep": {...} | None}],
+     "region":   {"title", "vertices", "points": {label: [r1, r2]}, "r_star", "H": {...}, ...} | None,
+     "large_n":  {"N", "r_star" (list), "H", ...} | None,
+     "sampler":  {"t": [...], "r": [[client rates per t]], "r_star": [...]} | None,
+     "participation": {"name", "weights": [[client x round]]} | None,
+     "verifications": [Verification.to_dict() ...],
+     "expected_controls": [ids] | None,
+     "sections_failed": {section: reason}}
+
+Nothing here imports torch, bounds or verify: a saved results.json renders on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = "convbound.report/1"
+
+VERDICTS = ("holds", "violated", "inconclusive", "unverified")
+
+
+@dataclass(frozen=True)
+class Alert:
+    """A finding that must be seen at the top of the report (level 'alert') or noticed ('notice')."""
+
+    level: str
+    message: str
+    anchor: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"level": self.level, "message": self.message, "anchor": self.anchor}
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    """One line of the verdict table: what, its verdict, and where its section is."""
+
+    section: str
+    id: str
+    title: str
+    kind: str
+    verdict: str
+    detail: str
+    anchor: str
+
+    def to_dict(self) -> dict[str, str]:
+        return dict(self.__dict__)
+
+
+def anchor(prefix: str, ident: str) -> str:
+    """A stable HTML id from an arbitrary ID (``FAST.T2@corrected`` -> ``res-FAST-T2-corrected``)."""
+    return prefix + "-" + re.sub(r"[^A-Za-z0-9_-]+", "-", str(ident)).strip("-")
+
+
+def is_control(v: Mapping[str, Any]) -> bool:
+    return bool(v.get("control")) or v.get("kind") == "control"
+
+
+def hypotheses_verdict(result: Mapping[str, Any]) -> tuple[str, str]:
+    """Verdict of a bounds result's hypotheses at its example values, and a one-line detail."""
+    example = result.get("example")
+    if not example or not example.get("check"):
+        return "statement", "no worked-example values: statement only"
+    conds = example["check"].get("conditions", [])
+    failed = [c["name"] for c in conds if c.get("holds") is False]
+    unverified = [c["name"] for c in conds if c.get("holds") is None]
+    if failed:
+        return "fails", "hypotheses fail at the example: " + "; ".join(failed)
+    if unverified:
+        return "unverified", "unverified (constants not in the sources): " + "; ".join(unverified)
+    return "holds", f"all {len(conds)} hypotheses hold at the example"
+
+
+def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
+    """Rows of the verdict table, in report order: checks first (they carry the evidence)."""
+    rows: list[SummaryRow] = []
+    for v in doc.get("verifications") or []:
+        kind = "control" if is_control(v) else str(v.get("kind", "check"))
+        detail = _ratio_detail(v)
+        rows.append(SummaryRow("verify", str(v.get("id")), str(v.get("title", "")), kind,
+                               str(v.get("verdict", "unverified")), detail, anchor("chk", v.get("id"))))
+    for r in doc.get("results") or []:
+        verdict, detail = hypotheses_verdict(r)
+        rows.append(SummaryRow("bounds", str(r.get("key", r.get("id"))), str(r.get("title", "")),
+                               str(r.get("kind", "")), verdict, detail, anchor("res", r.get("key", r.get("id")))))
+    return rows
+
+
+def _ratio_detail(v: Mapping[str, Any]) -> str:
+    parts = []
+    if v.get("expected"):
+        parts.append(f"expected {v['expected']}")
+    if isinstance(v.get("ratio"), (int, float)):
+        parts.append(f"LHS/RHS = {fmt(v['ratio'])}")
+    return ", ".join(parts)
+
+
+def alerts(doc: Mapping[str, Any]) -> list[Alert]:
+    """Violated certificates, controls that did not fail, missing controls, sections that did not run."""
+    out: list[Alert] = []
+    checks = list(doc.get("verifications") or [])
+    for v in checks:
+        ident = str(v.get("id"))
+        verdict = v.get("verdict")
+        if is_control(v):
+            if verdict != "violated":
+                out.append(Alert("alert", f"Negative control {ident} did not report 'violated' (verdict: {verdict}): "
+                                          "the check may be unable to detect a false bound.", anchor("chk", ident)))
+        elif verdict == "violated":
+            out.append(Alert("alert", f"Certificate {ident} is violated: the measured left side exceeds the bound.",
+                             anchor("chk", ident)))
+    present = {str(v.get("id")) for v in checks if is_control(v)}
+    expected = doc.get("expected_controls")
+    if expected:
+        for ident in expected:
+            if str(ident) not in present:
+                out.append(Alert("alert", f"Negative control {ident} is missing from this run.", ""))
+    elif checks and not present:
+        out.append(Alert("alert", "No negative control was run: nothing shows that these checks can fail.", ""))
+    for section, reason in (doc.get("sections_failed") or {}).items():
+        out.append(Alert("notice", f"Section '{section}' is not in this report: {reason}", ""))
+    return out
+
+
+def verdict_counts(rows: list[SummaryRow]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.verdict] = counts.get(row.verdict, 0) + 1
+    return counts
+
+
+def fmt(x: Any, digits: int = 4) -> str:
+    """A number for people: 4 significant digits, scientific when small or large; lists elementwise."""
+    if x is None:
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, (list, tuple)):
+        if len(x) > 8:
+            return "[" + ", ".join(fmt(v, digits) for v in x[:4]) + f", … ({len(x)} values)]"
+        return "[" + ", ".join(fmt(v, digits) for v in x) + "]"
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return str(x)
+    try:
+        xf = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if xf != xf:
+        return "nan"
+    if xf in (float("inf"), float("-inf")):
+        return "∞" if xf > 0 else "−∞"
+    if xf == 0 or 1e-3 <= abs(xf) < 1e5:
+        return f"{xf:.{digits}g}"
+    return f"{xf:.{digits - 1}e}"

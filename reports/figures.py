@@ -1,0 +1,225 @@
+"""Figures of a report document, drawn with matplotlib's object API (Agg, no pyplot state).
+
+Each ``*_figure`` takes the plain dict of its section and returns a ``matplotlib.figure.Figure``;
+:func:`report_figures` draws every figure a document calls for and returns PNG bytes, which both
+renderers embed (the HTML as base64, the PDF as images) so the two show the same pictures.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from reports.document import anchor, fmt
+
+WIDTH, HEIGHT, DPI = 6.4, 3.6, 120
+
+
+@dataclass(frozen=True)
+class FigureImage:
+    """A drawn figure: where it belongs (section anchor), its caption, and PNG bytes."""
+
+    id: str
+    anchor: str
+    caption: str
+    png: bytes
+
+
+def _figure():
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def to_png(fig) -> bytes:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
+    return buf.getvalue()
+
+
+def _arr(values: Any) -> np.ndarray:
+    return np.asarray([np.nan if v is None else v for v in values], dtype=float)
+
+
+# Measured error against R
+def error_vs_rounds_figure(check: Mapping[str, Any]):
+    """Measured LHS with its confidence band, the bound, and the fitted power law (log-log)."""
+    s = check["series"]
+    x, lhs = _arr(s["x"]), _arr(s["lhs"])
+    fig, ax = _figure()
+    if "ci_low" in s and "ci_high" in s:
+        ax.fill_between(x, _arr(s["ci_low"]), _arr(s["ci_high"]), alpha=0.25, color="C0", label="95% CI")
+    ax.plot(x, lhs, "o-", color="C0", label="measured " + s.get("lhs_name", "LHS"))
+    if "rhs" in s:
+        ax.plot(x, _arr(s["rhs"]), "--", color="C3", label="bound (RHS)")
+    ok = (x > 0) & (lhs > 0) & np.isfinite(lhs)
+    if ok.sum() >= 2:
+        slope, icpt = np.polyfit(np.log(x[ok]), np.log(lhs[ok]), 1)
+        reported = s.get("fit_slope", slope)
+        label = f"fit: slope {fmt(reported, 3)}"
+        if s.get("fit_ci"):
+            label += f" [{fmt(s['fit_ci'][0], 3)}, {fmt(s['fit_ci'][1], 3)}]"
+        if s.get("predicted_slope") is not None:
+            label += f", predicted {fmt(s['predicted_slope'], 3)}"
+        ax.plot(x[ok], np.exp(icpt) * x[ok] ** slope, ":", color="k", label=label)
+    ax.set_xscale("log")
+    if np.all(lhs[np.isfinite(lhs)] > 0):
+        ax.set_yscale("log")
+    ax.set_xlabel(s.get("x_label", "communication rounds R (count)"))
+    ax.set_ylabel(s.get("y_label", "measured left side (problem units)"))
+    ax.set_title(f"{check.get('id')}: measured error vs {s.get('x_name', 'R')}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+# Bound terms
+def terms_figure(result: Mapping[str, Any]):
+    """The right side's named terms over a sweep of one variable: values (log-log) and stacked shares.
+
+    Without a sweep: one stacked bar of the terms at the example values.
+    """
+    from matplotlib.figure import Figure
+
+    sweep = result.get("sweep")
+    if not sweep:
+        fig, ax = _figure()
+        terms = result["example"]["check"]["terms"]
+        left = 0.0
+        for i, (name, val) in enumerate(terms.items()):
+            val = max(float(val), 0.0) if val is not None and math.isfinite(float(val)) else 0.0
+            ax.barh([0], [val], left=left, color=f"C{i}", label=f"{name} = {fmt(val, 3)}")
+            left += val
+        ax.set_yticks([])
+        ax.set_xlabel("right side at the example values (units of the left side)")
+        ax.set_title(f"{result.get('key')}: terms of the bound, stacked", fontsize=10)
+        ax.legend(fontsize=8, loc="best")
+        return fig
+    fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, layout="constrained")
+    ax, share = fig.subplots(1, 2)
+    x = _arr(sweep["x"])
+    names = list(sweep["terms"])
+    ys = np.array([np.clip(_arr(sweep["terms"][n]), 0, None) for n in names])
+    total = ys.sum(0)
+    for i, n in enumerate(names):
+        ax.plot(x, np.where(ys[i] > 0, ys[i], np.nan), color=f"C{i}", label=n)
+    ax.plot(x, total, "k--", lw=1, label="bound (sum)")
+    ax.set_xscale("log")
+    if np.nanmin(np.where(total > 0, total, np.nan)) > 0:
+        ax.set_yscale("log")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = np.where(total > 0, ys / total, 0.0)
+    share.stackplot(x, *frac, labels=names, colors=[f"C{i}" for i in range(len(names))], alpha=0.85)
+    share.set_xscale("log")
+    share.set_ylim(0, 1)
+    for a in (ax, share):
+        if sweep.get("example") is not None:
+            a.axvline(float(sweep["example"]), color="k", lw=0.8, ls=":")
+        a.set_xlabel(sweep.get("x_label", f"{sweep['var']} (others at the example)"), fontsize=8)
+        a.grid(True, alpha=0.3)
+        a.tick_params(labelsize=7)
+    ax.set_ylabel("term value (units of the left side)", fontsize=8)
+    share.set_ylabel("share of the bound (fraction)", fontsize=8)
+    ax.legend(fontsize=7, loc="best")
+    fig.suptitle(f"{result.get('key')}: terms of the bound (dotted: example {sweep['var']})", fontsize=10)
+    return fig
+
+
+# Participation rates
+def region_figure(region: Mapping[str, Any]):
+    """The achievable rate region (2 clients) with its marked points and r*."""
+    fig, ax = _figure()
+    v = np.asarray(region["vertices"], dtype=float)
+    ax.fill(v[:, 0], v[:, 1], color="C0", alpha=0.2, label="achievable region")
+    ax.plot(np.r_[v[:, 0], v[0, 0]], np.r_[v[:, 1], v[0, 1]], color="C0", lw=1)
+    markers = {"r*": ("*", "C3", 14)}
+    for i, (label, pt) in enumerate((region.get("points") or {}).items()):
+        mk, col, size = markers.get(label, ("o", f"C{(i + 1) % 10}", 7))
+        ax.plot([pt[0]], [pt[1]], mk, color=col, ms=size, label=f"{label} = ({fmt(pt[0], 3)}, {fmt(pt[1], 3)})")
+    ax.set_xlabel("r_1: long-run participation rate of client 1 (fraction of rounds)")
+    ax.set_ylabel("r_2: rate of client 2 (fraction of rounds)")
+    top = 1.08 * float(max(v.max(), *(max(p) for p in (region.get("points") or {"": [0]}).values())))
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_title(region.get("title", "Achievable participation rates"), fontsize=10)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def sampler_figure(sampler: Mapping[str, Any]):
+    """r_k(t) of the F3AST sampler against the target r*."""
+    fig, ax = _figure()
+    t = _arr(sampler["t"])
+    r = np.asarray(sampler["r"], dtype=float)  # [T, N]
+    star = sampler.get("r_star")
+    n_show = min(r.shape[1], 8)
+    for k in range(n_show):
+        ax.plot(t, r[:, k], color=f"C{k}", lw=1.2, label=f"r_{k + 1}(t)")
+        if star is not None:
+            ax.axhline(float(star[k]), color=f"C{k}", ls="--", lw=0.8)
+    if r.shape[1] > n_show:
+        ax.text(0.01, 0.02, f"first {n_show} of {r.shape[1]} clients shown", transform=ax.transAxes, fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("round t (count)")
+    ax.set_ylabel("smoothed participation rate r_k(t) (fraction of rounds)")
+    ax.set_title(sampler.get("title", "F3AST sampler: rates approach r* (dashed)"), fontsize=10)
+    ax.legend(fontsize=8, ncol=2)
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def participation_figure(part: Mapping[str, Any]):
+    """Participation weights of a pattern as a client x round heatmap."""
+    fig, ax = _figure()
+    w = np.asarray(part["weights"], dtype=float)  # [clients, rounds]
+    im = ax.imshow(w, aspect="auto", interpolation="nearest", cmap="viridis", origin="lower",
+                   extent=(-0.5, w.shape[1] - 0.5, 0.5, w.shape[0] + 0.5))
+    fig.colorbar(im, ax=ax, label=part.get("weight_label", "aggregation weight q_r^i (dimensionless)"))
+    ax.set_xlabel("round r (count)")
+    ax.set_ylabel("client i (index)")
+    ax.set_title(part.get("title", f"Participation pattern: {part.get('name', '')}"), fontsize=10)
+    return fig
+
+
+def report_figures(doc: Mapping[str, Any]) -> list[FigureImage]:
+    """Every figure of a document, in report order."""
+    from matplotlib import rcParams
+
+    rcParams["svg.fonttype"] = "none"
+    out: list[FigureImage] = []
+
+    def add(ident: str, where: str, caption: str, make, data) -> None:
+        fig = make(data)
+        out.append(FigureImage(ident, where, caption, to_png(fig)))
+
+    for r in doc.get("results") or []:
+        if r.get("sweep") or (r.get("example") and (r["example"].get("check") or {}).get("terms")):
+            add(f"terms-{r['key']}", anchor("res", r["key"]),
+                f"Terms of the bound of {r['key']} at its example values.", terms_figure, r)
+    if doc.get("region"):
+        add("region", "region", "Achievable region, marked policies and the minimiser r* of H.", region_figure,
+            doc["region"])
+    if doc.get("sampler"):
+        add("sampler", "sampler", "F3AST sampler: rates r_k(t) over rounds; dashed lines are r*.", sampler_figure,
+            doc["sampler"])
+    if doc.get("participation"):
+        add("participation", "participation", "Participation weights, client x round.", participation_figure,
+            doc["participation"])
+    for v in doc.get("verifications") or []:
+        s = v.get("series") or {}
+        if "x" in s and "lhs" in s and len(s["x"]) >= 2:
+            add(f"series-{v['id']}", anchor("chk", v["id"]),
+                f"{v['id']}: measured left side (95% CI) against the bound, with the fitted slope.",
+                error_vs_rounds_figure, v)
+    return out

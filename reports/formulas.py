@@ -1,0 +1,71 @@
+"""LaTeX formulas rendered offline to PNG with matplotlib's mathtext (no TeX, no network).
+
+Mathtext covers the LaTeX subset sympy emits except a few macros (``\\underbrace``, ``\\text``,
+``\\operatorname``); :func:`simplify` rewrites those, and a formula mathtext still cannot parse is
+returned as ``None`` so callers fall back to showing the source.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from functools import lru_cache
+
+_UNDERBRACE = re.compile(r"\\underbrace\{")
+
+
+def _strip_underbraces(tex: str) -> str:
+    """``\\underbrace{X}_{label}`` -> ``X`` (balanced braces, labels dropped)."""
+    out = []
+    i = 0
+    while True:
+        m = _UNDERBRACE.search(tex, i)
+        if not m:
+            out.append(tex[i:])
+            return "".join(out)
+        out.append(tex[i:m.start()])
+        j, depth = m.end(), 1
+        while j < len(tex) and depth:
+            depth += {"{": 1, "}": -1}.get(tex[j], 0)
+            j += 1
+        body = tex[m.end():j - 1]
+        if tex.startswith("_{", j):
+            k, depth = j + 2, 1
+            while k < len(tex) and depth:
+                depth += {"{": 1, "}": -1}.get(tex[k], 0)
+                k += 1
+            j = k
+        out.append(_strip_underbraces(body))
+        i = j
+
+
+def simplify(tex: str) -> str:
+    """Rewrite macros mathtext lacks into ones it has."""
+    tex = _strip_underbraces(tex)
+    tex = tex.replace(r"\text{", r"\mathrm{").replace(r"\operatorname{", r"\mathrm{")
+    tex = tex.replace(r"\left\|", r"\Vert").replace(r"\right\|", r"\Vert").replace(r"\|", r"\Vert ")
+    tex = tex.replace(r"\lVert", r"\Vert").replace(r"\rVert", r"\Vert")
+    tex = re.sub(r"\\le(?![a-zA-Z])", r"\\leq", tex)
+    tex = re.sub(r"\\ge(?![a-zA-Z])", r"\\geq", tex)
+    return tex
+
+
+@lru_cache(maxsize=512)
+def formula_png(tex: str, fontsize: float = 13.0, dpi: int = 150) -> bytes | None:
+    """PNG bytes of ``$tex$`` (transparent background), or None when mathtext cannot parse it."""
+    from matplotlib.mathtext import math_to_image
+
+    source = "$" + simplify(tex) + "$"
+    buf = io.BytesIO()
+    try:
+        from matplotlib.font_manager import FontProperties
+
+        math_to_image(source, buf, prop=FontProperties(size=fontsize), dpi=dpi, format="png")
+    except (ValueError, RuntimeError, KeyError):
+        return None
+    return buf.getvalue()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) in pixels from a PNG header."""
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

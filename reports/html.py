@@ -1,0 +1,61 @@
+"""The report as one self-contained HTML page (jinja2 template in ``reports/templates``).
+
+Figures and formulas are embedded as base64 PNG data URIs and the stylesheet is inlined, so the
+page needs no network and no other file.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+
+import jinja2
+
+from reports.document import alerts, anchor, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.figures import FigureImage, report_figures
+from reports.formulas import formula_png, png_size
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.ChainableUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["fmt"] = fmt
+    env.filters["anchor_res"] = lambda k: anchor("res", k)
+    env.filters["anchor_chk"] = lambda k: anchor("chk", k)
+    env.globals["math"] = _math_img
+    env.globals["is_control"] = is_control
+    env.globals["hyp_verdict"] = hypotheses_verdict
+    return env
+
+
+def data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _math_img(tex: str, display: bool = False):
+    """An <img> of a formula (alt = its LaTeX), or its source in <code> when mathtext cannot draw it."""
+    png = formula_png(tex, 14.0 if display else 12.0)
+    if png is None:
+        return jinja2.utils.markupsafe.Markup('<code class="tex">{}</code>').format(tex)
+    w, h = png_size(png)
+    scale = 150 / 96  # rendered at 150 dpi; show at CSS pixel size
+    cls = "math display" if display else "math"
+    return jinja2.utils.markupsafe.Markup(
+        '<img class="{}" alt="{}" width="{}" height="{}" src="{}">'
+    ).format(cls, tex, round(w / scale), round(h / scale), data_uri(png))
+
+
+def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None) -> str:
+    """The page for a report document (figures drawn here unless given)."""
+    figures = report_figures(doc) if figures is None else figures
+    by_anchor: dict[str, list[dict[str, str]]] = {}
+    for f in figures:
+        by_anchor.setdefault(f.anchor, []).append({"id": f.id, "caption": f.caption, "src": data_uri(f.png)})
+    rows = summary_rows(doc)
+    css = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates")).loader.get_source(
+        jinja2.Environment(), "report.css")[0]
+    return _env().get_template("report.html.j2").render(
+        doc=doc, rows=rows, counts=verdict_counts(rows), alerts=alerts(doc), figures=by_anchor, css=css,
+    )

@@ -1,0 +1,226 @@
+"""The report as a PDF (reportlab platypus): same sections, verdicts, formulas and figures as the page.
+
+Formulas are the same mathtext PNGs as in the HTML; figures are the same PNG bytes.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+from xml.sax.saxutils import escape
+
+from reports.document import alerts, anchor, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.figures import FigureImage, report_figures
+from reports.formulas import formula_png, png_size
+
+VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "fails": "#b3261e", "inconclusive": "#8a5a00",
+                   "unverified": "#8a5a00", "statement": "#2d5b9a"}
+
+
+def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None) -> bytes:
+    """PDF bytes of a report document (figures drawn here unless given)."""
+    from reportlab.lib import colors
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.lib.units import mm
+    from reportlab.platypus import (Image, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table,
+                                    TableStyle)
+
+    figures = report_figures(doc) if figures is None else figures
+    by_anchor: dict[str, list[FigureImage]] = {}
+    for f in figures:
+        by_anchor.setdefault(f.anchor, []).append(f)
+
+    styles = getSampleStyleSheet()
+    body = ParagraphStyle("body", parent=styles["BodyText"], fontSize=9.5, leading=12.5)
+    small = ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=colors.HexColor("#5b6673"))
+    cell = ParagraphStyle("cell", parent=body, fontSize=8, leading=10)
+    h1, h2, h3 = styles["Title"], styles["Heading2"], ParagraphStyle("h3", parent=styles["Heading3"], fontSize=11)
+    buf = io.BytesIO()
+    page = SimpleDocTemplate(buf, pagesize=A4, leftMargin=16 * mm, rightMargin=16 * mm, topMargin=14 * mm,
+                             bottomMargin=14 * mm, title=str(doc.get("title", "convbound report")),
+                             author="convbound", subject="verification report")
+    width = page.width
+    story: list[Any] = []
+
+    def P(text: str, style=body) -> Paragraph:
+        return Paragraph(text, style)
+
+    def t(x: Any) -> str:
+        return escape(fmt(x) if not isinstance(x, str) else x)
+
+    def verdict(v: str) -> str:
+        return f'<font color="{VERDICT_COLOURS.get(v, "#000000")}"><b>{escape(v)}</b></font>'
+
+    def formula(tex: str, max_w: float, display: bool = False):
+        png = formula_png(tex, 14.0 if display else 12.0)
+        if png is None:
+            return P(f'<font face="Courier" size="7">{escape(tex)}</font>', cell)
+        w, h = (v * 72 / 150 for v in png_size(png))
+        scale = min(1.0, max_w / w)
+        return Image(io.BytesIO(png), width=w * scale, height=h * scale, hAlign="LEFT")
+
+    def grid(rows: list[list[Any]], widths: list[float] | None = None, header: bool = True) -> Table:
+        tbl = Table(rows, colWidths=widths, repeatRows=1 if header else 0, hAlign="LEFT")
+        style = [("VALIGN", (0, 0), (-1, -1), "TOP"), ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#d8dde3")),
+                 ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
+        if header:
+            style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#f0f3f6")))
+        tbl.setStyle(TableStyle(style))
+        return tbl
+
+    def figs(key: str) -> None:
+        for f in by_anchor.get(key, []):
+            w, h = png_size(f.png)
+            fw = min(width, 160 * mm)
+            story.append(KeepTogether([Image(io.BytesIO(f.png), width=fw, height=fw * h / w),
+                                       P(escape(f.caption), small), Spacer(1, 4)]))
+
+    def kv(pairs: list[tuple[str, Any]]) -> Table:
+        rows = [[P(escape(k), cell), P(_value(v), cell)] for k, v in pairs if v not in (None, "", {}, [])]
+        return grid(rows or [[P("–", cell), P("", cell)]], [35 * mm, width - 35 * mm], header=False)
+
+    # Title and banner
+    env = doc.get("environment") or {}
+    story.append(P(escape(str(doc.get("title", "convbound report"))), h1))
+    git = env.get("git") or {}
+    story.append(P(f"Created {t(env.get('created', ''))} · {'quick' if doc.get('quick') else 'full'} suite · "
+                   f"device {t(env.get('device', ''))} · seed {t(env.get('seed', ''))}"
+                   + (f" · commit {escape(git.get('commit', '')[:12])}" if git else ""), small))
+    story.append(Spacer(1, 6))
+    found = alerts(doc)
+    bad = [a for a in found if a.level == "alert"]
+    notes = [a for a in found if a.level == "notice"]
+    if bad:
+        lines = [P(f'<font color="#5f100b"><b>{len(bad)} problem{"s" if len(bad) != 1 else ""} with the evidence</b></font>', body)]
+        lines += [P("• " + escape(a.message), body) for a in bad]
+        story.append(_box(Table, TableStyle, colors, lines, width, "#fdecea", "#b3261e"))
+    elif doc.get("verifications"):
+        story.append(_box(Table, TableStyle, colors, [P("<b>No certificate is violated and every negative control "
+                                                        "failed as it should.</b>", body)], width, "#e9f6ec", "#1f7a3a"))
+    if notes:
+        lines = [P("<b>Not in this report</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
+        story.append(_box(Table, TableStyle, colors, lines, width, "#fff6e0", "#e0b040"))
+
+    # Summary
+    rows = summary_rows(doc)
+    story.append(P("Summary of verdicts", h2))
+    story.append(P(" · ".join(f"{verdict(k)} × {n}" for k, n in verdict_counts(rows).items()), body))
+    table = [[P("<b>ID</b>", cell), P("<b>Verdict</b>", cell), P("<b>Kind</b>", cell), P("<b>Detail</b>", cell)]]
+    for r in rows:
+        table.append([P(f'<a href="#{r.anchor}" color="#2d5b9a">{escape(r.id)}</a>', cell), P(verdict(r.verdict), cell),
+                      P(escape(r.kind), cell), P(escape(r.title + (": " + r.detail if r.detail else "")), cell)])
+    story.append(grid(table, [38 * mm, 22 * mm, 20 * mm, width - 80 * mm]))
+
+    # Checks
+    if doc.get("verifications"):
+        story.append(P("Checks: certificates, rates and negative controls", h2))
+        for v in doc["verifications"]:
+            tag = " · negative control" if is_control(v) else ""
+            story.append(P(f'<a name="{anchor("chk", v.get("id"))}"/>{escape(str(v.get("id")))} — '
+                           f'{verdict(str(v.get("verdict")))}{tag}', h3))
+            if v.get("title"):
+                story.append(P(escape(str(v["title"])), body))
+            keys = ["expected", "kind", "lhs", "ci", "rhs", "ratio", "trials", "seed", "variant", "device",
+                    "elapsed_s", "instance", "conditions", "notes"]
+            story.append(kv([(k, v.get(k)) for k in keys]))
+            figs(anchor("chk", v.get("id")))
+
+    # Results
+    if doc.get("results"):
+        story.append(P("Encoded results at the suite's constants", h2))
+        for r in doc["results"]:
+            hv, detail = hypotheses_verdict(r)
+            prov = r.get("provenance") or {}
+            story.append(P(f'<a name="{anchor("res", r["key"])}"/>{escape(r["key"])} — {escape(r.get("title", ""))} '
+                           f'({verdict(hv)})', h3))
+            story.append(P(f"{escape(str(r.get('paper', '')))} · {escape(str(prov.get('locator', '')))} · kind "
+                           f"<b>{escape(str(r.get('kind')))}</b> · variant {escape(str(r.get('variant')))} · status "
+                           f"{escape(', '.join(r.get('status') or []))}", small))
+            story.append(formula(r["conclusion_latex"], width, True))
+            story.append(P("Left side: " + escape(str(r.get("lhs", ""))), small))
+            ex = r.get("example")
+            terms = [[P("<b>Term</b>", cell), P("<b>Formula</b>", cell), P("<b>At example</b>", cell)]]
+            for term in r.get("terms") or []:
+                val = (ex["check"]["terms"].get(term["name"]) if ex else None)
+                terms.append([P(escape(term["name"]), cell), formula(term["latex"], width - 70 * mm),
+                              P(t(val) if ex else "–", cell)])
+            if ex:
+                terms.append([P("<b>bound</b>", cell), P("sum of terms", cell), P(f"<b>{t(ex['check']['value'])}</b>", cell)])
+            story.append(grid(terms, [35 * mm, width - 65 * mm, 30 * mm]))
+            if r.get("hypotheses"):
+                hyp = [[P("<b>Hypothesis</b>", cell), P("<b>Condition</b>", cell), P("<b>At example</b>", cell)]]
+                conds = ex["check"]["conditions"] if ex else []
+                for i, h in enumerate(r["hypotheses"]):
+                    c = conds[i] if i < len(conds) else None
+                    state = "–" if c is None else (verdict("unverified") + " " + escape(c.get("reason", ""))
+                                                   if c.get("holds") is None else
+                                                   verdict("holds" if c.get("holds") else "fails")
+                                                   + f" ({t(c.get('lhs'))} vs {t(c.get('rhs'))})")
+                    hyp.append([P(escape(h["name"]), cell), formula(h["latex"], width - 95 * mm), P(state, cell)])
+                story.append(Spacer(1, 3))
+                story.append(grid(hyp, [40 * mm, width - 95 * mm, 55 * mm]))
+            if ex:
+                story.append(P(f"Example values ({escape(str(ex.get('source', '')))}): "
+                               + ", ".join(f"{escape(str(k))}={escape(str(val))}" for k, val in ex["values"].items()), small))
+            else:
+                story.append(P("No worked-example values are encoded for this result: statement only.", small))
+            for flag in r.get("flags") or []:
+                story.append(P(f'<font color="#8a5a00">Flag: {escape(flag)}</font>', small))
+            figs(anchor("res", r["key"]))
+
+    # Rates, sampler, participation
+    if doc.get("region"):
+        reg = doc["region"]
+        story.append(P('<a name="region"/>Participation rate region (F3AST Table I)', h2))
+        if reg.get("description"):
+            story.append(P(escape(reg["description"]), body))
+        figs("region")
+        if reg.get("table"):
+            tb = [[P(f"<b>{escape(str(c))}</b>", cell) for c in reg["table"]["columns"]]]
+            tb += [[P(t(c), cell) for c in row] for row in reg["table"]["rows"]]
+            story.append(grid(tb))
+        if doc.get("large_n"):
+            story.append(P("Large-N example", h3))
+            story.append(kv(list(doc["large_n"].items())))
+    for key, title in (("sampler", "F3AST sampler"), ("participation", "Participation pattern")):
+        if doc.get(key):
+            story.append(P(f'<a name="{key}"/>{title}', h2))
+            if doc[key].get("description"):
+                story.append(P(escape(doc[key]["description"]), body))
+            figs(key)
+
+    # Environment
+    story.append(P("Environment", h2))
+    story.append(P("Rerun with: <font face='Courier'>" + escape(str(env.get("command", ""))) + "</font>", small))
+    pairs = [(k, env.get(k)) for k in ("created", "python", "platform", "device", "seed")]
+    pairs.append(("git", (git.get("commit", "") + (" (uncommitted changes)" if git.get("dirty") else "")) if git
+                  else "not a git checkout"))
+    pairs += list((env.get("packages") or {}).items())
+    story.append(kv(pairs))
+
+    page.build(story, onFirstPage=_footer, onLaterPages=_footer)
+    return buf.getvalue()
+
+
+def _box(Table, TableStyle, colors, lines, width, fill: str, edge: str):
+    box = Table([[line] for line in lines], colWidths=[width])
+    box.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.HexColor(fill)),
+                             ("BOX", (0, 0), (-1, -1), 1.5, colors.HexColor(edge)),
+                             ("LEFTPADDING", (0, 0), (-1, -1), 6), ("TOPPADDING", (0, 0), (-1, -1), 2)]))
+    return box
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, Mapping):
+        return "<br/>".join(f"{escape(str(k))}: {_value(x)}" for k, x in v.items())
+    return escape(v if isinstance(v, str) else fmt(v))
+
+
+def _footer(canvas, page) -> None:
+    canvas.saveState()
+    canvas.setFont("Helvetica", 7)
+    canvas.setFillGray(0.4)
+    canvas.drawRightString(page.pagesize[0] - page.rightMargin, 8 * 2.8346, f"convbound report · page {page.page}")
+    canvas.restoreState()

@@ -1,0 +1,77 @@
+"""HTML and PDF rendering of a fixture document, and the atomic report directory (no browser)."""
+
+import json
+import re
+
+import pytest
+
+from bounds.errors import UserInputError
+from reports.build import write_report
+from reports.formulas import formula_png, png_size, simplify
+from reports.html import render_html
+
+from report_fixtures import fixture_doc
+
+
+@pytest.fixture(scope="module")
+def page():
+    return render_html(fixture_doc())
+
+
+def test_page_is_self_contained(page):
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    srcs = re.findall(r'<img[^>]* src="([^"]+)"', page)
+    assert srcs and all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert "<link" not in page and "<script" not in page
+
+
+def test_summary_links_point_at_sections(page):
+    ids = set(re.findall(r' id="([^"]+)"', page))
+    links = set(re.findall(r'href="#([^"]+)"', page))
+    assert links and links <= ids
+    for target in ("chk-FAST-T1-cert", "chk-FAST-T1-control", "res-FAST-T1", "res-FAST-T2", "region", "sampler"):
+        assert target in links
+
+
+def test_every_figure_is_drawn(page):
+    # 2 results' terms? only FAST.T1 has values; + region, sampler, participation, one series
+    assert page.count("<figure>") == 5
+
+
+def test_banner_only_when_evidence_is_wrong(page):
+    assert 'class="banner alert"' not in page and 'class="banner ok"' in page
+    bad = render_html(fixture_doc(violated=True))
+    assert 'class="banner alert"' in bad
+    assert bad.index('class="banner alert"') < bad.index('id="summary"')
+    dropped = render_html(fixture_doc(drop_control=True))
+    assert 'class="banner alert"' in dropped and "FAST.T1.control is missing" in dropped
+
+
+def test_formulas_render_offline():
+    png = formula_png(r"\eta_{c} \le \frac{1}{8 K L} + \underbrace{x}_{\text{a b}}")
+    assert png is not None and png.startswith(b"\x89PNG") and png_size(png)[0] > 20
+    assert simplify(r"\underbrace{a+b}_{\text{t}} + c") == "a+b + c"
+    assert formula_png(r"\frac{") is None
+
+
+def test_write_report_is_atomic_and_refuses_non_empty_dir(tmp_path):
+    out = tmp_path / "rep"
+    write_report(fixture_doc(), out)
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "report.pdf", "results.json"]
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["verifications"][2]["control"] is True
+    assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
+    with pytest.raises(UserInputError, match="not empty; pass --force"):
+        write_report(fixture_doc(), out)
+    (out / "extra").write_text("x")
+    write_report(fixture_doc(violated=True), out, force=True)
+    assert not (out / "extra").exists()
+    assert 'class="banner alert"' in (out / "index.html").read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["rep"]  # no temporary directories left behind
+
+
+def test_saved_json_renders_again(tmp_path):
+    out = tmp_path / "rep"
+    write_report(fixture_doc(), out)
+    doc = json.loads((out / "results.json").read_text())
+    assert render_html(doc).count("<figure>") == 5
