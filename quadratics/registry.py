@@ -1,0 +1,167 @@
+"""Names of problems, patterns and algorithms with their KEY=VALUE parameters (for the CLI and verify).
+
+Keys are shared across components: a key given once goes to every chosen component that takes
+it (``M`` is the problem's and the pattern's; ``P`` the pattern's and an amplified algorithm's).
+``build(problem, pattern, algorithm, values)`` validates every key and returns the three objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from bounds.errors import UserInputError, unknown
+
+from . import amplified as _amp
+from . import local_methods as _loc
+from . import participation as _par
+from .heterogeneous import heterogeneous_quadratic
+from .lower_bound import lower_bound_objective
+from .nonconvex import cosine_nonconvex
+from .snapshot import fast_mixture
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True)
+class Spec:
+    builder: Callable[..., Any]
+    keys: Mapping[str, Key]
+    help: str
+
+
+def _k(kind: type, default: Any, text: str) -> Key:
+    return Key(kind, default, text)
+
+
+PROBLEMS: dict[str, Spec] = {
+    "quadratic": Spec(heterogeneous_quadratic, {
+        "L": _k(float, 1.0, "largest curvature"), "mu": _k(float, 0.1, "smallest curvature"),
+        "d": _k(int, 10, "dimension"), "M": _k(int, 10, "clients"),
+        "zeta": _k(float, 1.0, "heterogeneity sup_x max_i ||grad F_i - grad F|| (= sigma_G)"),
+        "sigma": _k(float, 1.0, "gradient noise, E||xi||^2 = sigma^2"), "D0": _k(float, 1.0, "||x0 - x*||^2"),
+        "instance": _k(int, 0, "seed of the instance draw")}, "shared-Hessian heterogeneous quadratics"),
+    "lower-bound": Spec(lower_bound_objective, {
+        "mu": _k(float, 1.0, "x1 curvature"), "H": _k(float, 16.0, "smoothness"),
+        "L": _k(float, 2.0, "even clients' x4 coefficient"), "lamb": _k(float, 1.0, "odd clients' x4 coefficient"),
+        "c": _k(float, 1.0, "x1 target"), "zeta": _k(float, 16.0, "heterogeneity (at x*)"),
+        "sigma": _k(float, 1.0, "noise std on x3"), "M": _k(int, 2, "clients (even)")},
+        "4-D lower-bound objective of the Amplified SCAFFOLD experiments (lamb <= mu <= H/16)"),
+    "nonconvex": Spec(cosine_nonconvex, {
+        "L": _k(float, 1.0, "smoothness"), "mu": _k(float, 0.1, "smallest quadratic curvature"),
+        "amp": _k(float, 0.5, "cosine amplitude (non-convex when amp > mu)"), "d": _k(int, 10, "dimension"),
+        "M": _k(int, 10, "clients"), "zeta": _k(float, 1.0, "heterogeneity (= sigma_G)"),
+        "sigma": _k(float, 1.0, "gradient noise"), "spread": _k(float, 3.0, "range of the centre"),
+        "instance": _k(int, 0, "seed of the instance draw")}, "quadratic + amp * sum cos(x_j), exact inf F"),
+}
+
+PATTERNS: dict[str, Spec] = {
+    "uniform": Spec(_par.uniform, {"S": _k(int, 1, "clients per round")}, "S of M uniformly without replacement"),
+    "cyclic": Spec(_par.cyclic, {"S": _k(int, 1, "clients per round"), "P": _k(int, 480, "period"),
+                                 "groups": _k(int, 2, "number of groups")},
+                   "cyclic groups, each available for P/groups rounds"),
+    "regularized": Spec(_par.regularized, {"S": _k(int, 1, "clients per round"), "P": _k(int, 10, "window")},
+                        "every client in every window, window-average weight 1/M"),
+    "arbitrary": Spec(_par.arbitrary, {"S": _k(int, 1, "clients per round"),
+                                       "dist": _k(str, "beta", "propensity law beta|gamma|weibull"),
+                                       "a": _k(float, 0.5, "first shape"), "b": _k(float, 0.5, "second shape/scale")},
+                      "propensity-proportional sampling (FAST's ACP)"),
+    "fast": Spec(fast_mixture, {"m": _k(int, 1, "snapshot cohort"), "n": _k(int, 1, "arbitrary cohort"),
+                                "q": _k(float, None, "snapshot probability in [0,1]"),
+                                "I": _k(int, None, "snapshot interval"), "adaptive": _k(int, 0, "1: FAST Algorithm 2"),
+                                "lam": _k(float, 1.0, "adaptive gain"), "dist": _k(str, "beta", "ACP law"),
+                                "a": _k(float, 0.5, "first shape"), "b": _k(float, 0.5, "second shape/scale")},
+                 "FAST snapshots mixed into arbitrary participation"),
+    "availability": Spec(None, {"model": _k(str, "home-devices", "rate_region model name"),
+                                "S": _k(int, None, "cap K_t (default: the model's)"),
+                                "selection": _k(str, "f3ast", "f3ast|naive"), "beta": _k(float, 1e-3, "rate smoothing"),
+                                "objective": _k(str, "p2", "H objective p2|p"), "rates": _k(str, "post", "post|pre")},
+                         "rate_region availability with F3AST greedy or naive selection"),
+}
+
+_STEP = {"eta": _k(float, 0.01, "local step size"), "K": _k(int, 10, "local steps"),
+         "eta_g": _k(float, 1.0, "server step size")}
+_AMP = {"gamma": _k(float, 1.5, "amplification"), "P": _k(int, None, "window (default: the pattern's P)")}
+ALGORITHMS: dict[str, Spec] = {
+    "fedavg": Spec(_loc.fedavg, dict(_STEP), "FedAvg"),
+    "fedprox": Spec(_loc.fedprox, {**_STEP, "mu_prox": _k(float, 0.01, "proximal coefficient")}, "FedProx"),
+    "scaffold": Spec(_loc.scaffold, dict(_STEP), "SCAFFOLD (option II)"),
+    "fast": Spec(_loc.fast, {**_STEP, "base": _k(str, "fedavg", "fedavg|fedprox|scaffold"),
+                            "mu_prox": _k(float, 0.0, "proximal coefficient")}, "FAST = base under the fast pattern"),
+    "f3ast": Spec(_loc.f3ast, dict(_STEP), "importance weights p_k/r_k(t) (availability pattern)"),
+    "amplified_fedavg": Spec(_amp.amplified_fedavg, {**_STEP, **_AMP}, "Amplified FedAvg"),
+    "amplified_scaffold": Spec(_amp.amplified_scaffold, {**_STEP, **_AMP,
+                                                         "variant": _k(str, "paper", "paper (Algorithm 1) | code")},
+                               "Amplified SCAFFOLD"),
+}
+
+
+def _convert(name: str, key: Key, text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    if key.kind is str:
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise UserInputError(f"{name}={text!r} is not a number") from None
+    if key.kind is int:
+        if not value.is_integer():
+            raise UserInputError(f"{name}={text!r} must be an integer")
+        return int(value)
+    return value
+
+
+def _spec(table: Mapping[str, Spec], kind: str, name: str) -> Spec:
+    if name not in table:
+        raise unknown(kind, name, table)
+    return table[name]
+
+
+def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    """Problem, pattern and algorithm objects from names and shared KEY=VALUE parameters."""
+    ps, qs, al = _spec(PROBLEMS, "problem", problem), _spec(PATTERNS, "pattern", pattern), _spec(ALGORITHMS, "algorithm", algorithm)
+    known = set(ps.keys) | set(qs.keys) | set(al.keys)
+    for key in values:
+        if key not in known:
+            raise UserInputError(f"unknown key {key!r} for problem {problem}, pattern {pattern}, algorithm {algorithm}; "
+                                 f"valid: {', '.join(sorted(known))}")
+
+    def args(spec: Spec) -> dict[str, Any]:
+        return {k: _convert(k, key, values[k]) if k in values else key.default for k, key in spec.keys.items()}
+
+    pa = args(ps)
+    if "instance" in pa:
+        pa["seed"] = pa.pop("instance")
+    if "amp" in pa:
+        pa["beta"] = pa.pop("amp")
+    prob = ps.builder(**pa)
+    qa = args(qs)
+    if pattern == "fast":
+        qa["adaptive"] = bool(qa["adaptive"])
+    if pattern == "availability":
+        from .availability import availability
+        pat = availability(M=prob.M, **qa)
+    else:
+        pat = qs.builder(M=prob.M, **qa)
+    aa = args(al)
+    if "P" in aa and aa["P"] is None:
+        aa["P"] = pat.constants.get("P") or 1
+    alg = al.builder(**aa)
+    return prob, pat, alg
+
+
+def help_text() -> str:
+    """Lines listing every component and its keys (for ``--help``)."""
+    lines = []
+    for title, table in (("problems", PROBLEMS), ("patterns", PATTERNS), ("algorithms", ALGORITHMS)):
+        lines.append(f"{title}:")
+        for name, spec in table.items():
+            keys = " ".join(f"{k}={'' if v.default is None else v.default}" for k, v in spec.keys.items())
+            lines.append(f"  {name}: {keys}")
+    return "\n".join(lines)
