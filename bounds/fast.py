@@ -168,11 +168,14 @@ def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
     """Theorem 1's hypotheses with Corollary 1's step size substituted (m, n replaced by mm, nn)."""
     d = sp.simplify(D_mix.subs({m: mm, n: nn}, simultaneous=True))  # m = n: D = m, free of q
     step = c * sp.sqrt(mm * nn / (R * K * d))
+    same = mm == nn
     return (
-        Hypothesis("prescribed eta_c within cap (nq+m(1-q))/(5mnLK): R >= 25 c^2 m^3 n^3 L^2 K / D^3",
+        Hypothesis("prescribed eta_c within cap (nq+m(1-q))/(5mnLK): " +
+                   ("R >= 25 c^2 m^3 L^2 K (n = m)" if same else "R >= 25 c^2 m^3 n^3 L^2 K / D^3"),
                    sp.Ge(R, 25 * c**2 * mm**3 * nn**3 * L**2 * K / d**3),
                    "INFERRED (not stated): Theorem 1's cap with the Theta step size; c is the hidden constant"),
-        Hypothesis("prescribed eta_c within cap 1/(8LK): R >= 64 c^2 m n L^2 K / D",
+        Hypothesis("prescribed eta_c within cap 1/(8LK): " +
+                   ("R >= 64 c^2 m L^2 K (n = m)" if same else "R >= 64 c^2 m n L^2 K / D"),
                    sp.Ge(R, 64 * c**2 * mm * nn * L**2 * K / d),
                    "INFERRED (not stated): Theorem 1's other cap, binding only when min(m, n) = 1"),
         Hypothesis("snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c",
