@@ -19,6 +19,8 @@ from bounds.errors import UserInputError
 from rate_region.availability import AvailabilityModel, Cap, make_cap
 
 SOLVERS = ("CLARABEL", "SCS")
+# (solver, tolerance) attempts in order: a tight interior-point solve, a default one, then a first-order solver
+_LADDER = {"CLARABEL": (1e-10, 1e-8), "SCS": (1e-9,)}
 MAX_CONFIG_VARS = 2_000_000
 
 
@@ -68,24 +70,26 @@ def _solve(build, solvers=SOLVERS) -> ConvexSolve:
         if name not in installed:
             notes.append(f"{name}: not installed")
             continue
-        prob, Y, r = build()
         tried.append(name)
-        opts = {}
-        if name == "CLARABEL":
-            opts = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10, max_iter=500)
-        elif name == "SCS":
-            opts = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200_000)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # inaccurate solutions are reported, not warned about
-                prob.solve(solver=name, **opts)
-        except Exception as exc:  # a solver crash must not end the attempt: fall back
-            notes.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-            continue
-        if prob.status == "optimal" and Y.value is not None:
-            msg = "optimal" + (f" (after fallback; {'; '.join(notes)})" if notes else "")
-            return ConvexSolve(True, float(prob.value), np.asarray(Y.value), np.asarray(r.value), name, tuple(tried), msg)
-        notes.append(f"{name}: status {prob.status}")
+        for tol in _LADDER.get(name, (None,)):
+            prob, Y, r = build()
+            if name == "CLARABEL":
+                opts = dict(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=500)
+            elif name == "SCS":
+                opts = dict(eps_abs=tol, eps_rel=tol, max_iters=200_000)
+            else:
+                opts = {}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # inaccurate solutions are reported, not warned about
+                    prob.solve(solver=name, **opts)
+            except Exception as exc:  # a solver crash must not end the attempt: fall back
+                notes.append(f"{name}(tol {tol:g}): {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                continue
+            if prob.status == "optimal" and Y.value is not None:
+                msg = f"optimal ({name}, tol {tol:g})" + (f" after: {'; '.join(notes)}" if notes else "")
+                return ConvexSolve(True, float(prob.value), np.asarray(Y.value), np.asarray(r.value), name, tuple(tried), msg)
+            notes.append(f"{name}(tol {tol:g}): status {prob.status}")
     return ConvexSolve(
         False, float("nan"), None, None, None, tuple(tried),
         "all solvers failed (" + "; ".join(notes) + ")",
@@ -103,14 +107,15 @@ def min_H_cvxpy(cfg: Configurations, w: np.ndarray, solvers=SOLVERS) -> ConvexSo
         Y = cp.Variable((M, N), nonneg=True)
         r = cfg.probs @ Y
         cons = [Y <= cfg.sets.astype(float), cp.sum(Y, axis=1) <= cfg.caps]
-        obj = cp.sum(cp.multiply(w[pos], cp.inv_pos(r[pos])))
+        # scaled so the largest weight is 1: the solver's tolerances are then relative to H
+        obj = cp.sum(cp.multiply(w[pos] / w[pos].max(), cp.inv_pos(r[pos])))
         return cp.Problem(cp.Minimize(obj), cons), Y, r
 
     out = _solve(build, solvers)
     if out.success:
         r = out.r.copy()
         r[w <= 0] = 0.0  # down-closed: dropping unweighted clients keeps feasibility
-        return ConvexSolve(True, out.value, out.y, r, out.solver, out.tried, out.message)
+        return ConvexSolve(True, out.value * w[pos].max(), out.y, r, out.solver, out.tried, out.message)
     return out
 
 
