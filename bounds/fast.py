@@ -177,7 +177,7 @@ def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
         Hypothesis("prescribed eta_c within cap 1/(8LK): " +
                    ("R >= 64 c^2 m L^2 K (n = m)" if same else "R >= 64 c^2 m n L^2 K / D"),
                    sp.Ge(R, 64 * c**2 * mm * nn * L**2 * K / d),
-                   "INFERRED (not stated): Theorem 1's other cap, binding only when min(m, n) = 1"),
+                   "INFERRED (not stated): Theorem 1's other cap; it can bind only when min(m, n) = 1"),
         Hypothesis("snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c",
                    sp.Ge(q, q_min_expr().subs(eta_c, step)),
                    "Theorem 1's condition; G1..G3 (and c) are not in the sources: unverified unless supplied"),
