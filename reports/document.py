@@ -25,7 +25,7 @@ from typing import Any
 
 SCHEMA = "convbound.report/1"
 
-VERDICTS = ("holds", "violated", "inconclusive", "unverified")
+VERDICTS = ("holds", "violated", "inconclusive", "unverified", "inapplicable", "pending")
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,8 @@ def hypotheses_verdict(result: Mapping[str, Any]) -> tuple[str, str]:
         return "fails", "hypotheses fail at the example: " + "; ".join(failed)
     if unverified:
         return "unverified", "unverified (constants not in the sources): " + "; ".join(unverified)
+    if not conds:
+        return "evaluated", "no hypotheses; bound evaluated at the example"
     return "holds", f"all {len(conds)} hypotheses hold at the example"
 
 

@@ -141,10 +141,11 @@ def region_figure(region: Mapping[str, Any]):
     v = np.asarray(region["vertices"], dtype=float)
     ax.fill(v[:, 0], v[:, 1], color="C0", alpha=0.2, label="achievable region")
     ax.plot(np.r_[v[:, 0], v[0, 0]], np.r_[v[:, 1], v[0, 1]], color="C0", lw=1)
-    markers = {"r*": ("*", "C3", 14)}
+    styles = {"r^a": dict(marker="o", color="C1", ms=8), "r^b": dict(marker="o", color="C2", ms=15, mfc="none", mew=2),
+              "naive": dict(marker="s", color="C4", ms=8), "r*": dict(marker="*", color="C3", ms=14)}
     for i, (label, pt) in enumerate((region.get("points") or {}).items()):
-        mk, col, size = markers.get(label, ("o", f"C{(i + 1) % 10}", 7))
-        ax.plot([pt[0]], [pt[1]], mk, color=col, ms=size, label=f"{label} = ({fmt(pt[0], 3)}, {fmt(pt[1], 3)})")
+        style = styles.get(label, dict(marker="D", color=f"C{(i + 5) % 10}", ms=7))
+        ax.plot([pt[0]], [pt[1]], ls="none", label=f"{label} = ({fmt(pt[0], 3)}, {fmt(pt[1], 3)})", **style)
     ax.set_xlabel("r_1: long-run participation rate of client 1 (fraction of rounds)")
     ax.set_ylabel("r_2: rate of client 2 (fraction of rounds)")
     top = 1.08 * float(max(v.max(), *(max(p) for p in (region.get("points") or {"": [0]}).values())))
@@ -152,7 +153,7 @@ def region_figure(region: Mapping[str, Any]):
     ax.set_ylim(0, top)
     ax.set_aspect("equal", adjustable="box")
     ax.set_title(region.get("title", "Achievable participation rates"), fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     ax.grid(True, alpha=0.3)
     return fig
 
@@ -172,7 +173,7 @@ def sampler_figure(sampler: Mapping[str, Any]):
         ax.text(0.01, 0.02, f"first {n_show} of {r.shape[1]} clients shown", transform=ax.transAxes, fontsize=7)
     ax.set_xscale("log")
     ax.set_xlabel("round t (count)")
-    ax.set_ylabel("smoothed participation rate r_k(t) (fraction of rounds)")
+    ax.set_ylabel("rate r_k(t) (fraction of rounds)")
     ax.set_title(sampler.get("title", "F3AST sampler: rates approach r* (dashed)"), fontsize=10)
     ax.legend(fontsize=8, ncol=2)
     ax.grid(True, alpha=0.3)
@@ -204,7 +205,7 @@ def report_figures(doc: Mapping[str, Any]) -> list[FigureImage]:
         out.append(FigureImage(ident, where, caption, to_png(fig)))
 
     for r in doc.get("results") or []:
-        if r.get("sweep") or (r.get("example") and (r["example"].get("check") or {}).get("terms")):
+        if r.get("sweep"):  # without a sweep the terms table says all a single bar would
             add(f"terms-{r['key']}", anchor("res", r["key"]),
                 f"Terms of the bound of {r['key']} at its example values.", terms_figure, r)
     if doc.get("region"):

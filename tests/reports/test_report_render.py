@@ -35,7 +35,7 @@ def test_summary_links_point_at_sections(page):
 
 def test_every_figure_is_drawn(page):
     # 2 results' terms? only FAST.T1 has values; + region, sampler, participation, one series
-    assert page.count("<figure>") == 5
+    assert page.count("<figure>") == 5  # terms (FAST.T1 sweep), region, sampler, participation, series
 
 
 def test_banner_only_when_evidence_is_wrong(page):

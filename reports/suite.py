@@ -1,0 +1,283 @@
+"""Run the default report suite and collect its evidence as a report document (plain dicts).
+
+Sections: every encoded ``bounds`` result at its worked-example values (hypotheses, bound, terms
+and a sweep of the terms over R); the F3AST Table I rate region with r^a, r^b, the naive rate and
+r*; one large-N r*; the F3AST sampler's r(t); a participation pattern as a heatmap; and every
+certificate, rate check and negative control of ``verify``. A section whose layer is missing or
+fails is recorded in ``sections_failed`` (shown at the top of the report), never silently dropped.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from bounds.errors import UserInputError
+from reports.document import SCHEMA
+from reports.environment import environment
+
+Progress = Callable[[str], None]
+
+SWEEP_VARS = ("R", "T")
+SWEEP_POINTS = 41
+TABLE1 = "table1"
+LARGE_N_MODEL, LARGE_N_CLIENTS = "uneven", 1000
+SAMPLER_ROUNDS = {True: 6_000, False: 20_000}
+SAMPLER_RUNS = 8
+SAMPLER_BETA = 1e-3
+PATTERN = {"M": 12, "S": 3, "P": 8, "groups": 4, "rounds": 32}
+
+
+def example_values(result) -> dict[str, Any]:
+    """A result's worked-example inputs as bounds encodes them (empty when none)."""
+    ex = getattr(result, "example_values", None)
+    if callable(ex):
+        ex = ex()
+    if ex is None:
+        ex = dict(getattr(result, "example", ()) or ())
+    return dict(ex)
+
+
+# Bounds
+def result_entry(result) -> dict[str, Any]:
+    """``Result.to_dict()`` plus the check at its example values and a sweep of its terms."""
+    entry = result.to_dict()
+    entry["example"] = None
+    entry["sweep"] = None
+    values = example_values(result)
+    if not values:
+        return entry
+    try:
+        check = result.check(values).to_dict()
+    except UserInputError as exc:
+        entry["example_error"] = str(exc)
+        return entry
+    entry["example"] = {"source": "spec worked example (bounds)", "values": _plain(values), "check": check}
+    entry["sweep"] = _sweep(result, values)
+    return entry
+
+
+def _sweep(result, values: Mapping[str, Any]) -> dict[str, Any] | None:
+    var = next((v for v in SWEEP_VARS if v in values and np.ndim(values[v]) == 0), None)
+    if var is None or len(result.terms) < 2:
+        return None
+    centre = float(values[var])
+    xs = np.unique(np.round(np.logspace(np.log10(max(1.0, centre / 1e3)), np.log10(centre * 1e3), SWEEP_POINTS)))
+    try:
+        ev = result.evaluate({**values, var: xs})
+    except (UserInputError, ValueError, TypeError):
+        return None
+    terms = {k: np.broadcast_to(np.asarray(v, dtype=float), xs.shape).tolist() for k, v in ev.terms.items()}
+    if not all(np.all(np.isfinite(t)) for t in terms.values()):
+        return None
+    return {"var": var, "x": xs.tolist(), "example": centre, "terms": terms}
+
+
+def bounds_section(only: set[str] | None) -> list[dict[str, Any]]:
+    import bounds
+
+    return [result_entry(r) for r in bounds.all_results() if only is None or _selected(r.id, r.key, only)]
+
+
+def _selected(rid: str, key: str, only: set[str]) -> bool:
+    return any(o in (rid, key) or o.startswith(rid + ".") or o.startswith(key + "@") for o in only)
+
+
+# Rate region
+def region_section() -> dict[str, Any]:
+    """F3AST Table I: the region's vertices, r^a, r^b, the naive rate and r* with H at each."""
+    from rate_region.models import named_model
+    from rate_region.optimum import min_variance_rates
+    from rate_region.region import extreme_points, membership, naive_rate, support
+    from rate_region.variance import H
+
+    model = named_model(TABLE1)
+    p = np.asarray(model.weights, dtype=float)
+    opt = min_variance_rates(model)
+    verts = np.asarray(extreme_points(model, None), dtype=float)
+    centre = verts.mean(0)
+    verts = verts[np.argsort(np.arctan2(verts[:, 1] - centre[1], verts[:, 0] - centre[0]))]
+    r_a = np.array([verts[:, 0].max(), 0.0])  # client 1 whenever available, never client 2
+    _, r_b = support(model, None, np.array([2.0, 1.0]))  # client 1 first, else client 2
+    naive = naive_rate(model, None, p)
+    points = {"r^a": r_a, "r^b": np.asarray(r_b, dtype=float)}
+    if naive is not None:
+        points["naive"] = np.asarray(naive, dtype=float)
+    points["r*"] = np.asarray(opt.r_star, dtype=float)
+    rows = []
+    for label, pt in points.items():
+        with np.errstate(divide="ignore"):
+            h2, h1 = float(H(pt, p, "p2")), float(H(pt, p, "p"))
+        rows.append([label, float(pt[0]), float(pt[1]), h2, h1, bool(membership(model, None, pt).achievable)])
+    return {
+        "title": "F3AST Table I: achievable rates (at most one client per round)",
+        "description": ("Two clients with p = (1/2, 1/2); availability P(A1) = 0.375, P(A2) = 0.8, independent; at "
+                        "most one client per round. r^a: client 1 whenever available, never 2; r^b: client 1 "
+                        "first, else 2; naive: available clients drawn with probability proportional to p; r*: "
+                        f"argmin of H(r) = sum p_k^2 / r_k ({opt.method}, status {opt.status})."),
+        "vertices": verts.tolist(),
+        "points": {k: v.tolist() for k, v in points.items()},
+        "r_star": np.asarray(opt.r_star).tolist(),
+        "H_star": float(opt.H),
+        "table": {"columns": ["point", "r_1", "r_2", "H = Σ p²/r", "H₁ = Σ p/r", "achievable"], "rows": rows},
+        "optimum": _plain(opt.to_dict()),
+    }
+
+
+def large_n_section() -> dict[str, Any]:
+    """r* for a large population (uneven availability and data sizes, N = 1000)."""
+    from rate_region.models import DESCRIPTIONS, named_model
+    from rate_region.optimum import min_variance_rates
+
+    model = named_model(LARGE_N_MODEL, clients=LARGE_N_CLIENTS, seed=0)
+    t0 = time.perf_counter()
+    opt = min_variance_rates(model)
+    r = np.asarray(opt.r_star, dtype=float)
+    return {
+        "model": f"{LARGE_N_MODEL}: {DESCRIPTIONS.get(LARGE_N_MODEL, '')}",
+        "N": int(model.n_clients),
+        "cap": _plain(opt.cap),
+        "method": opt.method,
+        "solver": opt.solver,
+        "status": opt.status,
+        "H(r*)": float(opt.H),
+        "H at full participation": float(opt.H_full),
+        "price of the cap H(r*)/H(1)": float(opt.H / opt.H_full) if opt.H_full > 0 else None,
+        "r* min / median / max": [float(r.min()), float(np.median(r)), float(r.max())],
+        "sum of r*": float(r.sum()),
+        "seconds": round(time.perf_counter() - t0, 3),
+    }
+
+
+def sampler_section(quick: bool, seed: int) -> dict[str, Any]:
+    """The F3AST sampler on Table I: mean r(t) over runs against r*."""
+    from rate_region.models import named_model
+    from rate_region.sampler import simulate_sampler
+
+    run = simulate_sampler(named_model(TABLE1), rounds=SAMPLER_ROUNDS[quick], runs=SAMPLER_RUNS, beta=SAMPLER_BETA,
+                           seed=seed)
+    keep = np.asarray(run.times) > 0
+    summary = run.summary()
+    dist = summary.get("distance_final", {})
+    return {
+        "title": f"F3AST sampler on Table I (beta = {SAMPLER_BETA}, mean of {SAMPLER_RUNS} runs)",
+        "description": (f"{run.rounds} rounds, {run.runs} runs, seed {run.seed}. Final distance ||r(T) - r*||: "
+                        f"mean {dist.get('mean', float('nan')):.4g}, 95% CI "
+                        f"[{', '.join(f'{c:.4g}' for c in dist.get('ci95', []))}]."),
+        "t": np.asarray(run.times)[keep].tolist(),
+        "r": np.asarray(run.mean_trajectory)[keep].tolist(),
+        "r_star": None if run.r_star is None else np.asarray(run.r_star).tolist(),
+        "summary": _plain(summary),
+    }
+
+
+def participation_section(seed: int) -> dict[str, Any]:
+    """Cyclic participation (Amplified SCAFFOLD) as client x round weights of one trial."""
+    from quadratics.participation import cyclic
+
+    c = PATTERN
+    pattern = cyclic(c["M"], c["S"], c["P"], c["groups"])
+    w = np.stack([pattern.weights(seed, r, 1)[0] for r in range(c["rounds"])], axis=1)  # [M, rounds]
+    return {
+        "name": pattern.name,
+        "title": f"Cyclic participation: M={c['M']}, S={c['S']}, P={c['P']}, {c['groups']} groups",
+        "description": (f"Weights q_r^i of one trial over {c['rounds']} rounds (seed {seed}); constants "
+                        + ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                                    for k, v in pattern.constants.items()) + "."),
+        "weights": w.tolist(),
+        "constants": _plain(dict(pattern.constants)),
+    }
+
+
+# Verify
+def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
+                   progress: Progress) -> tuple[list[dict[str, Any]], list[str] | None]:
+    """Every check of ``verify.suite.run_suite`` as dicts, and the controls it is expected to contain."""
+    from verify import suite
+
+    def on_progress(*args, **kwargs) -> None:
+        progress("verify: " + " ".join(str(a) for a in args))
+
+    checks = suite.run_suite(ids=only if only else "all", quick=quick, device=device, seed=seed,
+                             progress=on_progress)
+    expected = None
+    for name in ("control_ids", "expected_controls", "CONTROL_IDS"):
+        found = getattr(suite, name, None)
+        if found is not None:
+            expected = list(found(quick=quick) if callable(found) else found)
+            if only:
+                expected = [e for e in expected if e in set(only) or any(e.startswith(o) for o in only)]
+            break
+    return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in checks], expected
+
+
+# Whole suite
+SECTIONS = ("results", "region", "large_n", "sampler", "participation", "verify")
+
+
+def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | None = None, seed: int = 0,
+            progress: Progress | None = None, sections: Iterable[str] = SECTIONS,
+            argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the suite and return the report document (see ``reports.document``)."""
+    step = progress or (lambda message: None)
+    only_list = sorted({o.strip() for o in only if o.strip()}) if only else None
+    only_set = set(only_list) if only_list else None
+    sections = tuple(sections)
+    doc: dict[str, Any] = {"schema": SCHEMA, "title": "convbound verification report", "quick": quick,
+                           "seed": seed, "device": device, "only": only_list, "results": [], "region": None,
+                           "large_n": None, "sampler": None, "participation": None, "verifications": [],
+                           "expected_controls": None, "sections_failed": {}, "timings_s": {}}
+
+    def run(name: str, message: str, fn: Callable[[], Any]) -> Any:
+        if name not in sections:
+            return None
+        step(message)
+        t0 = time.perf_counter()
+        try:
+            return fn()
+        except UserInputError:
+            if name == "verify":  # an unknown --only ID: the person's mistake, reported as such
+                raise
+            doc["sections_failed"][name] = "failed on the suite's own inputs (a bug)"
+            raise
+        except ImportError as exc:
+            doc["sections_failed"][name] = f"not available in this installation ({exc})"
+        except Exception as exc:  # a broken layer must show in the report, not abort it
+            doc["sections_failed"][name] = f"{type(exc).__name__}: {exc}"
+        finally:
+            doc["timings_s"][name] = round(time.perf_counter() - t0, 3)
+        return None
+
+    doc["results"] = run("results", "checking every encoded result at its example values",
+                         lambda: bounds_section(only_set)) or []
+    doc["region"] = run("region", "rate region of F3AST Table I", region_section)
+    doc["large_n"] = run("large_n", f"r* for N = {LARGE_N_CLIENTS}", large_n_section)
+    doc["sampler"] = run("sampler", "simulating the F3AST sampler", lambda: sampler_section(quick, seed))
+    doc["participation"] = run("participation", "participation pattern", lambda: participation_section(seed))
+    verified = run("verify", "running the verification suite",
+                   lambda: verify_section(only_list, quick, device, seed, step))
+    if verified is not None:
+        doc["verifications"], doc["expected_controls"] = verified
+    if only_set and not doc["results"] and not doc["verifications"]:
+        import bounds
+
+        raise UserInputError(f"--only {','.join(only_list)} matches no result or check; IDs look like "
+                             f"{', '.join(bounds.ids()[:4])}, ...")
+    devices = sorted({str(v.get("device")) for v in doc["verifications"] if v.get("device")})
+    doc["environment"] = environment(device=", ".join(devices) if devices else device, seed=seed, argv=argv)
+    return doc
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x

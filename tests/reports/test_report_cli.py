@@ -1,0 +1,51 @@
+"""`convbound report`: refusal of a non-empty DIR, rendering a saved results.json, bad input (one line, exit 2)."""
+
+import json
+
+import pytest
+
+from reports.build import to_json
+from reports.cli.main import main
+
+from report_fixtures import fixture_doc
+
+
+def run(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def test_non_empty_dir_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / "keep.txt").write_text("mine")
+    code, _, err = run(["report", "--quick", "--out", str(tmp_path)], capsys)
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "not empty; pass --force" in err and "Traceback" not in err
+    assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def test_renders_a_saved_results_json(tmp_path, capsys):
+    saved = tmp_path / "results.json"
+    saved.write_text(to_json(fixture_doc(drop_control=True)))
+    out = tmp_path / "rep"
+    code, _, err = run(["report", "--from-json", str(saved), "--out", str(out)], capsys)
+    assert code == 0, err
+    assert "ALERT" in err and "FAST.T1.control is missing" in err
+    page = (out / "index.html").read_text()
+    assert 'class="banner alert"' in page
+    assert json.loads((out / "results.json").read_text())["expected_controls"] == ["FAST.T1.control"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from-json", "{missing}"], "does not exist"),
+    (["--from-json", "{notjson}"], "is not a JSON file"),
+    (["--device", "tpu"], "--device 'tpu' is not a device"),
+    (["--only", ","], "--only needs comma-separated IDs"),
+])
+def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
+    (tmp_path / "bad.json").write_text("{not json")
+    argv = [a.format(missing=tmp_path / "none.json", notjson=tmp_path / "bad.json") for a in argv]
+    code, _, err = run(["report", "--out", str(tmp_path / "rep"), *argv], capsys)
+    assert code == 2 and message in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "rep").exists()
