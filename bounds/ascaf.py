@@ -65,6 +65,11 @@ S_Kbar = SymbolInfo("Kbar", "number of client groups (cyclic participation; symb
                     Domain.POSITIVE_INTEGER)
 S_kappa = SymbolInfo("kappa", "data heterogeneity sup_x max_i ||grad f_i(x) - grad f(x)||", Domain.NONNEGATIVE)
 
+# Worked examples of amplified_scaffold.md (bound arguments with constant 1)
+EX_T1 = (("Delta", 1.0), ("L", 1.0), ("sigma", 1.0), ("rho", 0.1**0.5), ("R", 1000), ("I", 10), ("P", 5),
+         ("p_min", 0.1), ("gamma", 2.0), ("eta", 1.5e-5))
+EX_BASE = (("L", 1.0), ("Delta", 1.0), ("sigma", 1.0), ("eps", 0.1))
+
 GRADES = "confidence grades from amplified_scaffold.md (the seed lost Greek letters and numerators)"
 LHS_T1 = ("E||grad f(x_hat)||^2 with x_hat the post-amplification window-start iterate x_{mP}, m uniform on "
           "0..R/P-1: the exact full gradient's squared norm averaged over window starts (including x_0) and runs")
@@ -130,6 +135,7 @@ def theorem1(caps: str = "decoded") -> Result:
         reconstructed=True,
         rate=(("R", sp.Rational(-1)),),
         notes=GRADES,
+        example=EX_T1,
     )
 
 
@@ -167,6 +173,7 @@ def corollary1() -> Result:
         rate=(("eps", sp.Rational(-4)), ("I", sp.Rational(-1))),
         prescribed=(("I", sigma**2 * rho**2 * p_min / (P * eps**2)),),
         notes=GRADES + "; R must be a multiple of P in the algorithm",
+        example=EX_BASE + (("rho", 0.1**0.5), ("P", 5), ("p_min", 1.0), ("I", 2), ("R", 1000)),
     )
 
 
@@ -183,8 +190,10 @@ def reduced_communication() -> Result:
         symbols=(S_L, S_Delta, S_P, S_pmin, S_eps),
         provenance=_prov("Section 4.2, Reduced Communication", "ASCAF.RC"),
         status=(Status.DECODED_H,), reconstructed=True,
+        flags=("printed 'I=(^{2}^{2}p_{}P^{-1}^{-2})', 'R=(LPp_{}^{-1}^{-2})': Greek letters restored (DECODED-H)",),
         rate=(("eps", sp.Rational(-2)),),
         prescribed=(("I", sigma**2 * rho**2 * p_min / (P * eps**2)),),
+        example=(("L", 1.0), ("Delta", 1.0), ("P", 5), ("p_min", 0.5), ("eps", 0.1)),
     )
 
 
@@ -201,12 +210,14 @@ def linear_speedup() -> Result:
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_eps),
         provenance=_prov("Section 4.2, Linear Speedup", "ASCAF.LS"),
         status=(Status.DECODED_H,), reconstructed=True,
+        flags=("printed 'RI=( L^{2}^{2}^{-4})': Greek letters restored (DECODED-H)",),
         rate=(("eps", sp.Rational(-4)),),
+        example=EX_BASE + (("rho", 0.1**0.5),),
     )
 
 
 def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, variant="published",
-             rate=(), notes="") -> Result:
+             rate=(), notes="", example=()) -> Result:
     terms = (
         Term("statistical", L * Delta * rho2 * sigma**2 / (I * eps**4)),
         Term("participation", L * Delta * P_ / (pmin * eps**2)),
@@ -223,6 +234,7 @@ def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, varia
         rate=rate,
         prescribed=(("I", sp.simplify(sigma**2 * rho2 * pmin / (P_ * eps**2))),),
         notes=notes,
+        example=EX_BASE + example,
     )
 
 
@@ -233,16 +245,19 @@ def pattern_iid() -> Result:
                     (S_N, S_S), (Status.DECODED_M,),
                     ("N/S dependence consistent with 'recovers SCAFFOLD up to a worse N/S dependence'",),
                     rate=(("eps", sp.Rational(-2)), ("S", sp.Rational(-1)), ("N", sp.Rational(1))),
-                    notes="R = O(L Delta N/(S eps^2)); RI = O(L Delta sigma^2/(S eps^4))")
+                    notes="R = O(L Delta N/(S eps^2)); RI = O(L Delta sigma^2/(S eps^4))",
+                    example=(("N", 100), ("S", 10), ("I", 1)))
 
 
 def pattern_reg() -> Result:
     """Regularized participation: p_min = 1 (**order**, DECODED-H); at I* = rho^2 sigma^2/(P eps^2):
     R = O(L Delta P eps^-2), RI = O(L Delta rho^2 sigma^2 eps^-4)."""
     return _pattern("ASCAF.P.REG", "Amplified SCAFFOLD under regularized participation", rho**2, P, 1,
-                    (S_rho, S_P), (Status.DECODED_H,), (),
+                    (S_rho, S_P), (Status.DECODED_H,),
+                    ("printed 'R=(LP^{-2})', 'RI=( L^{2}^{2}^{-4})': Greek letters restored (DECODED-H)",),
                     rate=(("eps", sp.Rational(-2)), ("P", sp.Rational(1))),
-                    notes="R = O(L Delta P eps^-2); RI = O(L Delta rho^2 sigma^2 eps^-4)")
+                    notes="R = O(L Delta P eps^-2); RI = O(L Delta rho^2 sigma^2 eps^-4)",
+                    example=(("P", 5), ("rho", 0.1**0.5), ("I", 2)))
 
 
 def pattern_cyc(exact_pmin: bool = False) -> Result:
@@ -264,6 +279,7 @@ def pattern_cyc(exact_pmin: bool = False) -> Result:
         + ((("Kbar", sp.Rational(1)),) if not exact_pmin else ()),
         notes=("R = O(L Delta N/(S eps^2))" if exact_pmin else "R = O(L Delta Kbar N/(S eps^2))")
         + "; RI = O(L Delta sigma^2/(S eps^4))",
+        example=(("N", 100), ("S", 10), ("Kbar", 5), ("I", 1)),
     )
 
 
@@ -284,6 +300,7 @@ _METHOD = {"FEDAVG": "FedAvg", "SCAFFOLD": "SCAFFOLD", "AFEDAVG": "Amplified Fed
 
 
 def _row(setting: str, method: str, terms, symbols, status, flags, rate, ri: str) -> Result:
+    example_all = dict(EX_BASE + (("N", 100), ("S", 10), ("Kbar", 5), ("P", 5), ("kappa", 1.0)))
     reduced, unaffected = TABLE1_MARKS[(setting, method)]
     marks = (f"reduced communication: {'yes' if reduced else 'no'}; "
              f"unaffected by heterogeneity: {'yes' if unaffected else 'no'}")
@@ -297,6 +314,7 @@ def _row(setting: str, method: str, terms, symbols, status, flags, rate, ri: str
         provenance=_prov("Table 1", "ASCAF.TAB1"),
         status=status, flags=flags, reconstructed=True, rate=rate,
         notes=f"{marks}; RI column: {ri}",
+        example=tuple((s.name, example_all[s.name]) for s in symbols),
     )
 
 
@@ -318,7 +336,8 @@ def table1() -> list[Result]:
              (S_eps,), (Status.INFERRED, Status.UNRECOVERED),
              ("text: worse than FedAvg by a factor printed 'LN' (a Greek letter may be lost, e.g. L Delta N); "
               "eps^-4 order inferred from the 'no reduced communication' mark; " + unrec,), eps4, "UNRECOVERED"),
-        _row("IID", "ASCAF", pattern_iid().terms[1:], (S_L, S_Delta, S_N, S_S, S_eps), (Status.DECODED_M,), (),
+        _row("IID", "ASCAF", pattern_iid().terms[1:], (S_L, S_Delta, S_N, S_S, S_eps), (Status.DECODED_M,),
+             ("table entry garbled; R taken from the per-pattern result ASCAF.P.IID at I = I* (DECODED-M)",),
              (("eps", sp.Rational(-2)), ("S", sp.Rational(-1)), ("N", sp.Rational(1))),
              "O(L Delta sigma^2/(S eps^4))"),
         _row("REG", "AFEDAVG", (Term("heterogeneity", kappa**2 / eps**4, "order eps^-4 with kappa^2 (text)"),),
@@ -327,7 +346,9 @@ def table1() -> list[Result]:
               "row: the two disagree (the table's R looks like '... + kappa^2/eps^2', garbled); " + unrec,),
              eps4 + (("kappa", sp.Rational(2)),), "UNRECOVERED"),
         _row("REG", "ASCAF", (Term("participation", L * Delta * P / eps**2),), (S_L, S_Delta, S_P, S_eps),
-             (Status.DECODED_H,), (), (("eps", sp.Rational(-2)), ("P", sp.Rational(1))),
+             (Status.DECODED_H,),
+             ("R taken from the per-pattern result ASCAF.P.REG at I = I* (printed 'R=(LP^{-2})', DECODED-H)",),
+             (("eps", sp.Rational(-2)), ("P", sp.Rational(1))),
              "O(L Delta rho^2 sigma^2/eps^4)"),
         _row("CYC", "AFEDAVG", (Term("heterogeneity", kappa**2 / eps**4, "O(kappa^2 eps^-4) (abstract)"),),
              (S_kappa, S_eps), (Status.DECODED_H, Status.UNRECOVERED),

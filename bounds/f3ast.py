@@ -52,6 +52,11 @@ S_sigma2 = SymbolInfo("sigma2", "per-client stochastic-gradient variances sigma_
 S_var_s = SymbolInfo("var_s", "client-sampling variance sigma_T^2(f^r) (bounded by F3AST.L3.4)", Domain.NONNEGATIVE)
 S_eta = SymbolInfo("eta", "last local step size eta_(t,E) of the round", Domain.POSITIVE, prefer="max")
 
+# Worked examples of f3ast.md: EX1 weights and optimal rate r* = (3/8, 1/2)
+EX1 = (("p", (0.5, 0.5)), ("r", (0.375, 0.5)))
+EX_T35 = (("mu", 1), ("L", 4), ("E", 5), ("T", 1000), ("p", (0.5, 0.5)), ("sigma2", (1.0, 1.0)), ("Gamma", 0.1),
+          ("G", 1.0), ("D0", 1.0), ("var_s", 4 * 25 * 4 / 3))
+
 
 def _clients(*arrays: np.ndarray) -> None:
     """Vectors of one result must describe the same clients (same trailing length)."""
@@ -124,7 +129,10 @@ def h_of_r(variant: str = "p2") -> Result:
         symbols=(S_p, S_r),
         aggregates=(agg,),
         provenance=Provenance(SEED, "Section III, eq. (3)", "(3)", "f3ast.md F3AST.E3"),
+        flags=("eq. (3) gives two published choices: sum p_k^2/r_k (uncorrelated / negatively correlated "
+               "availability) and sum p_k/r_k (positively correlated; always valid, looser)",),
         notes="Derived from (6)/(7) by dropping constants; decreasing and convex in each r_k.",
+        example=EX1,
     )
 
 
@@ -173,6 +181,7 @@ def lemma34(eq: int = 6, printed: bool = False) -> Result:
         flags=tuple(flags),
         reconstructed=not printed,
         notes="(7) holds only for uncorrelated / negatively correlated availabilities; not checkable from p, r.",
+        example=(("E", 1), ("G", 0.5)) + EX1,  # 4 E^2 G^2 = 1: the value is the bracketed factor (4/3, 5/3)
     )
 
 
@@ -207,6 +216,7 @@ def theorem35(form: str = "order") -> Result:
         lhs_latex=r"\mathbb{E}[F(\bar{\mathbf w}^T)]-F^*",
         symbols=(S_L, S_mu, S_E, S_T, S_G, S_Gamma, S_D0, S_p, S_sigma2, S_var_s),
         aggregates=(A_V1c,),
+        example=EX_T35,
         provenance=Provenance(SEED, "Theorem III.5", "(8)" if form == "order" else "(17)-(19)",
                               "f3ast.md F3AST.T3.5"),
     )
@@ -274,6 +284,7 @@ def lemma_b2(printed: bool = False) -> Result:
         flags=("printed contraction (1 - eta^2 mu) does not support the induction; the proof of Theorem III.5 and "
                "the cited source use (1 - eta mu) (spec typo #10)",),
         reconstructed=not printed,
+        example=(("eta", 0.0625), ("mu", 1), ("D", 1.0), ("V1", 130.9)),
     )
 
 
@@ -292,6 +303,7 @@ def lemma_b3() -> Result:
         terms=(Term("update size", 4 * E**2 * G**2 * eta**2),),
         symbols=(S_E, S_G, S_eta),
         provenance=Provenance(SEED, "Lemma B.3", "", "f3ast.md F3AST.LB.3"),
+        example=(("E", 5), ("G", 1.0), ("eta", 0.0625)),
     )
 
 
@@ -332,6 +344,7 @@ def lemma_b5() -> Result:
         aggregates=(Aggregate("trYYS", sp.Symbol(r"Tr(Y Y^T Sigma)"), ("p", "r", "v", "Sigma"), _tr_yy_sigma,
                               "sum_ij (p_i/r_i)(p_j/r_j) <v_i,v_j> Sigma_ij"),),
         provenance=Provenance(SEED, "Lemma B.5", "", "f3ast.md F3AST.LB.5"),
+        example=EX1 + (("v", ((1.0, 0.0), (0.0, 1.0))), ("Sigma", ((15 / 64, -3 / 16), (-3 / 16, 1 / 4))), ("eta", 1.0)),
     )
 
 
@@ -362,6 +375,8 @@ def theorem37(printed: bool = False) -> Result:
         status=(Status.PUBLISHED, Status.FLAG) if printed else (Status.INFERRED, Status.FLAG),
         flags=("printed t0 >= log eps / log alpha omits the constant C; aperiodicity is implicit (spec typo #18)",),
         reconstructed=not printed,
+        # alpha as text: sweeps scale numeric inputs and clip probabilities to 1, where log(alpha) = 0
+        example=(("alpha", "0.9"), ("eps", 0.01)) + (() if printed else (("C", 1.0),)),
     )
 
 
