@@ -8,6 +8,7 @@ confidence interval (scipy.stats.t, level 0.95 by default: mean +- t_{(1+level)/
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -18,7 +19,8 @@ from scipy import stats
 def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(mean, low, high, n) over ``axis`` ignoring NaN; with n < 2 the interval is NaN."""
     n = np.sum(np.isfinite(values), axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices (every trial diverged) give NaN
         mean = np.nanmean(values, axis=axis) if values.size else np.nan
         sd = np.nanstd(values, axis=axis, ddof=1)
         half = stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
@@ -73,7 +75,8 @@ class Simulation:
         return self.steps / self.wall_seconds if self.wall_seconds > 0 else float("inf")
 
     def mean(self, name: str) -> np.ndarray:
-        with np.errstate(invalid="ignore"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             return np.nanmean(self.metrics[name], axis=1)
 
     def rounds_to_per_trial(self, name: str, target: float, every: int = 1) -> list[int | None]:
