@@ -344,7 +344,9 @@ def lemma_b5() -> Result:
         aggregates=(Aggregate("trYYS", sp.Symbol(r"Tr(Y Y^T Sigma)"), ("p", "r", "v", "Sigma"), _tr_yy_sigma,
                               "sum_ij (p_i/r_i)(p_j/r_j) <v_i,v_j> Sigma_ij"),),
         provenance=Provenance(SEED, "Lemma B.5", "", "f3ast.md F3AST.LB.5"),
-        example=EX1 + (("v", ((1.0, 0.0), (0.0, 1.0))), ("Sigma", ((15 / 64, -3 / 16), (-3 / 16, 1 / 4))), ("eta", 1.0)),
+        # EX1 policy "1 if available, else 2" at r*: orthonormal updates, its selection covariance
+        example=EX1 + (("v", ((1.0, 0.0), (0.0, 1.0))), ("Sigma", ((15 / 64, -3 / 16), (-3 / 16, 1 / 4))),
+                       ("eta", 1.0)),
     )
 
 
