@@ -218,3 +218,11 @@ def test_every_ascaf_result_is_graded_and_rendered():
         assert any(s.value.startswith(("DECODED", "INFERRED")) for s in res.status)
         assert res.lhs and res.terms
         res.latex(), res.text(), res.to_dict()
+
+
+def test_t1_argmin_gamma_sits_on_the_cap():
+    # Below a* = sqrt(Delta/(R I L rho^2 sigma^2)) ~ 0.0316 the argument decreases in gamma*eta, so the
+    # minimiser within the caps is the largest allowed gamma: (p_min/(60 L I P)) / eta
+    vals = {k: v for k, v in T1.items() if k != "gamma"}
+    sol = get("ASCAF.T1").solve("gamma", vals, mode="argmin")
+    assert sol.success and sol.value == pytest.approx(0.1 / 3000 / 1.5e-5, rel=1e-8)

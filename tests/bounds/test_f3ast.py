@@ -215,3 +215,12 @@ def test_every_f3ast_result_has_provenance_and_status():
         if res.reconstructed:
             assert Status.FLAG in res.status and res.flags
         res.latex(), res.text(), res.to_dict()
+
+
+def test_t35_explicit_rounds_for_target():
+    # (L/2) v / (gamma' + 5T) <= 0.1 with v = 4 (130.9 + 400/3): T >= (2 v / 0.1 - 31) / 5
+    v = 4 * (130.9 + 400 / 3)
+    t_min = math.ceil((2 * v / 0.1 - 31) / 5)
+    vals = {k: x for k, x in T35.items() if k != "T"}
+    sol = get("F3AST.T3.5@explicit").solve("T", vals, target=0.1)
+    assert sol.success and sol.value == t_min == 4222
