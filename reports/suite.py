@@ -28,7 +28,7 @@ LARGE_N_MODEL, LARGE_N_CLIENTS = "uneven", 1000
 SAMPLER_ROUNDS = {True: 6_000, False: 20_000}
 SAMPLER_RUNS = 8
 SAMPLER_BETA = 1e-3
-PATTERN = {"M": 12, "S": 3, "P": 8, "groups": 4, "rounds": 32}
+PATTERN = {"M": 16, "S": 2, "P": 8, "groups": 4, "rounds": 32}
 
 
 def example_values(result) -> dict[str, Any]:
