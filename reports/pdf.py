@@ -215,7 +215,15 @@ def _box(Table, TableStyle, colors, lines, width, fill: str, edge: str):
 
 def _value(v: Any) -> str:
     if isinstance(v, Mapping):
+        if "holds" in v and "name" in v:  # a hypothesis check (bounds ConditionCheck.to_dict())
+            state = "unverified" if v["holds"] is None else ("holds" if v["holds"] else "fails")
+            colour = VERDICT_COLOURS.get(state, "#000000")
+            extra = (escape(str(v.get("reason", ""))) if v["holds"] is None
+                     else f"({escape(fmt(v.get('lhs')))} vs {escape(fmt(v.get('rhs')))})")
+            return f'<font color="{colour}"><b>{state}</b></font> {escape(str(v["name"]))} {extra}'
         return "<br/>".join(f"{escape(str(k))}: {_value(x)}" for k, x in v.items())
+    if isinstance(v, (list, tuple)) and v and isinstance(v[0], (Mapping, str)):
+        return "<br/>".join("• " + _value(x) for x in v)
     return escape(v if isinstance(v, str) else fmt(v))
 
 
