@@ -73,3 +73,11 @@ def test_anchor_and_number_format():
     assert fmt(None) == "–"
     assert fmt(float("inf")) == "∞"
     assert fmt([1, 2.5]) == "[1, 2.5]"
+
+
+def test_violation_that_was_expected_is_not_an_alert():
+    doc = fixture_doc()
+    doc["verifications"][0].update(verdict="violated", expected="violated")  # e.g. a bound the toy refutes
+    assert _alert_messages(doc) == []
+    doc["verifications"][0]["verdict"] = "holds"
+    assert [a.level for a in alerts(doc)] == ["notice"]
