@@ -23,8 +23,11 @@ class Algorithm(NamedTuple):
     round: Callable[[State, Any, torch.Tensor, int, torch.Generator, Mapping[str, Any]], State]
 
 
-def active(q: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Indices [T,n] of the n largest weights per trial (n = max #participants) and their weights."""
+def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Indices [T,n] of the n largest weights per trial (n = max #participants, at least 1) and their
+    weights; taken from ``aux["idx"], aux["qa"]`` when the engine already computed them."""
+    if aux is not None and "idx" in aux:
+        return aux["idx"], aux["qa"]
     n = int((q > 0).sum(1).max())
     qa, idx = torch.topk(q, max(n, 1), dim=1, sorted=False)
     return idx, qa
@@ -37,20 +40,43 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
 
     d_k = g_k + correction (+ mu_prox (y_k - x) for FedProx), y_{k+1} = y_k - eta d_k, g_k the raw
     stochastic gradient. Returns y_K [T,n,d] and, if asked, sum_k g_k (raw, for control variates).
+
+    The client gradient is a * y + b + coef * fn(y) (``bound.affine``, ``bound.nonlinear``); the
+    correction, the proximal term and the noise of step k are constant or affine in y, so they are
+    folded into one per-step offset and the step is y <- (1 - eta a) y - eta (b_k) - eta coef fn(y)
+    (two or three tensor operations). The raw gradient sum follows by telescoping:
+    sum_k d_k = (y_0 - y_K) / eta.
     """
     T, n = idx.shape
+    d = x.shape[1]
     ctx = bound.prepare(idx)
-    xi = bound.noise(K, T, n, gen)
+    a, b = bound.affine(ctx)
     x_b = x[:, None, :]
-    y = x_b.expand(T, n, x.shape[1]).clone()
-    gsum = torch.zeros_like(y) if keep_grad_sum else None
+    if mu_prox:
+        a = a + mu_prox
+        b = b - mu_prox * x_b
+    if correction is not None:
+        b = b + correction
+    shrink = 1.0 - eta * a
+    offsets = bound.noise(K, T, n, gen).add_(b).mul_(-eta)  # [K,T,n,d]: -eta (b + xi_k)
+    y0 = x_b.expand(T, n, d)
+    y = y0
+    nl = bound.nonlinear
+    ysum = torch.zeros_like(offsets[0]) if keep_grad_sum and mu_prox else None
+    if nl is not None:
+        ncoef, fn = -eta * nl[0], nl[1]
     for k in range(K):
-        g = bound.grad(y, ctx).add_(xi[k])
-        if gsum is not None:
-            gsum.add_(g)
-        if correction is not None:
-            g.add_(correction)
-        if mu_prox:
-            g.add_(y - x_b, alpha=mu_prox)
-        y.add_(g, alpha=-eta)
+        if ysum is not None:
+            ysum.add_(y)
+        if nl is None:
+            y = torch.addcmul(offsets[k], shrink, y)
+        else:
+            y = torch.addcmul(offsets[k], shrink, y).addcmul_(ncoef, fn(y))
+    if not keep_grad_sum:
+        return y, None
+    gsum = (y0 - y).div_(eta)
+    if correction is not None:
+        gsum.sub_(correction, alpha=K)
+    if ysum is not None:
+        gsum.sub_(ysum - K * x_b, alpha=mu_prox)
     return y, gsum

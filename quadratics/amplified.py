@@ -48,7 +48,7 @@ def amplified(name: str, eta: float, K: int, gamma: float, P: int, control: bool
                aux: Mapping[str, Any]) -> State:
         x = state["x"]
         d = x.shape[1]
-        idx, qa = active(q)
+        idx, qa = active(q, aux)
         new = dict(state)
         corr = None
         if control:

@@ -96,10 +96,16 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
         for r in range(rounds):
             q, aux, pstate = pattern.draw(pstate, r)
             on = q > 0
-            participants[r] = on.sum(1)
+            per = on.sum(1)
+            participants[r] = per
             counts += on
-            steps += int(participants[r].sum()) * algorithm.K
-            state = algorithm.round(state, bound, torch.as_tensor(q, device=dev, dtype=dtype), r, gen, aux)
+            steps += int(per.sum()) * algorithm.K
+            # the n = max participants largest weights per trial, in numpy (cheaper than torch.topk here)
+            n = max(int(per.max()), 1)
+            idx = np.argpartition(-q, n - 1, axis=1)[:, :n] if n < q.shape[1] else np.tile(np.arange(n), (q.shape[0], 1))
+            aux = dict(aux, idx=torch.from_numpy(np.ascontiguousarray(idx)).to(dev),
+                       qa=torch.from_numpy(np.take_along_axis(q, idx, 1)).to(device=dev, dtype=dtype))
+            state = algorithm.round(state, bound, torch.from_numpy(q).to(device=dev, dtype=dtype), r, gen, aux)
             if filled == block:
                 flush()
                 first_row, filled = first_row + filled, 0

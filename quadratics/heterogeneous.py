@@ -61,9 +61,16 @@ class _QuadraticBound:
         self.lam = torch.as_tensor(pb.lam, device=device, dtype=dtype)
         self.b = torch.as_tensor(pb.b, device=device, dtype=dtype)
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
+        self.nlb = -(self.lam * self.b)
+
+    nonlinear = None
 
     def prepare(self, idx: torch.Tensor) -> torch.Tensor:
-        return -(self.lam * self.b[idx])  # -A b_i, so grad = lam*y - A b_i
+        T, n = idx.shape
+        return self.nlb.index_select(0, idx.reshape(-1)).reshape(T, n, self.d)
+
+    def affine(self, ctx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.lam, ctx  # grad F_i(y) = lam * y - lam * b_i
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         return torch.addcmul(ctx, self.lam, y)

@@ -43,7 +43,7 @@ def local_method(name: str, eta: float, K: int, eta_g: float = 1.0, mu_prox: flo
     def round_(state: State, bound: Any, q: torch.Tensor, r: int, gen: torch.Generator,
                aux: Mapping[str, Any]) -> State:
         x = state["x"]
-        idx, qa = active(q)
+        idx, qa = active(q, aux)
         corr = None
         if control:
             ci_a = torch.gather(state["ci"], 1, idx[..., None].expand(-1, -1, x.shape[1]))

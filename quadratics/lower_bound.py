@@ -78,12 +78,18 @@ class _LowerBoundBound:
         self.b = torch.as_tensor(b, device=device, dtype=dtype)
         self.kink = torch.as_tensor([0.0, 0.0, pb.H / 4, 0.0], device=device, dtype=dtype)
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
+        self.nonlinear = (self.kink, torch.relu)
         self.noise_vec = torch.as_tensor([0.0, 0.0, pb.sigma, 0.0], device=device, dtype=dtype)
         self.mu, self.H, self.c = pb.mu, pb.H, pb.c
         self.q4 = (pb.L + pb.lamb) / 8
 
     def prepare(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.a[idx], self.b[idx]
+        T, n = idx.shape
+        flat = idx.reshape(-1)
+        return self.a.index_select(0, flat).reshape(T, n, 4), self.b.index_select(0, flat).reshape(T, n, 4)
+
+    def affine(self, ctx: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        return ctx  # grad f_i(y) = a_i * y + b_i + kink * relu(y)
 
     def grad(self, y: torch.Tensor, ctx: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         a, b = ctx

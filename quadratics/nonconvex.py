@@ -78,9 +78,15 @@ class _CosineBound:
         self.bbar = self.b.mean(0)
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
         self.gap_offset = pb.offset - pb.F_star
+        self.nlb = -(self.lam * self.b)
+        self.nonlinear = (torch.full((pb.d,), -pb.beta, device=device, dtype=dtype), torch.sin)
 
     def prepare(self, idx: torch.Tensor) -> torch.Tensor:
-        return -(self.lam * self.b[idx])  # -A b_i
+        T, n = idx.shape
+        return self.nlb.index_select(0, idx.reshape(-1)).reshape(T, n, self.d)
+
+    def affine(self, ctx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.lam, ctx  # grad F_i(y) = lam * y - lam * b_i - beta sin(y)
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         return torch.addcmul(ctx, self.lam, y).sub_(self.beta * torch.sin(y))

@@ -102,12 +102,12 @@ def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
     g = P // groups
     p_min = 1.0 - (1.0 - S / size) ** g
 
-    full = [np.tile(np.arange(j, M, groups), (1, 1)) for j in range(groups)]
+    full = [weights_from_ids(np.arange(j, M, groups)[None, :], M)[0] for j in range(groups)]
 
     def weights(seed: int, r: int, trials: int) -> np.ndarray:
         j = (r % P) // g
         if S == size:  # the whole group takes part: no randomness to draw
-            return weights_from_ids(np.repeat(full[j], trials, axis=0), M)
+            return np.tile(full[j], (trials, 1))
         return weights_from_ids(sample_subsets(rng_for(seed, 2, r), np.arange(j, M, groups), S, trials), M)
 
     constants = {"S": S, "P": P, "groups": groups, "g": g, "rho2": 1.0 / S, "p_min": p_min,

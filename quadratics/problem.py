@@ -21,12 +21,15 @@ class Bound(Protocol):
     """A problem on one device/dtype: the engine's hot-path operations.
 
     ``prepare(idx [T,n])`` gathers per-client data once per round; ``grad(y [T,n,d], ctx)``
-    returns the clients' exact gradients; ``noise(K, T, n, gen)`` draws [K,T,n,d] gradient noise;
+    returns the clients' exact gradients, which have the form a * y + b + coef * fn(y) with
+    ``affine(ctx) -> (a, b)`` and ``nonlinear = (coef, fn)`` or None (elementwise fn); ``noise(K, T, n, gen)`` draws [K,T,n,d] gradient noise;
     ``metrics(x [T,d])`` returns {name: [T]} (at least ``gap``, ``grad_sq``, ``dist_sq``).
     """
 
     def prepare(self, idx: torch.Tensor) -> Any: ...
     def grad(self, y: torch.Tensor, ctx: Any) -> torch.Tensor: ...
+    def affine(self, ctx: Any) -> tuple[torch.Tensor, torch.Tensor]: ...
+    nonlinear: tuple[torch.Tensor, Any] | None
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor: ...
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]: ...
 
