@@ -192,3 +192,20 @@ def test_cuda_absent_is_a_user_error():
         pytest.skip("a GPU is present")
     with pytest.raises(UserInputError):
         simulate(_quad(), fedavg(0.1, 1), uniform(6, 1), 1, 1, device="cuda")
+
+
+def test_paper_and_code_variants_differ_under_varying_weights():
+    # FAST mixture with m != n: a client's weight is 1/m in snapshot rounds and 1/n otherwise
+    pb, pat = _quad(), fast_mixture(6, 3, 1, q=0.5)
+    a = simulate(pb, amplified_scaffold(0.05, 3, 1.5, 4, variant="paper"), pat, 3, 40, seed=2, device="cpu")
+    b = simulate(pb, amplified_scaffold(0.05, 3, 1.5, 4, variant="code"), pat, 3, 40, seed=2, device="cpu")
+    assert not np.allclose(a.final_x, b.final_x, atol=1e-9)
+
+
+def test_adaptive_fast_runs_and_moves_q():
+    pb = heterogeneous_quadratic(L=1.0, mu=0.2, d=5, M=10, zeta=2.0, sigma=1.0, seed=0)
+    pat = fast_mixture(10, 3, 1, adaptive=True, lam=20.0)
+    sim = simulate(pb, fast(0.2, 3), pat, 6, 80, seed=0, device="cpu")
+    st = sim.pattern_state
+    assert st.snapshots.sum() > 0 and np.all((st.q >= 0) & (st.q <= 1))
+    assert np.all(np.isfinite(sim.metrics["gap"]))
