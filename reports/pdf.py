@@ -101,7 +101,7 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
         story.append(_box(Table, TableStyle, colors, [P("<b>No certificate is violated and every negative control "
                                                         "failed as it should.</b>", body)], width, "#e9f6ec", "#1f7a3a"))
     if notes:
-        lines = [P("<b>Not in this report</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
+        lines = [P("<b>Notes</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
         story.append(_box(Table, TableStyle, colors, lines, width, "#fff6e0", "#e0b040"))
 
     # Summary
@@ -199,6 +199,8 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     pairs.append(("git", (git.get("commit", "") + (" (uncommitted changes)" if git.get("dirty") else "")) if git
                   else "not a git checkout"))
     pairs += list((env.get("packages") or {}).items())
+    if doc.get("timings_s"):
+        pairs.append(("section times", ", ".join(f"{k} {fmt(v)} s" for k, v in doc["timings_s"].items())))
     story.append(kv(pairs))
 
     page.build(story, onFirstPage=_footer, onLaterPages=_footer)
