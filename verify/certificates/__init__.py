@@ -1,0 +1,6 @@
+"""Certificates, rate checks and negative controls, one module per paper.
+
+Each module defines ``CHECKS``: a mapping from check id to a function
+``(ctx: Context) -> list[Verification]`` (one simulation may serve a certificate and its
+weakened-RHS control).
+"""
