@@ -37,7 +37,9 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     body = ParagraphStyle("body", parent=styles["BodyText"], fontSize=9.5, leading=12.5)
     small = ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=colors.HexColor("#5b6673"))
     cell = ParagraphStyle("cell", parent=body, fontSize=8, leading=10)
-    h1, h2, h3 = styles["Title"], styles["Heading2"], ParagraphStyle("h3", parent=styles["Heading3"], fontSize=11)
+    h1 = styles["Title"]
+    h2 = ParagraphStyle("h2", parent=styles["Heading2"], keepWithNext=1)
+    h3 = ParagraphStyle("h3", parent=styles["Heading3"], fontSize=11, keepWithNext=1)
     buf = io.BytesIO()
     page = SimpleDocTemplate(buf, pagesize=A4, leftMargin=16 * mm, rightMargin=16 * mm, topMargin=14 * mm,
                              bottomMargin=14 * mm, title=str(doc.get("title", "convbound report")),
