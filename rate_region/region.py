@@ -19,14 +19,116 @@ from rate_region.policy import StaticPolicy, policy_from_means
 from rate_region import polymatroid as pm
 
 MEMBERSHIP_TOL = 1e-9
-LP_MAX_VARS = 3_000_000
+LP_MAX_VARS = 200_000
+PRIORITY_MAX_CLIENTS = 60  # column generation tails off beyond this; larger r keep the exact rank check only
+PRIORITY_TIME_S = 20.0
+
+
+@dataclass(frozen=True)
+class PriorityPolicy:
+    """A static policy without listing configurations: each round draw priority order j w.p. weights[j]
+    (else select nobody), select the K_t available clients of ``orders[j]`` that come first, then keep
+    each selected client i w.p. thinning[i]. Its rate is sum_j weights_j v_j * thinning, v_j the greedy
+    vertex of order j (v_j(order_m) = g(first m) - g(first m-1))."""
+
+    orders: tuple[np.ndarray, ...]
+    weights: np.ndarray
+    thinning: np.ndarray
+    vertices: np.ndarray  # [J, N]
+
+    def rate(self) -> np.ndarray:
+        return (self.weights @ self.vertices) * self.thinning
+
+    def check(self, tol: float = 1e-9) -> bool:
+        return bool((self.weights >= -tol).all() and self.weights.sum() <= 1 + tol
+                    and ((self.thinning >= -tol) & (self.thinning <= 1 + tol)).all())
+
+    def select(self, available: np.ndarray, caps, rng: np.random.Generator) -> np.ndarray:
+        """Apply the policy to availability [runs, N] with caps (int or [runs]): [runs, N] bool."""
+        runs, N = available.shape
+        w = np.append(self.weights, max(0.0, 1.0 - self.weights.sum()))
+        j = rng.choice(w.size, size=runs, p=w / w.sum())
+        rank = np.full((w.size, N), N + 1, dtype=np.int64)  # N+1: not in the order, never selected
+        for i, o in enumerate(self.orders):
+            rank[i, o] = np.arange(o.size)
+        rk = np.where(available, rank[j], N + 1)
+        order = np.argsort(rk, axis=1, kind="stable")
+        pos = np.empty_like(order)
+        np.put_along_axis(pos, order, np.broadcast_to(np.arange(N), (runs, N)).copy(), axis=1)
+        k = np.asarray(caps)
+        sel = (pos < (k[:, None] if k.ndim else k)) & (rk <= N)
+        return sel & (rng.random((runs, N)) < self.thinning)
+
+    def to_dict(self, max_orders: int = 50, max_clients: int = 50) -> dict:
+        return {
+            "kind": "priority-mixture",
+            "weights": self.weights[:max_orders].tolist(),
+            "orders": [o[:max_clients].tolist() for o in self.orders[:max_orders]],
+            "thinning": self.thinning[:max_clients].tolist(),
+            "n_orders": len(self.orders),
+            "rate": self.rate()[:max_clients].tolist(),
+        }
+
+
+def priority_certificate(rank: pm.RankFunction, r: np.ndarray, tol: float = MEMBERSHIP_TOL, max_iter: int = 500,
+                         time_s: float = PRIORITY_TIME_S):
+    """Column generation: min t s.t. sum_j lambda_j v_j + t 1 >= r, sum lambda <= 1, v_j greedy vertices.
+
+    Returns (t, PriorityPolicy or None, direction or None): t <= tol means r is achievable (policy), else the
+    LP dual y separates (y.r > h(y)).
+    """
+    from scipy.optimize import linprog
+
+    import time
+
+    start = time.perf_counter()
+    N = rank.n
+    cols = [pm.support(rank, r)[1]]
+    orders = [_greedy_order(r)]
+    for _ in range(max_iter):
+        if time.perf_counter() - start > time_s:
+            break
+        V = np.array(cols).T  # [N, J]
+        J = V.shape[1]
+        A = np.vstack([np.hstack([-V, -np.ones((N, 1))]), np.append(np.ones(J), 0.0)[None, :]])
+        b = np.append(-r, 1.0)
+        c = np.zeros(J + 1)
+        c[-1] = 1.0
+        res = linprog(c, A_ub=A, b_ub=b, bounds=[(0, None)] * (J + 1), method="highs",
+                      options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+        if res.status != 0:
+            return float("nan"), None, None
+        t = float(res.x[-1])
+        y = np.clip(-res.ineqlin.marginals[:N], 0.0, None)
+        u = float(-res.ineqlin.marginals[N])
+        h, v = pm.support(rank, y)
+        if h <= u + 1e-12 * max(1.0, abs(u)):
+            lam = np.clip(res.x[:J], 0.0, None)
+            lam /= max(1.0, lam.sum())  # solver round-off may leave sum lambda a hair above 1
+            if t <= tol:
+                mix = V @ lam
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    thin = np.where(mix > 0, np.minimum(1.0, r / np.where(mix > 0, mix, 1)), 0.0)
+                keep = lam > 1e-15
+                pol = PriorityPolicy(tuple(o for o, kk in zip(orders, keep) if kk), lam[keep], thin,
+                                     V[:, keep].T)
+                return t, pol, None
+            return t, None, y
+        cols.append(v)
+        orders.append(_greedy_order(y))
+    return float("nan"), None, None
+
+
+def _greedy_order(d: np.ndarray) -> np.ndarray:
+    pos = np.flatnonzero(d > 0)
+    return pos[np.argsort(-d[pos], kind="stable")]
 
 
 @dataclass(frozen=True)
 class Membership:
     r: np.ndarray
     achievable: bool
-    policy: "StaticPolicy | None"
+    policy: "StaticPolicy | PriorityPolicy | None"
     direction: "np.ndarray | None"
     support_value: "float | None"  # h(direction)
     margin: float  # direction.r - h(direction) (> 0 separates); for achievable r: -max violation slack (<= 0)
@@ -77,7 +179,7 @@ def lp_certificate(model: AvailabilityModel, k, r: np.ndarray):
     cfg = configurations(model, k)
     M, N = cfg.sets.shape
     if M * N > LP_MAX_VARS:
-        return None
+        return None  # too many configurations: the caller falls back to a priority-mixture certificate
     nv = M * N + 1
     rows_cap = sparse.kron(sparse.eye(M), np.ones((1, N)))
     rate = sparse.kron(cfg.probs[None, :], sparse.eye(N))  # [N, M*N]: r_i = sum_c pi_c Y[c, i]
@@ -138,6 +240,14 @@ def membership(model: AvailabilityModel, k, r, tol: float = MEMBERSHIP_TOL, cert
         policy_rate = policy.rate()
         residual = float(np.max(np.abs(policy_rate - r)))
         msg = f"achievable; static policy with {len(policy.prob)} rows attains r (max error {residual:.2e})"
+    elif certificate and rank.n <= PRIORITY_MAX_CLIENTS:
+        t, policy, _ = priority_certificate(rank, rp, tol)
+        if policy is not None:
+            residual = float(np.max(np.abs(policy.rate() - r)))
+            msg = (f"achievable; mixture of {len(policy.orders)} priority orders (with thinning) attains r "
+                   f"(max error {residual:.2e})")
+        else:
+            msg = "achievable: every rank inequality r(U) <= g(U) holds (exact prefix check); no policy listed"
     else:
         msg = "achievable: every rank inequality r(U) <= g(U) holds (exact prefix check); configurations too many to list a policy"
     return Membership(r, True, policy, None, None, 0.0, 0.0, "rank-inequalities" if exact_ok else "lp", residual, tol, msg)

@@ -135,3 +135,21 @@ def test_H_vectorised_over_leading_axes():
     want = (p**2 / r).sum(-1)
     np.testing.assert_allclose(H(r, p), want, rtol=1e-14)
     np.testing.assert_allclose(H(r, p, "p"), (p / r).sum(-1), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name, n", [("home-devices", 24), ("smartphones", 30)])
+def test_priority_mixture_certificate_attains_r_star(name, n):
+    from rate_region.optimum import min_variance_rates
+
+    model = named_model(name, clients=n)
+    r = min_variance_rates(model).r_star
+    m = membership(model, None, r)
+    assert m.achievable and m.policy is not None and m.policy.check()
+    np.testing.assert_allclose(m.policy.rate(), r, atol=1e-7)
+    # simulate the policy on sampled availability: frequencies within a 5-sigma binomial band of r
+    rng = np.random.default_rng(2)
+    A = model.sample(rng, 5000, 8).reshape(-1, n)
+    sel = m.policy.select(A, model.cap.values[0], rng)
+    assert (sel.sum(1) <= model.cap.values[0]).all() and not (sel & ~A).any()
+    band = 5 * np.sqrt(r * (1 - r) / A.shape[0]) + 1e-12
+    assert np.all(np.abs(sel.mean(0) - r) <= band)
