@@ -153,3 +153,19 @@ def test_priority_mixture_certificate_attains_r_star(name, n):
     assert (sel.sum(1) <= model.cap.values[0]).all() and not (sel & ~A).any()
     band = 5 * np.sqrt(r * (1 - r) / A.shape[0]) + 1e-12
     assert np.all(np.abs(sel.mean(0) - r) <= band)
+
+
+def test_plots_return_figures_with_the_region_vertices():
+    from matplotlib.figure import Figure
+
+    from rate_region.plots import plot_region, plot_trajectory
+    from rate_region.sampler import simulate_sampler
+
+    fig = plot_region(named_model("table1"), None, points={"r*": np.array([0.375, 0.5])})
+    assert isinstance(fig, Figure)
+    xy = fig.axes[0].collections[-1].get_offsets()  # the marked point
+    np.testing.assert_allclose(np.asarray(xy)[0], [0.375, 0.5])
+    fig3 = plot_region(named_model("scarce", clients=50), 2, clients=[0, 1, 2])
+    assert fig3.axes[0].name == "3d"
+    run = simulate_sampler(named_model("table1"), beta=0.05, rounds=200, runs=2, seed=0)
+    assert isinstance(plot_trajectory(run), Figure)
