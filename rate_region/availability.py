@@ -182,9 +182,11 @@ def _mixture_law(blocks: list[RankOneBlock], n: int, max_states: int):
     probs = np.ones(len(sets))
     for b in blocks:
         a = sets[:, b.index]  # [M, nb]
-        pij = b.f[:, None] * b.q[None, :]  # [J, nb]
-        like = np.where(a[None, :, :], pij[:, None, :], 1.0 - pij[:, None, :]).prod(-1)  # [J, M]
-        probs *= b.w @ like
+        mix = np.zeros(len(sets))
+        for wj, fj in zip(b.w, b.f):  # one phase at a time keeps memory at [M, nb]
+            pj = fj * b.q
+            mix += wj * np.where(a, pj, 1.0 - pj).prod(-1)
+        probs *= mix
     keep = probs > 0
     return sets[keep], probs[keep] / probs[keep].sum()
 
@@ -232,7 +234,7 @@ class JointTable(AvailabilityModel):
     def rank_one_blocks(self):
         # an exact product law is recognised so the scalable method also applies (Table I is one)
         n = self.n_clients
-        if n > 20:
+        if n > 14:
             return None
         q = self.marginals()
         law = _mixture_law([RankOneBlock(np.arange(n), q, np.ones(1), np.ones(1))], n, 1 << 20)
