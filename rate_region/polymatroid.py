@@ -152,6 +152,11 @@ def rank_function(model: AvailabilityModel, k=None, prefer_structured: bool = Tr
     if blocks is not None:
         return RankOneRank(tuple(blocks), model.n_clients, cap)
     law = model.explicit_law()
+    if law is None and not prefer_structured and model.rank_one_blocks() is not None:
+        raise UserInputError(
+            f"enumeration needs at most 16 clients ({model.name!r} has {model.n_clients}); "
+            "method 'polymatroid' handles this model at any size"
+        )
     if law is None:
         raise UserInputError(
             f"model {model.name!r} has neither a product structure nor an enumerable law "
