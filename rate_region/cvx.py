@@ -61,6 +61,10 @@ class ConvexSolve:
     message: str
 
 
+def _tol(tol) -> str:
+    return "" if tol is None else f" tol {tol:g}"
+
+
 def _solve(build, solvers=SOLVERS) -> ConvexSolve:
     import cvxpy as cp
 
@@ -84,12 +88,12 @@ def _solve(build, solvers=SOLVERS) -> ConvexSolve:
                     warnings.simplefilter("ignore")  # inaccurate solutions are reported, not warned about
                     prob.solve(solver=name, **opts)
             except Exception as exc:  # a solver crash must not end the attempt: fall back
-                notes.append(f"{name}(tol {tol:g}): {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                notes.append(f"{name}{_tol(tol)}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
                 continue
             if prob.status == "optimal" and Y.value is not None:
-                msg = f"optimal ({name}, tol {tol:g})" + (f" after: {'; '.join(notes)}" if notes else "")
+                msg = f"optimal ({name}{_tol(tol)})" + (f" after: {'; '.join(notes)}" if notes else "")
                 return ConvexSolve(True, float(prob.value), np.asarray(Y.value), np.asarray(r.value), name, tuple(tried), msg)
-            notes.append(f"{name}(tol {tol:g}): status {prob.status}")
+            notes.append(f"{name}{_tol(tol)}: status {prob.status}")
     return ConvexSolve(
         False, float("nan"), None, None, None, tuple(tried),
         "all solvers failed (" + "; ".join(notes) + ")",

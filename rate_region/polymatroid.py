@@ -154,7 +154,7 @@ def rank_function(model: AvailabilityModel, k=None, prefer_structured: bool = Tr
     law = model.explicit_law()
     if law is None and not prefer_structured and model.rank_one_blocks() is not None:
         raise UserInputError(
-            f"enumeration needs at most 16 clients ({model.name!r} has {model.n_clients}); "
+            f"enumeration needs at most 14 weighted clients ({model.name!r} has {model.n_clients}); "
             "method 'polymatroid' handles this model at any size"
         )
     if law is None:

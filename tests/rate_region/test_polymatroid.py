@@ -201,3 +201,15 @@ def test_random_cap_region_is_mixture():
     gm = rank_function(Independent.build(q, {1: 0.5, 2: 0.5})).prefix_ranks(np.arange(3))
     np.testing.assert_allclose(gm, (g1 + g2) / 2, atol=1e-14)
     assert make_cap({1: 0.5, 2: 0.5}).kmax == 2
+
+
+def test_solver_fallback_is_reported():
+    from rate_region.models import named_model
+
+    m = named_model("table1")
+    # OSQP cannot take the second-order cones of 1/r: the call falls back to CLARABEL and says so
+    opt = min_variance_rates(m, method="cvxpy", solvers=("OSQP", "CLARABEL"))
+    assert opt.success and opt.solver == "CLARABEL" and "OSQP" in opt.message
+    np.testing.assert_allclose(opt.r_star, [0.375, 0.5], atol=1e-6)
+    bad = min_variance_rates(m, method="cvxpy", solvers=("OSQP", "HIGHS"))
+    assert not bad.success and "OSQP" in bad.message and "HIGHS" in bad.message
