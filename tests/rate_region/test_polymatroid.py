@@ -97,6 +97,23 @@ def test_enumeration_matches_cvxpy_on_correlated_tables(data):
     assert np.max(np.abs(a.r_star - b.r_star)) <= R_AGREE * a.r_star.max()
     w = p**2 if objective == "p2" else p
     assert kkt_holds(sets, probs, cv, cp_, a.r_star, w)
+    m = membership(model, None, a.r_star)  # certificate: a static policy attaining r*
+    assert m.achievable and m.policy.check()
+    np.testing.assert_allclose(m.policy.rate(), a.r_star, atol=1e-8)
+
+
+def test_markov_chain_region_is_that_of_its_stationary_law():
+    from rate_region.availability import MarkovChain
+
+    states = np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 1]])
+    P = np.array([[0.6, 0.2, 0.1, 0.1], [0.1, 0.7, 0.1, 0.1], [0.3, 0.0, 0.5, 0.2], [0.25, 0.25, 0.25, 0.25]])
+    mc = MarkovChain.build(states, P, 1, [0.5, 0.3, 0.2])
+    pi = mc.stationary
+    np.testing.assert_allclose(pi @ P, pi, atol=1e-14)
+    tab = JointTable.build(states, pi, 1, [0.5, 0.3, 0.2])
+    a = min_variance_rates(mc)
+    b = min_variance_rates(tab, method="cvxpy")
+    assert abs(a.H - b.H) <= AGREE * a.H
 
 
 @settings(max_examples=20)
