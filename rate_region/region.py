@@ -224,6 +224,11 @@ def membership(model: AvailabilityModel, k, r, tol: float = MEMBERSHIP_TOL, cert
                               None, tol, f"not achievable: r(U) - g(U) = {v.value:.6g} > 0 for U = {np.flatnonzero(v.set).tolist()[:20]}")
     policy, residual, msg = None, None, ""
     lp = lp_certificate(model, k, rp) if (certificate or not exact_ok) else None
+    if lp is None and not exact_ok:
+        raise UserInputError(
+            f"membership for {model.name!r} ({model.n_clients} clients, correlated law) is too large to decide "
+            "exactly; use fewer clients or states"
+        )
     if lp is not None:
         residual, policy = lp
         if not exact_ok and residual > tol:
