@@ -137,12 +137,14 @@ class AvailabilityModel:
     cap: Cap
     weights: np.ndarray
 
-    def stream(self, rng: np.random.Generator, runs: int, chunk: int) -> Iterator[np.ndarray]:
+    def stream(self, rng: np.random.Generator, runs: int, chunk: int, t0: "int | None" = None) -> Iterator[np.ndarray]:
+        """Successive availability blocks [runs, chunk, N]; t0 fixes the first round index of periodic models
+        (None: a uniformly random phase per run, i.e. started in stationarity)."""
         raise NotImplementedError
 
-    def sample(self, rng: np.random.Generator, rounds: int, runs: int) -> np.ndarray:
-        """Availability [runs, rounds, N] (bool), runs independent, started in stationarity."""
-        it = self.stream(rng, runs, max(int(rounds), 1))
+    def sample(self, rng: np.random.Generator, rounds: int, runs: int, *, t0: "int | None" = None) -> np.ndarray:
+        """Availability [runs, rounds, N] (bool), runs independent, started in stationarity (or at round t0)."""
+        it = self.stream(rng, runs, max(int(rounds), 1), t0)
         return next(it)[:, :rounds]
 
     def marginals(self) -> np.ndarray:
@@ -219,7 +221,7 @@ class JointTable(AvailabilityModel):
     def n_clients(self) -> int:  # type: ignore[override]
         return self.sets.shape[1]
 
-    def stream(self, rng, runs, chunk):
+    def stream(self, rng, runs, chunk, t0=None):
         while True:
             idx = rng.choice(len(self.probs), size=(runs, chunk), p=self.probs)
             yield self.sets[idx]
@@ -266,7 +268,7 @@ class Independent(AvailabilityModel):
     def n_clients(self) -> int:  # type: ignore[override]
         return self.q.size
 
-    def stream(self, rng, runs, chunk):
+    def stream(self, rng, runs, chunk, t0=None):
         while True:
             yield rng.random((runs, chunk, self.q.size)) < self.q
 
@@ -304,8 +306,9 @@ class Periodic(AvailabilityModel):
     def n_clients(self) -> int:  # type: ignore[override]
         return self.q.size
 
-    def stream(self, rng, runs, chunk):
-        phase = rng.integers(0, self.f.size, size=runs)
+    def stream(self, rng, runs, chunk, t0=None):
+        # round t uses f[t mod P], i.e. the spec's j = (t mod 24) + 1 with f listed for j = 1..24
+        phase = rng.integers(0, self.f.size, size=runs) if t0 is None else np.full(runs, int(t0) % self.f.size)
         while True:
             t = (phase[:, None] + np.arange(chunk)[None, :]) % self.f.size
             prob = self.f[t][:, :, None] * self.q[None, None, :]
@@ -352,9 +355,9 @@ class CyclicGroups(AvailabilityModel):
     def n_groups(self) -> int:
         return int(self.groups.max()) + 1
 
-    def stream(self, rng, runs, chunk):
+    def stream(self, rng, runs, chunk, t0=None):
         G = self.n_groups
-        phase = rng.integers(0, G, size=runs)
+        phase = rng.integers(0, G, size=runs) if t0 is None else np.full(runs, int(t0) % G)
         while True:
             t = (phase[:, None] + np.arange(chunk)[None, :]) % G
             on = t[:, :, None] == self.groups[None, None, :]
@@ -419,7 +422,7 @@ class MarkovChain(AvailabilityModel):
     def n_clients(self) -> int:  # type: ignore[override]
         return self.states.shape[1]
 
-    def stream(self, rng, runs, chunk):
+    def stream(self, rng, runs, chunk, t0=None):
         cum = np.cumsum(self.transition, axis=1)
         cum[:, -1] = 1.0
         s = rng.choice(len(self.stationary), size=runs, p=self.stationary)

@@ -107,3 +107,14 @@ def test_same_seed_same_numbers():
     a = simulate_sampler(m, beta=1e-2, rounds=500, runs=2, seed=11)
     b = simulate_sampler(m, beta=1e-2, rounds=500, runs=2, seed=11)
     np.testing.assert_array_equal(a.final_r, b.final_r)
+
+
+def test_smartphones_round_t_uses_phase_t_mod_24():
+    from rate_region.models import smartphone_phases
+
+    m = Periodic.build(np.ones(2000), smartphone_phases(), 10)
+    A = m.sample(np.random.default_rng(0), 48, 1, t0=0)[0]  # [48, 2000]
+    freq = A.mean(1)
+    f = smartphone_phases()
+    band = 5 * np.sqrt(f * (1 - f) / 2000)
+    assert np.all(np.abs(freq[:24] - f) < band) and np.all(np.abs(freq[24:] - f) < band)
