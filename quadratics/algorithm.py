@@ -33,48 +33,95 @@ def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch
     return idx, qa
 
 
-def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: torch.Generator,
+def aggregate(x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, eta_g: float) -> torch.Tensor:
+    """Server step x + eta_g sum_i w_i (y_i - x) for x [T,d], local models y [T,n,d], weights w [T,n].
+
+    With one active client per trial this is lerp(x, y_1, eta_g w_1), one tensor operation.
+    """
+    if y.shape[1] == 1:
+        return torch.lerp(x, y[:, 0], w if eta_g == 1.0 else eta_g * w)
+    return x.add((w[..., None] * (y - x[:, None, :])).sum(1), alpha=eta_g)
+
+
+def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[torch.Tensor, bool, torch.Tensor | None]:
+    """Per-client step data of all M clients, built once per (bound, eta, mu_prox).
+
+    Returns (table, per_client, shrink, noise_coef, nonlinear): table [2, M, d] holding
+    1 - eta (a_i + mu_prox) and -eta b_i when the curvature a is per client (per_client True), else
+    [M, d] holding -eta b_i (and the shared shrink 1 - eta (a + mu_prox) [d]); noise_coef = -eta scale;
+    nonlinear = (-eta coef, fn) or None.
+    """
+    cache = bound.__dict__.setdefault("_step_tables", {})
+    key = (float(eta), float(mu_prox))
+    if key not in cache:
+        every = torch.arange(bound.M, device=bound.device)[None, :]
+        a, b = bound.affine(bound.prepare(every))
+        b = b.reshape(bound.M, -1)
+        shrink = 1.0 - eta * (a + mu_prox)
+        per_client = shrink.dim() > 1
+        nb = -eta * b
+        table = torch.stack([shrink.reshape(bound.M, -1), nb]) if per_client else nb.contiguous()
+        scale = bound.noise_law[1]
+        nl = bound.nonlinear
+        cache[key] = (table, per_client, None if per_client else shrink, None if scale is None else -eta * scale,
+                      None if nl is None else (-eta * nl[0], nl[1]))
+    return cache[key]
+
+
+def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
               correction: torch.Tensor | None = None, mu_prox: float = 0.0,
               keep_grad_sum: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
     """K local SGD steps of the clients idx [T,n] from x [T,d] (FAST.ALG1 step 4; ASCAF.ALG1 lines 5-8).
 
     d_k = g_k + correction (+ mu_prox (y_k - x) for FedProx), y_{k+1} = y_k - eta d_k, g_k the raw
     stochastic gradient. Returns y_K [T,n,d] and, if asked, sum_k g_k (raw, for control variates).
+    ``gen``: a :class:`quadratics.problem.GaussianStream` (the engine's) or a torch.Generator.
 
     The client gradient is a * y + b + coef * fn(y) (``bound.affine``, ``bound.nonlinear``); the
     correction, the proximal term and the noise of step k are constant or affine in y, so they are
     folded into one per-step offset and the step is y <- (1 - eta a) y - eta (b_k) - eta coef fn(y)
-    (two or three tensor operations). The raw gradient sum follows by telescoping:
-    sum_k d_k = (y_0 - y_K) / eta.
+    (one tensor operation, three with a nonlinearity). 1 - eta a and -eta b of every client are
+    tabulated once per run and gathered per round in one operation; the noise enters the offsets
+    as z * (-eta scale) with z only as wide as ``bound.noise_law`` says. The raw gradient sum
+    follows by telescoping: sum_k d_k = (y_0 - y_K) / eta.
     """
     T, n = idx.shape
     d = x.shape[1]
-    ctx = bound.prepare(idx)
-    a, b = bound.affine(ctx)
-    x_b = x[:, None, :]
+    table, per_client, shrink, ncoef_noise, nl = _step_tables(bound, eta, mu_prox)
+    if per_client:  # one gather; both halves stay contiguous (strided operands are slower)
+        shrink, nb = table.index_select(1, idx.reshape(-1)).view(2, T, n, d).unbind(0)
+    else:
+        nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
+    x_b = x.unsqueeze(1)
     if mu_prox:
-        a = a + mu_prox
-        b = b - mu_prox * x_b
+        nb = nb.add(x_b, alpha=eta * mu_prox)
     if correction is not None:
-        b = b + correction
-    shrink = 1.0 - eta * a
-    offsets = bound.noise(K, T, n, gen).add_(b).mul_(-eta)  # [K,T,n,d]: -eta (b + xi_k)
-    y0 = x_b.expand(T, n, d)
-    y = y0
-    nl = bound.nonlinear
-    ysum = torch.zeros_like(offsets[0]) if keep_grad_sum and mu_prox else None
-    if nl is not None:
-        ncoef, fn = -eta * nl[0], nl[1]
-    for k in range(K):
-        if ysum is not None:
-            ysum.add_(y)
-        if nl is None:
-            y = torch.addcmul(offsets[k], shrink, y)
+        nb = nb.add(correction, alpha=-eta)
+    if ncoef_noise is not None:
+        shape = (K, T, n, bound.noise_law[0])
+        if isinstance(gen, torch.Generator):
+            z = torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype)
         else:
-            y = torch.addcmul(offsets[k], shrink, y).addcmul_(ncoef, fn(y))
+            z = gen.normal(shape)
+        offsets = torch.addcmul(nb, z, ncoef_noise).unbind(0)  # K x [T,n,d]: -eta (b + xi_k)
+    else:
+        offsets = (nb,) * K
+    y = x_b  # broadcast over the n clients by the first step
+    ysum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum and mu_prox else None
+    if ysum is not None:
+        for off in offsets:
+            ysum.add_(y)
+            y = torch.addcmul(off, shrink, y) if nl is None else torch.addcmul(off, shrink, y).addcmul_(nl[0], nl[1](y))
+    elif nl is None:
+        for off in offsets:
+            y = torch.addcmul(off, shrink, y)
+    else:
+        ncoef, fn = nl
+        for off in offsets:
+            y = torch.addcmul(off, shrink, y).addcmul_(ncoef, fn(y))
     if not keep_grad_sum:
         return y, None
-    gsum = (y0 - y).div_(eta)
+    gsum = (x_b - y).div_(eta)
     if correction is not None:
         gsum.sub_(correction, alpha=K)
     if ysum is not None:

@@ -21,7 +21,7 @@ import torch
 
 from bounds.errors import UserInputError, unknown
 
-from .algorithm import Algorithm, State, active, local_sgd
+from .algorithm import Algorithm, State, active, aggregate, local_sgd
 from .problem import check_count
 
 VARIANTS = ("paper", "code")
@@ -55,7 +55,7 @@ def amplified(name: str, eta: float, K: int, gamma: float, P: int, control: bool
             ex = idx[..., None].expand(-1, -1, d)
             corr = state["c"][:, None, :] - torch.gather(state["ci"], 1, ex)
         y, gsum = local_sgd(bound, x, idx, K, eta, gen, corr, keep_grad_sum=control)
-        x_new = x + eta_g * (qa[..., None] * (y - x[:, None, :])).sum(1)
+        x_new = aggregate(x, y, qa, eta_g)
         if control:
             # paper: weight q_s^i per round; code: count of rounds (each worth K gradients)
             w = qa if variant == "paper" else (qa > 0).to(x.dtype)

@@ -6,7 +6,8 @@ pattern (weights per round and trial), T independent trials sharing the problem 
 problem's metrics (F(x)-F*, ||grad F(x)||^2, ||x-x*||^2, and f_log - f* for the LB objective),
 the number of participants, per-client participation counts; divergence (first round with a
 non-finite model or metric) per trial. Randomness: one torch.Generator (gradient noise) seeded
-with ``seed`` on the run's device, and the pattern's numpy streams keyed by (seed, round):
+with ``seed`` on the run's device, turned into N(0, 1) values in blocks by
+:class:`quadratics.problem.GaussianStream`, and the pattern's numpy streams keyed by (seed, round):
 same seed + same device -> identical trajectories.
 """
 
@@ -22,8 +23,34 @@ from bounds.errors import UserInputError
 
 from .algorithm import Algorithm
 from .participation import Pattern
-from .problem import check_count
+from .problem import GaussianStream, check_count
 from .summary import Simulation
+
+
+class _Participation:
+    """Weights of a block of rounds [B,T,M] with, per round, the active clients in one order.
+
+    Round j's active set is the n_j = max(1, max #participants) largest weights per trial, taken
+    from one stable descending sort of the block (clients with weight 0 fill trials with fewer).
+    """
+
+    def __init__(self, qs: np.ndarray, dev: torch.device, dtype: torch.dtype):
+        self.on = qs > 0
+        self.per = self.on.sum(2)
+        self.n = np.maximum(self.per.max(1), 1)
+        width = int(self.n.max())
+        order = np.argsort(-qs, axis=2, kind="stable")[:, :, :width]
+        # one transfer per block, split into per-round views once (indexing per round costs more)
+        self.idx = torch.from_numpy(np.ascontiguousarray(order)).to(dev).unbind(0)
+        self.qa = torch.from_numpy(np.take_along_axis(qs, order, 2)).to(device=dev, dtype=dtype).unbind(0)
+        self.q = torch.from_numpy(qs).to(device=dev, dtype=dtype).unbind(0)
+        self.width = width
+
+    def active(self, j: int) -> tuple[torch.Tensor, torch.Tensor]:
+        n = int(self.n[j])
+        if n == self.width:
+            return self.idx[j], self.qa[j]
+        return self.idx[j][:, :n], self.qa[j][:, :n]
 
 
 def resolve_device(device: str | torch.device = "auto") -> torch.device:
@@ -66,8 +93,7 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
         raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
     dev = resolve_device(device)
     bound = problem.bind(dev, dtype)
-    gen = torch.Generator(device=dev)
-    gen.manual_seed(int(seed))
+    gen = GaussianStream(seed, dev, dtype)
     x0 = torch.as_tensor(problem.x0, device=dev, dtype=dtype).expand(trials, problem.d).clone()
     state = algorithm.init(bound, x0, problem.M)
     pstate = pattern.init(trials, seed)
@@ -75,9 +101,13 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     hist = {k: torch.empty((rounds + 1, trials), device=dev, dtype=dtype) for k in names}
     # models are buffered and their metrics computed in blocks (fewer small kernels per round);
     # an adaptive pattern needs this round's metrics at once, so it gets blocks of one round
-    block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 23) // (trials * problem.d)))
+    # (blocks of about 2^16 values stay in cache; larger ones only cost memory traffic)
+    block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 16) // (trials * problem.d)))
     xbuf = torch.empty((block, trials, problem.d), device=dev, dtype=dtype)
     filled, first_row = 0, 0
+    # participation is drawn ahead in blocks of rounds (one host-to-device copy per block); a
+    # pattern that observes the run can only be drawn one round at a time
+    ahead = 1 if pattern.observe is not None else max(1, min(64, (1 << 20) // (trials * problem.M)))
 
     def flush() -> dict[str, torch.Tensor]:
         m = bound.metrics(xbuf[:filled].reshape(filled * trials, problem.d))
@@ -93,30 +123,31 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     steps = 0
     start = time.perf_counter()
     with torch.inference_mode():
-        for r in range(rounds):
-            q, aux, pstate = pattern.draw(pstate, r)
-            on = q > 0
-            per = on.sum(1)
-            participants[r] = per
-            counts += on
-            steps += int(per.sum()) * algorithm.K
-            # the n = max participants largest weights per trial, in numpy (cheaper than torch.topk here)
-            n = max(int(per.max()), 1)
-            idx = np.argpartition(-q, n - 1, axis=1)[:, :n] if n < q.shape[1] else np.tile(np.arange(n), (q.shape[0], 1))
-            aux = dict(aux, idx=torch.from_numpy(np.ascontiguousarray(idx)).to(dev),
-                       qa=torch.from_numpy(np.take_along_axis(q, idx, 1)).to(device=dev, dtype=dtype))
-            state = algorithm.round(state, bound, torch.from_numpy(q).to(device=dev, dtype=dtype), r, gen, aux)
-            if filled == block:
-                flush()
-                first_row, filled = first_row + filled, 0
-            xbuf[filled] = state["x"]
-            filled += 1
-            if pattern.observe is not None:
-                m = flush()
-                first_row, filled = first_row + filled, 0
-                pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
-            if progress is not None:
-                progress(r + 1)
+        for r0 in range(0, rounds, ahead):
+            rs = range(r0, min(rounds, r0 + ahead))
+            qs, auxes = [], []
+            for r in rs:
+                q, aux, pstate = pattern.draw(pstate, r)
+                qs.append(q)
+                auxes.append(aux)
+            pq = _Participation(np.stack(qs), dev, dtype)
+            participants[r0:r0 + len(rs)] = pq.per
+            counts += pq.on.sum(0)
+            steps += int(pq.per.sum()) * algorithm.K
+            for j, r in enumerate(rs):
+                idx, qa = pq.active(j)
+                state = algorithm.round(state, bound, pq.q[j], r, gen, dict(auxes[j], idx=idx, qa=qa))
+                if filled == block:
+                    flush()
+                    first_row, filled = first_row + filled, 0
+                xbuf[filled] = state["x"]
+                filled += 1
+                if pattern.observe is not None:
+                    m = flush()
+                    first_row, filled = first_row + filled, 0
+                    pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
+                if progress is not None:
+                    progress(r + 1)
         if filled:
             flush()
     if dev.type == "cuda":

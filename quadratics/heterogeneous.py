@@ -26,7 +26,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_noise
+from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law, isotropic_noise
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +62,8 @@ class _QuadraticBound:
         self.b = torch.as_tensor(pb.b, device=device, dtype=dtype)
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
         self.nlb = -(self.lam * self.b)
+        self.M = pb.M
+        self.noise_law = isotropic_law(pb.d, pb.sigma, device, dtype)
 
     nonlinear = None
 

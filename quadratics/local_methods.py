@@ -17,7 +17,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .algorithm import Algorithm, State, active, local_sgd
+from .algorithm import Algorithm, State, active, aggregate, local_sgd
 from .problem import check_count
 
 
@@ -57,7 +57,7 @@ def local_method(name: str, eta: float, K: int, eta_g: float = 1.0, mu_prox: flo
                                                                     dtype=x.dtype).expand_as(q), 1, idx)
         else:
             w = qa
-        new = {"x": x + eta_g * (w[..., None] * (y - x[:, None, :])).sum(1)}
+        new = {"x": aggregate(x, y, w, eta_g)}
         if control:
             mean_g = torch.where((qa > 0)[..., None], gsum / K, ci_a)
             ci = state["ci"].scatter(1, idx[..., None].expand(-1, -1, x.shape[1]), mean_g)

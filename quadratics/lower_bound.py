@@ -21,7 +21,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .problem import Problem, check_count, check_positive
+from .problem import Problem, check_count, check_positive, standard_normal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,8 +80,16 @@ class _LowerBoundBound:
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
         self.nonlinear = (self.kink, torch.relu)
         self.noise_vec = torch.as_tensor([0.0, 0.0, pb.sigma, 0.0], device=device, dtype=dtype)
+        self.noise_law = (1, self.noise_vec if pb.sigma > 0 else None)  # one normal per step, on x3
+        self.M = pb.M
         self.mu, self.H, self.c = pb.mu, pb.H, pb.c
-        self.q4 = (pb.L + pb.lamb) / 8
+        self.q4 = q4 = (pb.L + pb.lamb) / 8
+        mu, H = pb.mu, pb.H
+        # columns: gap = f - f*, f_log - f*, ||grad f||^2, ||x - x*||^2 (rows: e_1^2 .. e_4^2)
+        self._metric_w = torch.as_tensor([[mu / 2, mu / 2, mu * mu, 1.0], [H / 2, H / 2, H * H, 1.0],
+                                          [H / 8, H / 8, H * H / 16, 1.0], [q4, 2 * q4, 4 * q4 * q4, 1.0]],
+                                         device=device, dtype=dtype)
+        self._metric_kink = torch.as_tensor([H / 8, H / 8, 3 * H * H / 16, 0.0], device=device, dtype=dtype)
 
     def prepare(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         T, n = idx.shape
@@ -97,17 +105,15 @@ class _LowerBoundBound:
         return torch.addcmul(b, a, y).addcmul_(self.kink, torch.relu(y))
 
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
-        z = torch.randn((K, T, n, 1), generator=gen, device=self.device, dtype=self.dtype)
-        return z * self.noise_vec
+        return standard_normal(gen, (K, T, n, 1), self.device, self.dtype) * self.noise_vec
 
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        # every metric is a nonnegative combination of the squared errors e_j^2 and of [x3]_+^2
+        # (with x3* = x4* = 0: (x3 + [x3]_+)^2 = x3^2 + 3 [x3]_+^2), so one small matmul gives all four
         e = x - self.xs
         x3p = torch.relu(x[:, 2])
-        phi = self.mu / 2 * e[:, 0] ** 2 + self.H / 2 * e[:, 1] ** 2 + self.H / 8 * (x[:, 2] ** 2 + x3p**2)
-        g = torch.stack([self.mu * e[:, 0], self.H * e[:, 1], self.H / 4 * (x[:, 2] + x3p),
-                         2 * self.q4 * x[:, 3]], dim=1)
-        return {"gap": phi + self.q4 * x[:, 3] ** 2, "f_log": phi + 2 * self.q4 * x[:, 3] ** 2,
-                "grad_sq": (g * g).sum(-1), "dist_sq": (e * e).sum(-1)}
+        out = torch.mm(e * e, self._metric_w).addcmul_(x3p.mul_(x3p)[:, None], self._metric_kink)
+        return {k: out[:, j] for j, k in enumerate(("gap", "f_log", "grad_sq", "dist_sq"))}
 
 
 def lower_bound_objective(mu: float = 1.0, H: float = 16.0, L: float = 2.0, lamb: float = 1.0,

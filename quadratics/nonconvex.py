@@ -24,7 +24,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_noise
+from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law, isotropic_noise
 
 
 def _min_1d(lam: float, centre: float, beta: float) -> float:
@@ -79,6 +79,8 @@ class _CosineBound:
         self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
         self.gap_offset = pb.offset - pb.F_star
         self.nlb = -(self.lam * self.b)
+        self.M = pb.M
+        self.noise_law = isotropic_law(pb.d, pb.sigma, device, dtype)
         self.nonlinear = (torch.full((pb.d,), -pb.beta, device=device, dtype=dtype), torch.sin)
 
     def prepare(self, idx: torch.Tensor) -> torch.Tensor:

@@ -103,11 +103,15 @@ def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
     p_min = 1.0 - (1.0 - S / size) ** g
 
     full = [weights_from_ids(np.arange(j, M, groups)[None, :], M)[0] for j in range(groups)]
+    tiled: dict[tuple[int, int], np.ndarray] = {}
 
     def weights(seed: int, r: int, trials: int) -> np.ndarray:
         j = (r % P) // g
         if S == size:  # the whole group takes part: no randomness to draw
-            return np.tile(full[j], (trials, 1))
+            key = (j, trials)
+            if key not in tiled:  # built once; callers get a copy they may change
+                tiled[key] = np.tile(full[j], (trials, 1))
+            return tiled[key].copy()
         return weights_from_ids(sample_subsets(rng_for(seed, 2, r), np.arange(j, M, groups), S, trials), M)
 
     constants = {"S": S, "P": P, "groups": groups, "g": g, "rho2": 1.0 / S, "p_min": p_min,
