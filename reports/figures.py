@@ -53,32 +53,52 @@ def _arr(values: Any) -> np.ndarray:
 
 
 # Measured error against R
+MAX_POINTS = 400
+
+
 def error_vs_rounds_figure(check: Mapping[str, Any]):
-    """Measured LHS with its confidence band, the bound, and the fitted power law (log-log)."""
+    """Measured LHS (with its confidence band when given) against the bound, log-log.
+
+    A rate check's series carries ``fit_slope`` (and ``fit_ci``, ``predicted_slope``): the fitted
+    power law is drawn with that slope. A certificate's series is the measured curve over rounds;
+    its bound at the instance (``rhs``) is drawn as a level when the series has no RHS curve.
+    """
     s = check["series"]
     x, lhs = _arr(s["x"]), _arr(s["lhs"])
+    keep = x > 0  # log axis
+    if keep.sum() > MAX_POINTS:  # thin long trajectories evenly in log x
+        idx = np.unique(np.geomspace(1, keep.sum(), MAX_POINTS).astype(int) - 1)
+        keep = np.flatnonzero(keep)[idx]
+    xs, ys = x[keep], lhs[keep]
     fig, ax = _figure()
     if "ci_low" in s and "ci_high" in s:
-        ax.fill_between(x, _arr(s["ci_low"]), _arr(s["ci_high"]), alpha=0.25, color="C0", label="95% CI")
-    ax.plot(x, lhs, "o-", color="C0", label="measured " + s.get("lhs_name", "LHS"))
+        ax.fill_between(xs, _arr(s["ci_low"])[keep], _arr(s["ci_high"])[keep], alpha=0.25, color="C0", label="95% CI")
+    ax.plot(xs, ys, "o-" if xs.size <= 40 else "-", color="C0", ms=4, label="measured " + s.get("lhs_name", "LHS"))
     if "rhs" in s:
-        ax.plot(x, _arr(s["rhs"]), "--", color="C3", label="bound (RHS)")
-    ok = (x > 0) & (lhs > 0) & np.isfinite(lhs)
-    if ok.sum() >= 2:
-        slope, icpt = np.polyfit(np.log(x[ok]), np.log(lhs[ok]), 1)
-        reported = s.get("fit_slope", slope)
-        label = f"fit: slope {fmt(reported, 3)}"
+        ax.plot(xs, _arr(s["rhs"])[keep], "--", color="C3", label="bound (RHS)")
+    elif isinstance(check.get("rhs"), (int, float)) and check.get("kind") != "rate":
+        ax.axhline(float(check["rhs"]), color="C3", ls="--",
+                   label=f"bound at the instance = {fmt(check['rhs'], 3)}" + (" (weakened)" if check.get("control") else ""))
+    ok = (xs > 0) & (ys > 0) & np.isfinite(ys)
+    if s.get("fit_slope") is not None and ok.sum() >= 2:
+        slope = float(s["fit_slope"])
+        icpt = (float(s["fit_intercept"]) if s.get("fit_intercept") is not None  # natural-log intercept
+                else float(np.mean(np.log(ys[ok]) - slope * np.log(xs[ok]))))
+        label = f"fit: slope {fmt(slope, 3)}"
         if s.get("fit_ci"):
             label += f" [{fmt(s['fit_ci'][0], 3)}, {fmt(s['fit_ci'][1], 3)}]"
         if s.get("predicted_slope") is not None:
             label += f", predicted {fmt(s['predicted_slope'], 3)}"
-        ax.plot(x[ok], np.exp(icpt) * x[ok] ** slope, ":", color="k", label=label)
+        ax.plot(xs[ok], np.exp(icpt) * xs[ok] ** slope, ":", color="k", label=label)
     ax.set_xscale("log")
-    if np.all(lhs[np.isfinite(lhs)] > 0):
+    if ys.size and np.all(ys[np.isfinite(ys)] > 0):
         ax.set_yscale("log")
-    ax.set_xlabel(s.get("x_label", "communication rounds R (count)"))
-    ax.set_ylabel(s.get("y_label", "measured left side (problem units)"))
-    ax.set_title(f"{check.get('id')}: measured error vs {s.get('x_name', 'R')}", fontsize=10)
+    sweep = s.get("fit_slope") is not None or "rhs" in s  # a sweep over R, else a curve over rounds
+    ax.set_xlabel(s.get("x_label", "communication rounds R (count)" if sweep else "round r (count)"))
+    ax.set_ylabel(s.get("y_label", "measured left side (problem units)" if sweep
+                        else "measured quantity, mean over trials (problem units)"))
+    ax.set_title(f"{check.get('id')}: " + ("measured left side vs R" if sweep else "measured curve over rounds"),
+                 fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     return fig
@@ -226,6 +246,7 @@ def report_figures(doc: Mapping[str, Any]) -> list[FigureImage]:
         s = v.get("series") or {}
         if "x" in s and "lhs" in s and len(s["x"]) >= 2:
             add(f"series-{v['id']}", anchor("chk", v["id"]),
-                f"{v['id']}: measured left side (95% CI) against the bound, with the fitted slope.",
+                f"{v['id']}: measured quantity against the bound"
+                + (", with the fitted slope." if (v.get("series") or {}).get("fit_slope") is not None else "."),
                 error_vs_rounds_figure, v)
     return out

@@ -35,7 +35,7 @@ def test_summary_links_point_at_sections(page):
 
 def test_every_figure_is_drawn(page):
     # 2 results' terms? only FAST.T1 has values; + region, sampler, participation, one series
-    assert page.count("<figure>") == 5  # terms (FAST.T1 sweep), region, sampler, participation, series
+    assert page.count("<figure>") == 6  # terms (FAST.T1 sweep), region, sampler, participation, 2 series
 
 
 def test_banner_only_when_evidence_is_wrong(page):
@@ -74,4 +74,4 @@ def test_saved_json_renders_again(tmp_path):
     out = tmp_path / "rep"
     write_report(fixture_doc(), out)
     doc = json.loads((out / "results.json").read_text())
-    assert render_html(doc).count("<figure>") == 5
+    assert render_html(doc).count("<figure>") == 6
