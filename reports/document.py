@@ -169,3 +169,12 @@ def fmt(x: Any, digits: int = 4) -> str:
     if xf == 0 or 1e-3 <= abs(xf) < 1e5:
         return f"{xf:.{digits}g}"
     return f"{xf:.{digits - 1}e}"
+
+
+def ci_label(v: Mapping[str, Any]) -> str:
+    """'99% CI' from the check's confidence level (instance.level), '95% CI' when not recorded."""
+    level = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
+    try:
+        return f"{float(level) * 100:g}% CI"
+    except (TypeError, ValueError):
+        return "95% CI"

@@ -72,7 +72,10 @@ def error_vs_rounds_figure(check: Mapping[str, Any]):
     xs, ys = x[keep], lhs[keep]
     fig, ax = _figure()
     if "ci_low" in s and "ci_high" in s:
-        ax.fill_between(xs, _arr(s["ci_low"])[keep], _arr(s["ci_high"])[keep], alpha=0.25, color="C0", label="95% CI")
+        from reports.document import ci_label
+
+        ax.fill_between(xs, _arr(s["ci_low"])[keep], _arr(s["ci_high"])[keep], alpha=0.25, color="C0",
+                        label=ci_label(check))
     ax.plot(xs, ys, "o-" if xs.size <= 40 else "-", color="C0", ms=4, label="measured " + s.get("lhs_name", "LHS"))
     if "rhs" in s:
         ax.plot(xs, _arr(s["rhs"])[keep], "--", color="C3", label="bound (RHS)")
@@ -96,7 +99,7 @@ def error_vs_rounds_figure(check: Mapping[str, Any]):
     sweep = s.get("fit_slope") is not None or "rhs" in s  # a sweep over R, else a curve over rounds
     ax.set_xlabel(s.get("x_label", "communication rounds R (count)" if sweep else "round r (count)"))
     ax.set_ylabel(s.get("y_label", "measured left side (problem units)" if sweep
-                        else "measured quantity, mean over trials (problem units)"))
+                        else "mean over trials (problem units)"))
     ax.set_title(f"{check.get('id')}: " + ("measured left side vs R" if sweep else "measured curve over rounds"),
                  fontsize=10)
     ax.grid(True, which="both", alpha=0.3)

@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-from reports.document import alerts, anchor, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
@@ -26,6 +26,7 @@ def _env() -> jinja2.Environment:
     env.filters["anchor_chk"] = lambda k: anchor("chk", k)
     env.globals["math"] = _math_img
     env.globals["is_control"] = is_control
+    env.globals["ci_label"] = ci_label
     env.globals["hyp_verdict"] = hypotheses_verdict
     return env
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
-from reports.document import alerts, anchor, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
@@ -125,10 +125,22 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
                            f'{verdict(str(v.get("verdict")))}{tag}', h3))
             if v.get("title"):
                 story.append(P(escape(str(v["title"])), body))
-            keys = ["expected", "kind", "lhs", "ci", "rhs", "ratio", "trials", "seed", "variant", "device",
-                    "elapsed_s", "instance", "conditions", "notes"]
-            story.append(kv([(k, v.get(k)) for k in keys]))
+            ci = v.get("ci") or [None, None]
+            if v.get("kind") == "rate" or (is_control(v) and (v.get("series") or {}).get("fit_slope") is not None):
+                head = f"fitted slope <b>{t(v.get('lhs'))}</b> [{t(ci[0])}, {t(ci[1])}] vs predicted <b>{t(v.get('rhs'))}</b>"
+            else:
+                head = (f"measured <b>{t(v.get('lhs'))}</b> ({ci_label(v)} [{t(ci[0])}, {t(ci[1])}]) vs bound "
+                        f"<b>{t(v.get('rhs'))}</b>" + (f" · ratio {t(v['ratio'])}" if v.get("ratio") is not None else ""))
+            story.append(P(head + f" · expected <b>{t(v.get('expected', ''))}</b>, got {verdict(str(v.get('verdict')))}",
+                           body))
+            story.append(P(" · ".join(str(x) for x in (v.get("kind"), f"{v.get('trials')} trials", f"seed {v.get('seed')}",
+                                                         v.get("variant"), v.get("device")) if x), small))
+            for key in ("conditions", "notes"):
+                if v.get(key):
+                    story.append(P(_value(v[key]), cell))
             figs(anchor("chk", v.get("id")))
+            if v.get("instance"):
+                story.append(P("<b>instance</b>: " + _inline(v["instance"]), small))
 
     # Results
     if doc.get("results"):
@@ -228,6 +240,13 @@ def _value(v: Any) -> str:
         return "<br/>".join(f"{escape(str(k))}: {_value(x)}" for k, x in v.items())
     if isinstance(v, (list, tuple)) and v and isinstance(v[0], (Mapping, str)):
         return "<br/>".join("• " + _value(x) for x in v)
+    return escape(v if isinstance(v, str) else fmt(v))
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, Mapping):
+        return "; ".join(f"<i>{escape(str(k))}</i>" + (f": {{{_inline(x)}}}" if isinstance(x, Mapping) else f" = {_inline(x)}")
+                         for k, x in v.items())
     return escape(v if isinstance(v, str) else fmt(v))
 
 
