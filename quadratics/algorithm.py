@@ -112,13 +112,17 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
         for off in offsets:
             ysum.add_(y)
             y = torch.addcmul(off, shrink, y) if nl is None else torch.addcmul(off, shrink, y).addcmul_(nl[0], nl[1](y))
+    elif ncoef_noise is None:  # the offsets are one shared tensor: no in-place steps
+        for off in offsets:
+            y = torch.addcmul(off, shrink, y) if nl is None else torch.addcmul(off, shrink, y).addcmul_(nl[0], nl[1](y))
     elif nl is None:
-        for off in offsets:
-            y = torch.addcmul(off, shrink, y)
+        for off in offsets:  # each offset is this round's own memory: step in place
+            y = off.addcmul_(shrink, y)
     else:
-        ncoef, fn = nl
+        # a materialised coefficient: same-shape operands take torch's fast path (broadcast ones do not)
+        ncoef, fn = nl[0].expand(T, n, d).contiguous(), nl[1]
         for off in offsets:
-            y = torch.addcmul(off, shrink, y).addcmul_(ncoef, fn(y))
+            y = off.addcmul_(shrink, y).addcmul_(ncoef, fn(y))
     if not keep_grad_sum:
         return y, None
     gsum = (x_b - y).div_(eta)
