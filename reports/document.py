@@ -51,9 +51,15 @@ class SummaryRow:
     verdict: str
     detail: str
     anchor: str
+    expected: str = ""
 
-    def to_dict(self) -> dict[str, str]:
-        return dict(self.__dict__)
+    @property
+    def as_expected(self) -> bool | None:
+        """For checks: whether the verdict is the one that counts as success; None for results."""
+        return None if not self.expected else self.verdict == self.expected
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "as_expected": self.as_expected}
 
 
 def anchor(prefix: str, ident: str) -> str:
@@ -89,7 +95,8 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
         kind = "control" if is_control(v) else str(v.get("kind", "check"))
         detail = _ratio_detail(v)
         rows.append(SummaryRow("verify", str(v.get("id")), str(v.get("title", "")), kind,
-                               str(v.get("verdict", "unverified")), detail, anchor("chk", v.get("id"))))
+                               str(v.get("verdict", "unverified")), detail, anchor("chk", v.get("id")),
+                               str(v.get("expected") or ("violated" if is_control(v) else "holds"))))
     for r in doc.get("results") or []:
         verdict, detail = hypotheses_verdict(r)
         rows.append(SummaryRow("bounds", str(r.get("key", r.get("id"))), str(r.get("title", "")),
@@ -99,8 +106,6 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
 
 def _ratio_detail(v: Mapping[str, Any]) -> str:
     parts = []
-    if v.get("expected"):
-        parts.append(f"expected {v['expected']}")
     if isinstance(v.get("ratio"), (int, float)):
         parts.append(f"LHS/RHS = {fmt(v['ratio'])}")
     return ", ".join(parts)

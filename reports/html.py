@@ -58,5 +58,5 @@ def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None
     css = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates")).loader.get_source(
         jinja2.Environment(), "report.css")[0]
     return _env().get_template("report.html.j2").render(
-        doc=doc, rows=rows, counts=verdict_counts(rows), alerts=alerts(doc), figures=by_anchor, css=css,
+        doc=doc, rows=rows, counts=verdict_counts, alerts=alerts(doc), figures=by_anchor, css=css,
     )

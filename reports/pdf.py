@@ -109,12 +109,23 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     # Summary
     rows = summary_rows(doc)
     story.append(P("Summary of verdicts", h2))
-    story.append(P(" · ".join(f"{verdict(k)} × {n}" for k, n in verdict_counts(rows).items()), body))
-    table = [[P("<b>ID</b>", cell), P("<b>Verdict</b>", cell), P("<b>Kind</b>", cell), P("<b>Detail</b>", cell)]]
-    for r in rows:
-        table.append([P(f'<a href="#{r.anchor}" color="#2d5b9a">{escape(r.id)}</a>', cell), P(verdict(r.verdict), cell),
-                      P(escape(r.kind), cell), P(escape(r.title + (": " + r.detail if r.detail else "")), cell)])
-    story.append(grid(table, [38 * mm, 22 * mm, 20 * mm, width - 80 * mm]))
+    for section, heading in (("verify", "Checks"), ("bounds", "Encoded results (hypotheses at the worked-example values)")):
+        part = [r for r in rows if r.section == section]
+        if not part:
+            continue
+        story.append(P(f"{heading} ({len(part)})", h3))
+        line = " · ".join(f"{verdict(k)} × {n}" for k, n in verdict_counts(part).items())
+        if section == "verify":
+            line += f" · {sum(1 for r in part if r.as_expected)} of {len(part)} as expected"
+        story.append(P(line, body))
+        table = [[P("<b>ID</b>", cell), P("<b>Verdict</b>", cell), P("<b>Kind</b>", cell), P("<b>Detail</b>", cell)]]
+        for r in part:
+            mark = "" if r.as_expected is None else (" ✓" if r.as_expected else
+                                                      f' <font color="#b3261e">(expected {escape(r.expected)})</font>')
+            table.append([P(f'<a href="#{r.anchor}" color="#2d5b9a">{escape(r.id)}</a>', cell),
+                          P(verdict(r.verdict) + mark, cell), P(escape(r.kind), cell),
+                          P(escape(r.title + (": " + r.detail if r.detail else "")), cell)])
+        story.append(grid(table, [38 * mm, 30 * mm, 18 * mm, width - 86 * mm]))
 
     # Checks
     if doc.get("verifications"):

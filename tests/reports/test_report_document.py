@@ -55,6 +55,7 @@ def test_summary_rows_cover_checks_then_results():
     assert [r.id for r in rows] == ["FAST.T1.cert", "FAST.T1.rate", "FAST.T1.control", "FAST.T1", "FAST.T2"]
     assert [r.verdict for r in rows] == ["holds", "inconclusive", "violated", "unverified", "statement"]
     assert rows[2].kind == "control"
+    assert [r.as_expected for r in rows] == [True, False, True, None, None]  # the rate check expected holds
 
 
 def test_hypotheses_verdict_prefers_fails_over_unverified():
