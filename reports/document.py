@@ -107,7 +107,8 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
 def _ratio_detail(v: Mapping[str, Any]) -> str:
     parts = []
     if isinstance(v.get("ratio"), (int, float)):
-        parts.append(f"LHS/RHS = {fmt(v['ratio'])}")
+        slope = v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
+        parts.append(f"{'slope/predicted' if slope else 'LHS/RHS'} = {fmt(v['ratio'])}")
     return ", ".join(parts)
 
 
