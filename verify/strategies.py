@@ -5,7 +5,7 @@
 whose ``holds`` is True, or None only when a hypothesis needs an unrecovered constant.
 **Method**: free symbols are drawn from their domains (log-uniform on positive reals, small integers,
 probabilities); the symbols the hypotheses constrain are then placed inside their feasible sets,
-step sizes (``prefer="max"``) first, thresholds and counts (``prefer="min"``) next, each drawn inside
+counts first, step sizes (``prefer="max"``) next, thresholds (``prefer="min"``) last, each drawn inside
 the feasible intervals that ``bounds.solve`` locates given the values already drawn; a final filter
 rejects the rare draw that a later placement made infeasible. Paper-specific couplings that are
 not hypotheses of the encoded result (mu <= L, one common N for vectors) are applied first.
@@ -63,29 +63,42 @@ def _free(info, N: int) -> st.SearchStrategy[Any]:
 
 
 def _constrained(result) -> list[str]:
-    """Scalar symbols the hypotheses constrain, step sizes (prefer=max) first, then the rest."""
+    """Scalar symbols a hypothesis bounds directly, in placement order."""
     names: list[str] = []
     for hyp in result.hypotheses:
-        for n in sorted(result.required_for(hyp)):
+        # a symbol standing alone on one side (eta <= cap, R >= bound, q >= threshold) is the one to place
+        sides = [s for s in (hyp.relation.lhs, hyp.relation.rhs) if getattr(s, "is_Symbol", False)]
+        for n in sorted(s.name for s in sides if s.name in result.symbol_map):
             info = result.symbol_map[n]
-            if not info.unrecovered and not info.domain.is_vector and n not in names:
+            if not info.unrecovered and not info.domain.is_vector and n not in names and n not in _PROBLEM_CONSTANTS:
                 names.append(n)
-    order = {"max": 0, "argmin": 1, "min": 2}
-    return sorted(names, key=lambda n: order.get(result.symbol_map[n].prefer, 1))
+    # counts first (they fix the caps), then step sizes, then thresholds that depend on the steps
+    def rank(n: str) -> int:
+        info = result.symbol_map[n]
+        return 0 if info.domain.is_integer else {"max": 1, "argmin": 2, "min": 3}.get(info.prefer, 2)
+
+    return sorted(names, key=rank)
+
+
+# Constants of the problem instance: drawn freely (then coupled), never solved for
+_PROBLEM_CONSTANTS = frozenset({"L", "mu"})
 
 
 def _place(draw, result, values: dict[str, Any], name: str) -> Any:
     """Draw ``name`` inside its feasible set given ``values`` (the other symbols)."""
     others = {k: v for k, v in values.items() if k != name}
+    info = result.symbol_map[name]
     try:
-        sol = result.solve(name, others, mode=result.symbol_map[name].prefer
-                           if result.symbol_map[name].prefer in ("max", "min") else "max")
+        sol = result.solve(name, others, mode=info.prefer if info.prefer in ("max", "min") else "max")
     except UserInputError:
         return values[name]           # nothing checkable constrains it: keep the free draw
+    except RuntimeError:              # root refinement failed: grow an integer until the hypotheses hold
+        return _grow(result, values, name) if info.domain.is_integer else None
     if not sol.success or not sol.feasible:
         return None
     lo, hi = sol.feasible[draw(st.integers(0, len(sol.feasible) - 1))]
-    info = result.symbol_map[name]
+    if lo <= 0 and info.domain in (Domain.POSITIVE, Domain.OPEN_PROBABILITY):
+        lo = hi * 1e-3
     if info.domain.is_integer:
         lo_i, hi_i = math.ceil(lo - 1e-9), math.floor(hi + 1e-9)
         if hi_i < lo_i:
@@ -93,10 +106,21 @@ def _place(draw, result, values: dict[str, Any], name: str) -> Any:
         return draw(st.integers(lo_i, min(hi_i, max(lo_i * 10, lo_i + 20))))
     if not math.isfinite(hi):
         hi = max(lo, 1.0) * 100
-    if lo > 0 and hi / lo > 1.0 + 1e-12:
+    if lo > 0 and hi / lo > 1.0 + 1e-6:
         # stay a hair inside the closed caps so rounding cannot push a draw outside
         return draw(_log_uniform(lo * (1 + 1e-9), hi * (1 - 1e-9)))
-    return draw(st.floats(lo, hi)) if hi > lo else lo
+    if lo <= 0 and hi > 1e-300:
+        return draw(st.floats(0.0, 1.0)) * hi * (1 - 1e-9)
+    return hi
+
+
+def _grow(result, values: dict[str, Any], name: str) -> Any:
+    trial = dict(values)
+    for k in range(64):
+        trial[name] = 2**k
+        if result.check(trial).holds is not False:
+            return 2**k
+    return None
 
 
 def _couple(result, values: dict[str, Any]) -> None:
@@ -110,14 +134,16 @@ def _params(draw, key: str, overrides: Mapping[str, st.SearchStrategy] | None = 
     result = get(key)
     N = draw(st.integers(*VECTOR_LENGTH))
     overrides = dict(_OVERRIDES.get(result.id, {}), **(overrides or {}))
+    forced = set(overrides) - set(_OVERRIDES.get(result.id, {}))
     values: dict[str, Any] = {}
+    needed = result.required_for_terms()
     for info in result.symbols:
-        if info.unrecovered:
-            continue
+        if info.unrecovered and info.name not in needed:
+            continue  # left out so hypotheses that need it report 'unverified', as the sources allow
         values[info.name] = draw(overrides[info.name] if info.name in overrides else _free(info, N))
     _couple(result, values)
     for name in _constrained(result):
-        if name in overrides:
+        if name in forced or (name in overrides and result.id in _INHERENT):
             continue
         placed = _place(draw, result, values, name)
         if placed is None:
@@ -130,6 +156,8 @@ def _params(draw, key: str, overrides: Mapping[str, st.SearchStrategy] | None = 
 def _valid(key: str, values: Mapping[str, Any]) -> bool:
     if values.get("__reject__"):
         return False
+    if "mu" in values and "L" in values and values["mu"] > values["L"]:
+        return False
     return get(key).check(values).holds is not False
 
 
@@ -140,6 +168,8 @@ def params_for(key: str, **overrides: st.SearchStrategy) -> st.SearchStrategy[di
     are still enforced by the final filter. Unknown keys raise ``UserInputError``.
     """
     result = get(key)
+    if result.id in _BUILDERS and not overrides:
+        return _BUILDERS[result.id]().filter(lambda v: _valid(result.key, v))
     for name in overrides:
         if name not in result.symbol_map:
             from bounds.errors import unknown
@@ -148,8 +178,34 @@ def params_for(key: str, **overrides: st.SearchStrategy) -> st.SearchStrategy[di
     return _params(result.key, overrides).filter(lambda v: _valid(result.key, v))
 
 
+@st.composite
+def _selection_law(draw) -> dict[str, Any]:
+    """A random selection law over subsets of N clients: rates r = E X and covariance Sigma of X (F3AST LB.4)."""
+    N = draw(st.integers(2, 4))
+    d = draw(st.integers(1, 3))
+    subsets = np.array([[(s >> i) & 1 for i in range(N)] for s in range(2**N)], dtype=float)
+    w = np.asarray(draw(st.lists(st.floats(0.0, 1.0), min_size=2**N, max_size=2**N)))
+    w[-1] += 0.05  # the full set has positive mass, so every rate is positive
+    law = w / w.sum()
+    r = law @ subsets
+    Sigma = (subsets * law[:, None]).T @ subsets - np.outer(r, r)
+    p = np.asarray(draw(st.lists(st.floats(0.05, 1.0), min_size=N, max_size=N)))
+    v = np.asarray(draw(st.lists(st.floats(-2.0, 2.0), min_size=N * d, max_size=N * d))).reshape(N, d)
+    return {"p": (p / p.sum()).tolist(), "r": r.tolist(), "v": v.tolist(), "Sigma": Sigma.tolist(),
+            "eta": draw(_log_uniform(1e-3, 1.0))}
+
+
+# Results whose hypotheses hold for every draw of the overridden symbols (no placement needed)
+_INHERENT = frozenset({"F3AST.T3.5"})
+
+# Whole-result builders (vector/matrix inputs with structure the generic draw cannot know)
+_BUILDERS: dict[str, Any] = {"F3AST.LB.5": _selection_law}
+
 # Per-result free ranges where the generic ones would make hypotheses nearly impossible
 _OVERRIDES: dict[str, dict[str, st.SearchStrategy]] = {
+    # T3.5's step-size conditions hold for every L >= mu by the choice gamma = max(8L/mu, E): no search needed
+    "F3AST.T3.5": {"L": _log_uniform(*POSITIVE_RANGE), "mu": _log_uniform(*POSITIVE_RANGE),
+                   "E": st.integers(*INTEGER_RANGE)},
     # T2's q-threshold is satisfiable only for small sigma_G^2 relative to mu K eta_c (spec typo #2)
     "FAST.T2": {"sigma_G": _log_uniform(1e-4, 1e-1), "m": st.integers(1, 10), "n": st.integers(1, 10)},
 }
