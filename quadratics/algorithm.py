@@ -43,7 +43,7 @@ def aggregate(x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, eta_g: float) -
     return x.add((w[..., None] * (y - x[:, None, :])).sum(1), alpha=eta_g)
 
 
-def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[torch.Tensor, bool, torch.Tensor | None]:
+def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[Any, ...]:
     """Per-client step data of all M clients, built once per (bound, eta, mu_prox).
 
     Returns (table, per_client, shrink, noise_coef, nonlinear): table [2, M, d] holding
@@ -52,7 +52,7 @@ def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[torch.Tensor, 
     nonlinear = (-eta coef, fn) or None.
     """
     cache = bound.__dict__.setdefault("_step_tables", {})
-    key = (float(eta), float(mu_prox))
+    key = (eta, mu_prox)
     if key not in cache:
         every = torch.arange(bound.M, device=bound.device)[None, :]
         a, b = bound.affine(bound.prepare(every))
@@ -66,6 +66,15 @@ def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[torch.Tensor, 
         cache[key] = (table, per_client, None if per_client else shrink, None if scale is None else -eta * scale,
                       None if nl is None else (-eta * nl[0], nl[1]))
     return cache[key]
+
+
+def _materialised(bound: Any, v: torch.Tensor, shape: tuple[int, int, int]) -> torch.Tensor:
+    """v [d] expanded to ``shape`` as contiguous memory, cached per run."""
+    cache = bound.__dict__.setdefault("_materialised", {})
+    key = (id(v), shape)
+    if key not in cache:
+        cache[key] = (v, v.expand(shape).contiguous())  # v kept alive so its id stays unique
+    return cache[key][1]
 
 
 def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
@@ -89,7 +98,8 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     d = x.shape[1]
     table, per_client, shrink, ncoef_noise, nl = _step_tables(bound, eta, mu_prox)
     if per_client:  # one gather; both halves stay contiguous (strided operands are slower)
-        shrink, nb = table.index_select(1, idx.reshape(-1)).view(2, T, n, d).unbind(0)
+        g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
+        shrink, nb = g.select(0, 0), g.select(0, 1)
     else:
         nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
     x_b = x.unsqueeze(1)
@@ -120,7 +130,7 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
             y = off.addcmul_(shrink, y)
     else:
         # a materialised coefficient: same-shape operands take torch's fast path (broadcast ones do not)
-        ncoef, fn = nl[0].expand(T, n, d).contiguous(), nl[1]
+        ncoef, fn = _materialised(bound, nl[0], (T, n, d)), nl[1]
         for off in offsets:
             y = off.addcmul_(shrink, y).addcmul_(ncoef, fn(y))
     if not keep_grad_sum:

@@ -104,6 +104,7 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     # (blocks of about 2^16 values stay in cache; larger ones only cost memory traffic)
     block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 16) // (trials * problem.d)))
     xbuf = torch.empty((block, trials, problem.d), device=dev, dtype=dtype)
+    xrows = xbuf.unbind(0)
     filled, first_row = 0, 0
     # participation is drawn ahead in blocks of rounds (one host-to-device copy per block); a
     # pattern that observes the run can only be drawn one round at a time
@@ -115,7 +116,7 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
             hist[k][first_row:first_row + filled] = m[k].reshape(filled, trials)
         return m
 
-    xbuf[0] = state["x"]
+    xrows[0].copy_(state["x"])
     filled = 1
     gap0 = bound.metrics(state["x"])["gap"].cpu().numpy()
     participants = np.zeros((rounds, trials), dtype=np.int32)
@@ -140,7 +141,7 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
                 if filled == block:
                     flush()
                     first_row, filled = first_row + filled, 0
-                xbuf[filled] = state["x"]
+                xrows[filled].copy_(state["x"])
                 filled += 1
                 if pattern.observe is not None:
                     m = flush()
