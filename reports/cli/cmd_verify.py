@@ -1,0 +1,69 @@
+"""`convbound verify`: empirical certificates, rate fits and negative controls with verdicts."""
+
+from __future__ import annotations
+
+import click
+
+from reports.cli.common import echo_json
+
+_STYLE = {"holds": "green", "violated": "red", "inconclusive": "yellow", "unverified": "cyan",
+          "inapplicable": "magenta", "pending": "dim"}
+
+
+def _fmt(x) -> str:
+    return "-" if x is None or x != x else f"{x:.3g}"
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("verify")
+    @click.argument("ids", nargs=-1, required=True)
+    @click.option("--quick", is_flag=True, help="smaller Monte Carlo sizes (whole suite < 2 min on 2 CPU cores)")
+    @click.option("--trials", type=int, default=None, help="trials per check (default: per check)")
+    @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
+    def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
+        """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
+
+        Exit status 0 when every verdict is as expected (certificates hold, negative controls
+        violated), 1 otherwise, 2 on bad input.
+        """
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from verify.suite import all_ok, run_suite, select
+
+        select(list(ids))  # bad ids fail before any work
+        err = Console(stderr=True)
+        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn(), console=err, transient=True) as bar:
+            task = bar.add_task("verify", total=None)
+
+            def progress(done: int, total: int, cid: str) -> None:
+                bar.update(task, completed=done, total=total, description=f"verify {cid}")
+
+            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
+        if as_json:
+            echo_json([v.to_dict() for v in results])
+        else:
+            from rich.table import Table
+
+            table = Table(title="convbound verify")
+            for col in ("id", "kind", "verdict", "expected"):
+                table.add_column(col, no_wrap=True)
+            for col in ("LHS", "CI", "RHS", "ratio", "trials"):
+                table.add_column(col, justify="right")
+            for v in results:
+                style = _STYLE.get(v.verdict, "")
+                table.add_row(v.id, v.kind, f"[{style}]{v.verdict}[/{style}]", v.expected, _fmt(v.lhs),
+                              f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]", _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
+            out = Console()
+            out.print(table)
+            for v in results:
+                for note in v.notes:
+                    if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
+                        out.print(f"[bold]{v.id}[/bold]: {note}")
+        ok = all_ok(results)
+        if not as_json:
+            Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
+        return 0 if ok else 1
