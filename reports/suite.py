@@ -199,8 +199,16 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
     from verify import suite
 
     def on_progress(*args, **kwargs) -> None:
-        progress("verify: " + " ".join(str(a) for a in args))
+        if len(args) == 3 and all(isinstance(a, int) for a in args[:2]):
+            done, total, cid = args
+            progress(f"verify {done}/{total}" + (f": {cid}" if cid else ": done"))
+        else:
+            progress("verify: " + " ".join(str(a) for a in args))
 
+    if only:  # IDs of results only (no check of that name) select no check
+        only = [w for w in only if _known_check(suite, w)]
+        if not only:
+            return [], None
     checks = suite.run_suite(ids=only if only else "all", quick=quick, device=device, seed=seed,
                              progress=on_progress)
     expected = None
@@ -212,6 +220,34 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
                 expected = [e for e in expected if e in set(only) or any(e.startswith(o) for o in only)]
             break
     return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in checks], expected
+
+
+def _known_check(suite, word: str) -> bool:
+    try:
+        suite.select([word])
+    except UserInputError:
+        return False
+    return True
+
+
+def check_only(words: list[str]) -> None:
+    """Every --only word names a result (ID, key, or a check of it) or a verify check/prefix."""
+    import bounds
+
+    keys = {r.key for r in bounds.all_results()} | set(bounds.ids())
+    try:
+        from verify import suite
+    except ImportError:
+        suite = None
+    for w in words:
+        if any(_selected(r.id, r.key, {w}) for r in bounds.all_results()):
+            continue
+        if suite is not None and _known_check(suite, w):
+            continue
+        checks = list(suite.registry()) if suite is not None else []
+        from bounds.errors import unknown
+
+        raise unknown("result or check ID", w, sorted(keys | set(checks)))
 
 
 # Whole suite
@@ -226,6 +262,8 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     only_list = sorted({o.strip() for o in only if o.strip()}) if only else None
     only_set = set(only_list) if only_list else None
     sections = tuple(sections)
+    if only_list:
+        check_only(only_list)
     doc: dict[str, Any] = {"schema": SCHEMA, "title": "convbound verification report", "quick": quick,
                            "seed": seed, "device": device, "only": only_list, "results": [], "region": None,
                            "large_n": None, "sampler": None, "participation": None, "verifications": [],
@@ -261,11 +299,6 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
                    lambda: verify_section(only_list, quick, device, seed, step))
     if verified is not None:
         doc["verifications"], doc["expected_controls"] = verified
-    if only_set and not doc["results"] and not doc["verifications"]:
-        import bounds
-
-        raise UserInputError(f"--only {','.join(only_list)} matches no result or check; IDs look like "
-                             f"{', '.join(bounds.ids()[:4])}, ...")
     devices = sorted({str(v.get("device")) for v in doc["verifications"] if v.get("device")})
     doc["environment"] = environment(device=", ".join(devices) if devices else device, seed=seed, argv=argv)
     return doc

@@ -68,5 +68,5 @@ def test_only_filters_results_and_rejects_unknown_ids():
 
     doc = collect(quick=True, only=["FAST.T2"], sections=("results",))
     assert [r["key"] for r in doc["results"]] == ["FAST.T2", "FAST.T2@corrected"]
-    with pytest.raises(UserInputError, match="matches no result"):
-        collect(quick=True, only=["NOPE.X1"], sections=("results",))
+    with pytest.raises(UserInputError, match="unknown result or check ID 'FAST.T9'"):
+        collect(quick=True, only=["FAST.T1", "FAST.T9"], sections=("results",))

@@ -1,0 +1,53 @@
+"""`convbound report --quick` end to end: every section present, verify's checks and controls included,
+the page clean in Chromium and the PDF's pages rendered. Budget: under 2 minutes on 2 CPU cores."""
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from reports.cli.main import main
+
+from report_browser import IMAGES_LOADED, Browser
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+QUICK_BUDGET_S = 120
+
+
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e") / "convbound-report"
+    t0 = time.perf_counter()
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--quick", "--out", str(out)])
+    return out, exc.value.code, time.perf_counter() - t0
+
+
+def test_quick_report_writes_every_section(quick_report):
+    out, code, elapsed = quick_report
+    assert code == 0
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["sections_failed"] == {}
+    assert doc["results"] and doc["region"] and doc["large_n"] and doc["sampler"] and doc["participation"]
+    kinds = {v["kind"] for v in doc["verifications"]}
+    assert {"certificate", "control"} <= kinds
+    assert any(v["control"] for v in doc["verifications"])
+    assert all(v["verdict"] in ("holds", "violated", "inconclusive", "unverified", "inapplicable", "pending")
+               for v in doc["verifications"])
+    assert doc["environment"]["packages"]["convbound"] != "not installed"
+    # generous against a loaded CI machine; the budget itself is measured by tests/benchmarks/bench_reports.py
+    assert elapsed < 2 * QUICK_BUDGET_S, f"--quick took {elapsed:.0f} s"
+
+
+def test_quick_report_page_and_pdf(quick_report, tmp_path):
+    out, code, _ = quick_report
+    assert code == 0
+    with Browser() as b:
+        b.open((out / "index.html").resolve().as_uri())
+        loaded = b.evaluate(IMAGES_LOADED)
+        assert b.errors() == []
+    assert loaded["count"] > 20 and loaded["broken"] == []
+    subprocess.run(["pdftoppm", "-r", "20", "-gray", str(out / "report.pdf"), str(tmp_path / "p")], check=True)
+    assert len(list(tmp_path.glob("p-*.pgm"))) >= 5
