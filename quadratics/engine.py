@@ -98,7 +98,7 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     state = algorithm.init(bound, x0, problem.M)
     pstate = pattern.init(trials, seed)
     names = problem.metric_names
-    hist = {k: torch.empty((rounds + 1, trials), device=dev, dtype=dtype) for k in names}
+    hist = torch.empty((len(names), rounds + 1, trials), device=dev, dtype=dtype)  # metric-major rows
     # models are buffered and their metrics computed in blocks (fewer small kernels per round);
     # an adaptive pattern needs this round's metrics at once, so it gets blocks of one round
     # (blocks of about 2^16 values stay in cache; larger ones only cost memory traffic)
@@ -110,11 +110,17 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     # pattern that observes the run can only be drawn one round at a time
     ahead = 1 if pattern.observe is not None else max(1, min(64, (1 << 20) // (trials * problem.M)))
 
+    rows_of = getattr(bound, "metric_rows", None)  # optional: all metrics as one [len(names), N] tensor
+
     def flush() -> dict[str, torch.Tensor]:
-        m = bound.metrics(xbuf[:filled].reshape(filled * trials, problem.d))
-        for k in names:
-            hist[k][first_row:first_row + filled] = m[k].reshape(filled, trials)
-        return m
+        x = xbuf[:filled].reshape(filled * trials, problem.d)
+        if rows_of is not None:
+            rows = rows_of(x)
+        else:
+            m = bound.metrics(x)
+            rows = torch.stack([m[k] for k in names])
+        hist[:, first_row:first_row + filled].view(len(names), filled * trials).copy_(rows)
+        return dict(zip(names, rows.unbind(0)))
 
     xrows[0].copy_(state["x"])
     filled = 1
@@ -154,7 +160,8 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     wall = time.perf_counter() - start
-    arrays = {k: v.cpu().numpy() for k, v in hist.items()}
+    hist_np = hist.cpu().numpy()
+    arrays = {k: hist_np[j] for j, k in enumerate(names)}
     bad = np.zeros((rounds + 1, trials), dtype=bool)
     for v in arrays.values():
         bad |= ~np.isfinite(v)

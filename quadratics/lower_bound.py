@@ -85,10 +85,10 @@ class _LowerBoundBound:
         self.mu, self.H, self.c = pb.mu, pb.H, pb.c
         self.q4 = q4 = (pb.L + pb.lamb) / 8
         mu, H = pb.mu, pb.H
-        # columns: gap = f - f*, f_log - f*, ||grad f||^2, ||x - x*||^2 (rows: e_1^2 .. e_4^2)
-        self._metric_w = torch.as_tensor([[mu / 2, mu / 2, mu * mu, 1.0], [H / 2, H / 2, H * H, 1.0],
+        # rows of _metric_wt: gap = f - f*, f_log - f*, ||grad f||^2, ||x - x*||^2; columns: e_1^2 .. e_4^2
+        self._metric_wt = torch.as_tensor([[mu / 2, mu / 2, mu * mu, 1.0], [H / 2, H / 2, H * H, 1.0],
                                           [H / 8, H / 8, H * H / 16, 1.0], [q4, 2 * q4, 4 * q4 * q4, 1.0]],
-                                         device=device, dtype=dtype)
+                                         device=device, dtype=dtype).T.contiguous()
         self._metric_kink = torch.as_tensor([H / 8, H / 8, 3 * H * H / 16, 0.0], device=device, dtype=dtype)
 
     def prepare(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -107,13 +107,18 @@ class _LowerBoundBound:
     def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
         return standard_normal(gen, (K, T, n, 1), self.device, self.dtype) * self.noise_vec
 
-    def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+    def metric_rows(self, x: torch.Tensor) -> torch.Tensor:
+        """[4, N]: gap, f_log - f*, ||grad f||^2, ||x - x*||^2 (``metric_names`` order) of x [N, 4]."""
         # every metric is a nonnegative combination of the squared errors e_j^2 and of [x3]_+^2
-        # (with x3* = x4* = 0: (x3 + [x3]_+)^2 = x3^2 + 3 [x3]_+^2), so one small matmul gives all four
+        # (with x3* = x4* = 0: (x3 + [x3]_+)^2 = x3^2 + 3 [x3]_+^2), so one small matmul gives all
+        # four; the transposed product writes each metric as one contiguous row
         e = x - self.xs
+        e.mul_(e)
         x3p = torch.relu(x[:, 2])
-        out = torch.mm(e * e, self._metric_w).addcmul_(x3p.mul_(x3p)[:, None], self._metric_kink)
-        return {k: out[:, j] for j, k in enumerate(("gap", "f_log", "grad_sq", "dist_sq"))}
+        return torch.mm(self._metric_wt, e.T).addcmul_(self._metric_kink[:, None], x3p.mul_(x3p)[None, :])
+
+    def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        return dict(zip(("gap", "f_log", "grad_sq", "dist_sq"), self.metric_rows(x).unbind(0)))
 
 
 def lower_bound_objective(mu: float = 1.0, H: float = 16.0, L: float = 2.0, lamb: float = 1.0,
