@@ -48,21 +48,27 @@ def register(cli: click.Group) -> None:
         else:
             from rich.table import Table
 
-            table = Table(title="convbound verify")
-            for col in ("id", "kind", "verdict", "expected"):
-                table.add_column(col, no_wrap=True)
-            for col in ("LHS", "CI", "RHS", "ratio", "trials"):
-                table.add_column(col, justify="right")
+            from rich.markup import escape
+
+            table = Table(title="convbound verify", show_lines=False)
+            table.add_column("id", no_wrap=True)
+            table.add_column("verdict", no_wrap=True)
+            table.add_column("ok", no_wrap=True)
+            for col in ("LHS", "CI", "RHS", "ratio", "n"):
+                table.add_column(col, justify="right", no_wrap=True)
             for v in results:
                 style = _STYLE.get(v.verdict, "")
-                table.add_row(v.id, v.kind, f"[{style}]{v.verdict}[/{style}]", v.expected, _fmt(v.lhs),
+                mark = "[green]yes[/green]" if v.ok else f"[red]no[/red] (want {v.expected})"
+                table.add_row(escape(v.id), f"[{style}]{v.verdict}[/{style}]", mark, _fmt(v.lhs),
                               f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]", _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
             out = Console()
+            if out.width < 110:
+                out = Console(width=110)
             out.print(table)
             for v in results:
                 for note in v.notes:
                     if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
-                        out.print(f"[bold]{v.id}[/bold]: {note}")
+                        out.print(f"[bold]{escape(v.id)}[/bold]: {escape(note)}")
         ok = all_ok(results)
         if not as_json:
             Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")

@@ -39,13 +39,15 @@ def _shape(ctx: Context, check_id: str, title: str, pb, pattern, Rs, I: int, tri
     ge = pmin / (60 * L * I * P)
     eta = min(ge, math.sqrt(pmin) / (60 * L * I * P))
     gamma = ge / eta
+    c = pattern.constants
+    nw = 1.0 if c.get("p_min") == 1.0 and "groups" not in c else (c["S"] * c["groups"] / pb.M if "groups" in c else 1.0)
     lhs, lows, highs, args, conds = [], [], [], [], []
     for j, R in enumerate(Rs):
         sim = ctx.simulate(pb, amplified_scaffold(eta=eta, K=I, gamma=gamma, P=P), pattern, trials, R, seed_offset=j)
         s = sim.metrics["grad_sq"][0:R:P].mean(0)  # x_hat: window starts x_{mP}, m = 0..R/P-1
         est = mean_ci(s, ctx.level)
         values = dict(Delta=k["Delta"], L=L, rho=math.sqrt(rho2), sigma=k["sigma"], R=R, I=I, P=P, gamma=gamma,
-                      eta=eta, p_min=pmin, Nw=1.0)
+                      eta=eta, p_min=pmin, Nw=nw)
         ev = res.evaluate(values)
         arg = float(ev.value)
         if weak:  # a false faster rate: the optimisation term decays like 1/R^2 instead of 1/R
@@ -60,8 +62,8 @@ def _shape(ctx: Context, check_id: str, title: str, pb, pattern, Rs, I: int, tri
         verdict, expected = UNVERIFIED, (UNVERIFIED if shape_ok else HOLDS)
     notes = [f"fitted constant c = LHS/argument in [{cmin:.4g}, {cmax:.4g}], spread {spread:.3g} "
              f"({'bounded' if shape_ok else 'NOT bounded'}: limit {SPREAD_MAX:g})",
-             "conditions (1)-(2) need c_w, c_v (lost in the source): unverified by policy; Nw = N max E[w] = 1 for "
-             "regularized participation (w = 1/N), given as a diagnostic"]
+             "conditions (1)-(2) need c_w, c_v (lost in the source): unverified by policy; "
+             f"Nw = N max_i E[w^i] = {nw:g} given as a diagnostic (ASCAF.DEF.W: 1 regularized, S Kbar/N cyclic)"]
     if weak:
         notes = [notes[0], "negative control: argument with a false 1/R^2 optimisation term must not fit one constant"]
     return Verification(
