@@ -35,7 +35,7 @@ def _figure():
 
     # fixed margins: constrained layout costs ~1 s per log-scaled figure
     fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI)
-    fig.subplots_adjust(left=0.13, right=0.97, bottom=0.15, top=0.9)
+    fig.subplots_adjust(left=0.15, right=0.97, bottom=0.15, top=0.9)
     return fig, fig.add_subplot()
 
 
