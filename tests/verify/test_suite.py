@@ -1,0 +1,100 @@
+"""End-to-end: quick certificates, controls that must fail, the CLI contract (exit codes, JSON)."""
+
+import json
+
+import pytest
+
+from bounds import UserInputError
+from verify.record import Verification
+from verify.suite import all_ok, run_suite, select
+
+
+@pytest.fixture(scope="module")
+def fast_t2():
+    return run_suite("FAST.T2", quick=True, trials=64, device="cpu", seed=0)
+
+
+def test_fast_t2_certificates_hold_and_weakened_controls_fail(fast_t2):
+    by_id = {v.id: v for v in fast_t2}
+    for key in ("FAST.T2", "FAST.T2@corrected"):
+        cert = by_id[key]
+        assert cert.verdict == "holds" and cert.ci[1] <= cert.rhs
+        assert all(c["holds"] is True for c in cert.conditions)
+    for key in ("FAST.T2.weak", "FAST.T2.weak@corrected"):
+        weak = by_id[key]
+        assert weak.control and weak.expected == "violated"
+        assert weak.verdict == "violated" and weak.ci[0] > weak.rhs
+        # the weakened RHS is exactly the certificate's RHS / 100
+        cert = by_id[key.replace(".weak", "")]
+        assert weak.rhs == pytest.approx(cert.rhs / 100, rel=1e-12)
+    assert all_ok(fast_t2)
+
+
+def test_fast_t2_rhs_matches_hand_arithmetic(fast_t2):
+    cert = next(v for v in fast_t2 if v.id == "FAST.T2")
+    x = cert.instance["result_inputs"]
+    mu, L, K, m, n, q, R, eta = (x[k] for k in ("mu", "L", "K", "m", "n", "q", "R", "eta_c"))
+    import math
+
+    rhs = (math.exp(-mu * K * R * eta) * x["kappa"] + (1 - q) / (2 * mu) * K * eta
+           + 8 / mu * K * eta * x["sigma_G"] ** 2 + 2 * (q * n + (1 - q) * m) / (m * n * mu) * eta * x["sigma"] ** 2)
+    assert cert.rhs == pytest.approx(rhs, rel=1e-12)
+
+
+def test_same_seed_same_numbers(fast_t2):
+    again = run_suite("FAST.T2", quick=True, trials=64, device="cpu", seed=0)
+    assert [v.lhs for v in again] == [v.lhs for v in fast_t2]
+
+
+def test_f3ast_lemma_b5_identity_and_naive_bias():
+    res = {v.id: v for v in run_suite(["F3AST.LB.5", "F3AST.naive.control"], quick=True, trials=4000)}
+    assert res["F3AST.LB.5"].verdict == "holds"
+    assert res["F3AST.LB.5.weak"].verdict == "violated"
+    assert res["F3AST.naive.naive-average"].verdict == "violated"
+    assert res["F3AST.naive.f3ast-weights"].verdict == "holds"
+
+
+def test_records_round_trip_through_json(fast_t2):
+    text = json.dumps([v.to_dict() for v in fast_t2], allow_nan=False)
+    back = [Verification.from_dict(d) for d in json.loads(text)]
+    assert [b.verdict for b in back] == [v.verdict for v in fast_t2]
+
+
+def test_select_by_prefix_and_unknown():
+    assert set(select("FAST")) >= {"FAST.T1", "FAST.T2"}
+    with pytest.raises(UserInputError, match="did you mean"):
+        select("FAST.T3")
+    with pytest.raises(UserInputError):
+        run_suite("FAST.T2", trials=1)
+
+
+def test_quick_suite_acceptance():
+    results = run_suite("all", quick=True, device="cpu", seed=0)
+    certs = [v for v in results if not v.control]
+    controls = [v for v in results if v.control]
+    assert not [v.id for v in certs if v.verdict == "violated"]
+    assert controls and all(v.verdict == "violated" for v in controls), [(v.id, v.verdict) for v in controls]
+    weak = [v for v in controls if ".weak" in v.id]
+    assert len(weak) >= 8
+    # everything but the honestly pending certificate is as expected
+    assert [v.id for v in results if not v.ok] == ["F3AST.T3.5"]
+
+
+def test_cli_json_and_exit_codes():
+    import subprocess
+    import sys
+
+    ok = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "F3AST.LB.5", "--quick", "--trials",
+                         "2000", "--json"], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    data = json.loads(ok.stdout)
+    assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.weak"}
+    for d in data:
+        for key in ("id", "verdict", "lhs", "ci", "rhs", "ratio", "instance", "control"):
+            assert key in d
+    bad = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "NOPE"], capture_output=True,
+                         text=True, timeout=60)
+    assert bad.returncode == 2 and "unknown check id" in bad.stderr and "Traceback" not in bad.stderr
+    pending = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "F3AST.T3.5"], capture_output=True,
+                             text=True, timeout=60)
+    assert pending.returncode == 1  # a pending certificate is never counted as success
