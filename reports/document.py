@@ -130,6 +130,19 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
             # a check expected to expose a false published bound did not: worth a look, not an alarm
             out.append(Alert("notice", f"{ident} was expected to be violated but holds at this instance.",
                              anchor("chk", ident)))
+    groups: dict[str, list[int]] = {}
+    for v in checks:
+        if v.get("group"):
+            tally = groups.setdefault(str(v["group"]), [0, 0])
+            if is_control(v):
+                tally[1] += 1
+            elif v.get("kind") == "certificate" and v.get("verdict") != "pending":
+                tally[0] += 1
+    for group, (certs, controls) in groups.items():
+        if controls < certs:
+            out.append(Alert("alert", f"Check group {group} has {certs} certificate{'s' if certs != 1 else ''} but "
+                                      f"{controls} negative control{'s' if controls != 1 else ''}: a control is missing.",
+                             anchor("chk", next(str(v['id']) for v in checks if v.get('group') == group))))
     present = {str(v.get("id")) for v in checks if is_control(v)}
     expected = doc.get("expected_controls")
     if expected:

@@ -209,8 +209,15 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
         only = [w for w in only if _known_check(suite, w)]
         if not only:
             return [], None
-    checks = suite.run_suite(ids=only if only else "all", quick=quick, device=device, seed=seed,
-                             progress=on_progress)
+    # one call per check group (same context and seed as one call) so each record knows its group:
+    # a group with fewer negative controls than certificates has lost a control
+    groups = suite.select(only if only else "all")
+    checks: list[dict[str, Any]] = []
+    for i, gid in enumerate(groups):
+        on_progress(i, len(groups), gid)
+        for c in suite.run_suite(ids=[gid], quick=quick, device=device, seed=seed):
+            checks.append({**(c.to_dict() if hasattr(c, "to_dict") else dict(c)), "group": gid})
+    on_progress(len(groups), len(groups), "")
     expected = None
     for name in ("control_ids", "expected_controls", "CONTROL_IDS"):
         found = getattr(suite, name, None)
@@ -219,7 +226,7 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
             if only:
                 expected = [e for e in expected if e in set(only) or any(e.startswith(o) for o in only)]
             break
-    return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in checks], expected
+    return checks, expected
 
 
 def _known_check(suite, word: str) -> bool:

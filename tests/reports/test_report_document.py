@@ -82,3 +82,15 @@ def test_violation_that_was_expected_is_not_an_alert():
     assert _alert_messages(doc) == []
     doc["verifications"][0]["verdict"] = "holds"
     assert [a.level for a in alerts(doc)] == ["notice"]
+
+
+def test_group_with_fewer_controls_than_certificates_is_an_alert():
+    doc = fixture_doc()
+    doc["expected_controls"] = None
+    for v in doc["verifications"]:
+        v["group"] = "FAST.T1"
+    doc["verifications"].append({**doc["verifications"][0], "id": "FAST.T1@corrected"})  # 2 certificates
+    msgs = _alert_messages(doc)
+    assert msgs == ["Check group FAST.T1 has 2 certificates but 1 negative control: a control is missing."]
+    doc["verifications"][-1]["verdict"] = "pending"  # a check that could not run needs no control
+    assert _alert_messages(doc) == []

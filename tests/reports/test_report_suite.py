@@ -70,3 +70,17 @@ def test_only_filters_results_and_rejects_unknown_ids():
     assert [r["key"] for r in doc["results"]] == ["FAST.T2", "FAST.T2@corrected"]
     with pytest.raises(UserInputError, match="unknown result or check ID 'FAST.T9'"):
         collect(quick=True, only=["FAST.T1", "FAST.T9"], sections=("results",))
+
+
+def test_removing_a_control_from_a_real_run_raises_the_banner():
+    from reports.document import alerts
+    from reports.html import render_html
+
+    doc = collect(quick=True, only=["FAST.T1"], sections=("verify",))
+    assert {v["id"] for v in doc["verifications"]} == {"FAST.T1", "FAST.T1.weak"}
+    assert [a for a in alerts(doc) if a.level == "alert"] == []
+    doc["verifications"] = [v for v in doc["verifications"] if not v["control"]]
+    found = [a.message for a in alerts(doc) if a.level == "alert"]
+    assert any("FAST.T1" in m and "control is missing" in m for m in found)
+    page = render_html({**doc, "results": [], "environment": {"device": "cpu", "seed": 0, "packages": {}}}, [])
+    assert page.index('class="banner alert"') < page.index('id="summary"')
