@@ -101,8 +101,9 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     hist = torch.empty((len(names), rounds + 1, trials), device=dev, dtype=dtype)  # metric-major rows
     # models are buffered and their metrics computed in blocks (fewer small kernels per round);
     # an adaptive pattern needs this round's metrics at once, so it gets blocks of one round
-    # (blocks of about 2^16 values stay in cache; larger ones only cost memory traffic)
-    block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 16) // (trials * problem.d)))
+    # (blocks of at most 2^15 values stay in cache and below torch's parallel grain size: on a busy
+    # CPU a multi-threaded op on a small block can stall for milliseconds)
+    block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 15) // (trials * problem.d)))
     xbuf = torch.empty((block, trials, problem.d), device=dev, dtype=dtype)
     xrows = xbuf.unbind(0)
     filled, first_row = 0, 0

@@ -110,12 +110,16 @@ class _LowerBoundBound:
     def metric_rows(self, x: torch.Tensor) -> torch.Tensor:
         """[4, N]: gap, f_log - f*, ||grad f||^2, ||x - x*||^2 (``metric_names`` order) of x [N, 4]."""
         # every metric is a nonnegative combination of the squared errors e_j^2 and of [x3]_+^2
-        # (with x3* = x4* = 0: (x3 + [x3]_+)^2 = x3^2 + 3 [x3]_+^2), so one small matmul gives all
-        # four; the transposed product writes each metric as one contiguous row
-        e = x - self.xs
-        e.mul_(e)
+        # (with x3* = x4* = 0: (x3 + [x3]_+)^2 = x3^2 + 3 [x3]_+^2): five multiply-adds of rows give
+        # all four, each metric one contiguous row (elementwise, not BLAS: a threaded BLAS call on
+        # a small block stalls on a busy CPU)
+        sq = (x - self.xs).T.contiguous()
+        sq.mul_(sq)
         x3p = torch.relu(x[:, 2])
-        return torch.mm(self._metric_wt, e.T).addcmul_(self._metric_kink[:, None], x3p.mul_(x3p)[None, :])
+        out = torch.mul(self._metric_wt[:, :1], sq[:1])
+        for j in range(1, 4):
+            out.addcmul_(self._metric_wt[:, j:j + 1], sq[j:j + 1])
+        return out.addcmul_(self._metric_kink[:, None], x3p.mul_(x3p)[None, :])
 
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         return dict(zip(("gap", "f_log", "grad_sq", "dist_sq"), self.metric_rows(x).unbind(0)))
