@@ -46,10 +46,10 @@ def aggregate(x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, eta_g: float) -
 def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[Any, ...]:
     """Per-client step data of all M clients, built once per (bound, eta, mu_prox).
 
-    Returns (table, per_client, shrink, noise_coef, nonlinear): table [2, M, d] holding
+    Returns (table, per_client, shrink, noise_coef, nonlinear, shapes): table [2, M, d] holding
     1 - eta (a_i + mu_prox) and -eta b_i when the curvature a is per client (per_client True), else
     [M, d] holding -eta b_i (and the shared shrink 1 - eta (a + mu_prox) [d]); noise_coef = -eta scale;
-    nonlinear = (-eta coef, fn) or None.
+    nonlinear = (-eta coef, fn) or None; shapes: a cache for :func:`_materialised`.
     """
     cache = bound.__dict__.setdefault("_step_tables", {})
     key = (eta, mu_prox)
@@ -64,17 +64,16 @@ def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[Any, ...]:
         scale = bound.noise_law[1]
         nl = bound.nonlinear
         cache[key] = (table, per_client, None if per_client else shrink, None if scale is None else -eta * scale,
-                      None if nl is None else (-eta * nl[0], nl[1]))
+                      None if nl is None else (-eta * nl[0], nl[1]), {})
     return cache[key]
 
 
-def _materialised(bound: Any, v: torch.Tensor, shape: tuple[int, int, int]) -> torch.Tensor:
-    """v [d] expanded to ``shape`` as contiguous memory, cached per run."""
-    cache = bound.__dict__.setdefault("_materialised", {})
-    key = (id(v), shape)
-    if key not in cache:
-        cache[key] = (v, v.expand(shape).contiguous())  # v kept alive so its id stays unique
-    return cache[key][1]
+def _materialised(tables: tuple[Any, ...], v: torch.Tensor, shape: tuple[int, int, int]) -> torch.Tensor:
+    """v [d] (a coefficient of ``tables``) expanded to ``shape`` as contiguous memory, cached with the tables."""
+    cache = tables[-1]
+    if shape not in cache:
+        cache[shape] = v.expand(shape).contiguous()
+    return cache[shape]
 
 
 def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
@@ -96,7 +95,8 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     """
     T, n = idx.shape
     d = x.shape[1]
-    table, per_client, shrink, ncoef_noise, nl = _step_tables(bound, eta, mu_prox)
+    tables = _step_tables(bound, eta, mu_prox)
+    table, per_client, shrink, ncoef_noise, nl = tables[:5]
     if per_client:  # one gather; both halves stay contiguous (strided operands are slower)
         g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
         shrink, nb = g.select(0, 0), g.select(0, 1)
@@ -130,7 +130,7 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
             y = off.addcmul_(shrink, y)
     else:
         # a materialised coefficient: same-shape operands take torch's fast path (broadcast ones do not)
-        ncoef, fn = _materialised(bound, nl[0], (T, n, d)), nl[1]
+        ncoef, fn = _materialised(tables, nl[0], (T, n, d)), nl[1]
         for off in offsets:
             y = off.addcmul_(shrink, y).addcmul_(ncoef, fn(y))
     if not keep_grad_sum:

@@ -37,8 +37,8 @@ class _Participation:
     def __init__(self, qs: np.ndarray, dev: torch.device, dtype: torch.dtype):
         self.on = qs > 0
         self.per = self.on.sum(2)
-        self.n = np.maximum(self.per.max(1), 1)
-        width = int(self.n.max())
+        self.n = np.maximum(self.per.max(1), 1).tolist()
+        width = max(self.n)
         order = np.argsort(-qs, axis=2, kind="stable")[:, :, :width]
         # one transfer per block, split into per-round views once (indexing per round costs more)
         self.idx = torch.from_numpy(np.ascontiguousarray(order)).to(dev).unbind(0)
@@ -47,7 +47,7 @@ class _Participation:
         self.width = width
 
     def active(self, j: int) -> tuple[torch.Tensor, torch.Tensor]:
-        n = int(self.n[j])
+        n = self.n[j]
         if n == self.width:
             return self.idx[j], self.qa[j]
         return self.idx[j][:, :n], self.qa[j][:, :n]
