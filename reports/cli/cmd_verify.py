@@ -62,8 +62,8 @@ def register(cli: click.Group) -> None:
                 table.add_row(escape(v.id), f"[{style}]{v.verdict}[/{style}]", mark, _fmt(v.lhs),
                               f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]", _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
             out = Console()
-            if out.width < 110:
-                out = Console(width=110)
+            if out.width < 120:
+                out = Console(width=120)
             out.print(table)
             for v in results:
                 for note in v.notes:

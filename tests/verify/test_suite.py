@@ -54,6 +54,14 @@ def test_f3ast_lemma_b5_identity_and_naive_bias():
     assert res["F3AST.naive.f3ast-weights"].verdict == "holds"
 
 
+def test_fast_t2_finding_published_holds_corrected_violated():
+    res = {v.id: v for v in run_suite("FAST.T2.adversarial", quick=True, trials=128, seed=1)}
+    pub, cor = res["FAST.T2.adversarial"], res["FAST.T2.adversarial@corrected"]
+    assert all(c["holds"] is True for c in cor.conditions)  # every printed hypothesis holds (q = 0 admitted)
+    assert pub.verdict == "holds" and cor.verdict == "violated"
+    assert any(n.startswith("FINDING") for n in cor.notes)
+
+
 def test_records_round_trip_through_json(fast_t2):
     text = json.dumps([v.to_dict() for v in fast_t2], allow_nan=False)
     back = [Verification.from_dict(d) for d in json.loads(text)]
@@ -72,7 +80,9 @@ def test_quick_suite_acceptance():
     results = run_suite("all", quick=True, device="cpu", seed=0)
     certs = [v for v in results if not v.control]
     controls = [v for v in results if v.control]
-    assert not [v.id for v in certs if v.verdict == "violated"]
+    # the only violated certificate is the documented finding on the corrected variant of FAST Theorem 2
+    assert [v.id for v in certs if v.verdict == "violated"] == ["FAST.T2.adversarial@corrected"]
+    assert all(v.verdict != "violated" for v in certs if v.variant == "published")
     assert controls and all(v.verdict == "violated" for v in controls), [(v.id, v.verdict) for v in controls]
     weak = [v for v in controls if ".weak" in v.id]
     assert len(weak) >= 8

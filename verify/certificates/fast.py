@@ -99,6 +99,49 @@ def theorem2(ctx: Context) -> list[Verification]:
     return out
 
 
+def theorem2_adversarial(ctx: Context) -> list[Verification]:
+    """FAST.T2 where the printed q-threshold admits q = 0: two clients, ACP rounds of one favoured client.
+
+    With sigma_G^2 small the threshold 1 - (mu K eta - 16 L^2 K^2 eta^2)/(4 sigma_G^2) is negative, so the
+    theorem covers pure arbitrary participation. A process that keeps picking one client leaves a bias
+    ||x_inf - x*||^2 ~ sigma_G^2 / lambda^2 that does not shrink with eta: the corrected term
+    (1-q) K eta sigma_G^2 / (2 mu) cannot cover it; the published (1-q) K eta / (2 mu) does, by its units.
+    """
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic
+
+    t0 = time.perf_counter()
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=2, zeta=0.01, sigma=0.0, D0=1.0, seed=ctx.seed)
+    c = pb.constants
+    m, n, K, R, q, a = 2, 1, 2, 1000, 0.0, 0.1
+    eta = 1 / (20 * max(m, n) * c["L"] * K)
+    thr = 1 - (c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2) / (4 * c["sigma_G2"])
+    trials = ctx.n(256, 1024)
+    sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=pb.M, m=m, n=n, q=q, dist="beta", a=a, b=a), trials, R)
+    samples = sim.metrics["dist_sq"][R]
+    values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
+                  sigma_G=c["sigma_G"], kappa=c["D0"])
+    instance = {"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
+                "pattern": f"fast_mixture q=0 (threshold {thr:.4g} < 0), ACP of n=1 client, propensities "
+                           f"beta({a},{a}) (one client favoured per run)", "M": pb.M}
+    out = []
+    for key in ("FAST.T2", "FAST.T2@corrected"):
+        cert = certificate(ctx, check_id=key.replace("FAST.T2", "FAST.T2.adversarial"),
+                           title="FAST Thm 2, q = 0 admitted, one-client ACP" + (" (corrected)" if "@" in key else ""),
+                           key=key, values=values, samples=samples, instance=instance, trials=trials, started=t0)
+        out.append(cert)
+    pub, cor = out
+    finding = (f"FINDING: at an instance satisfying every printed hypothesis (q = 0 allowed because sigma_G^2 = "
+               f"{c['sigma_G2']:.3g} makes the threshold {thr:.4g}), the published form {pub.verdict} (RHS "
+               f"{pub.rhs:.3g}, carried by its unit-inconsistent (1-q)K eta/(2 mu) term) and the corrected form "
+               f"{cor.verdict} (RHS {cor.rhs:.3g} < LHS {cor.lhs:.3g}): the bias of arbitrary participation is "
+               "~sigma_G^2/lambda^2, independent of eta, so a missing sigma_G^2 factor alone does not repair "
+               "Theorem 2; the q-threshold must exclude this regime")
+    out[0] = pub.replace(notes=pub.notes + (finding,))
+    # the corrected variant's violation here is a documented finding, regression-tested as such
+    out[1] = cor.replace(expected="violated", notes=cor.notes + (finding, "expected 'violated': documented finding"))
+    return out
+
+
 def corollary2(ctx: Context) -> list[Verification]:
     """FAST.C2 (m = n): at eta_c = c sqrt(m/(KR)) the averaged squared gradient decays like R^(-1/2)."""
     from quadratics import cosine_nonconvex, fast, fast_mixture
@@ -214,6 +257,7 @@ def q_floor(ctx: Context) -> list[Verification]:
 CHECKS = {
     "FAST.T1": theorem1,
     "FAST.T2": theorem2,
+    "FAST.T2.adversarial": theorem2_adversarial,
     "FAST.C2.rate": corollary2,
     "FAST.C3.rate": corollary3,
     "FAST.qfloor.control": q_floor,
