@@ -100,8 +100,12 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
         lines += [P("• " + escape(a.message), body) for a in bad]
         story.append(_box(Table, TableStyle, colors, lines, width, "#fdecea", "#b3261e"))
     elif doc.get("verifications"):
-        story.append(_box(Table, TableStyle, colors, [P("<b>No certificate is violated and every negative control "
-                                                        "failed as it should.</b>", body)], width, "#e9f6ec", "#1f7a3a"))
+        others = [r for r in summary_rows(doc) if r.section == "verify" and not r.as_expected]
+        lines = [P("<b>No certificate is violated and every negative control failed as it should.</b>", body)]
+        if others:
+            lines.append(P("Not as expected: " + ", ".join(f"{escape(r.id)} ({escape(r.verdict)})" for r in others),
+                           body))
+        story.append(_box(Table, TableStyle, colors, lines, width, "#e9f6ec", "#1f7a3a"))
     if notes:
         lines = [P("<b>Notes</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
         story.append(_box(Table, TableStyle, colors, lines, width, "#fff6e0", "#e0b040"))
