@@ -51,6 +51,34 @@ def theorem1(ctx: Context) -> list[Verification]:
                         assumed={"snapshot probability q >= q_min(G1,G2,G3)": G_ASSUMED})
 
 
+def toy1(ctx: Context) -> list[Verification]:
+    """FAST.TOY1: q = 0.5 with an ACP that favours one of two clients; the T1 bound fails unless q_min > 0.5.
+
+    The verdict must be ``unverified`` (the G-condition is uncheckable), never ``violated``.
+    """
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic
+
+    t0 = time.perf_counter()
+    pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=1, M=2, zeta=1.0, sigma=0.0, D0=1e-8, seed=ctx.seed)
+    c = pb.constants
+    m, n, K, q, eta = 2, 1, 1, 0.5, 0.01
+    R = 2000 if ctx.quick else 20000
+    trials = ctx.n(64, 256)
+    sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=2, m=m, n=n, q=q, dist="beta", a=0.02, b=0.02),
+                       trials, R)
+    samples = per_trial_mean(sim.metrics["grad_sq"], slice(1, R + 1))
+    values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
+                  zeta=c["Delta"])
+    instance = {"problem": pb.describe(), "pattern": "fast_mixture q=0.5, ACP n=1 favouring one client",
+                "spec": "FAST.TOY1: LHS -> (1-q)^2 sigma_G^2 = 0.25 regardless of eta when the ACP always picks client 1; "
+                        "here each run favours one client by beta(0.02, 0.02) propensities, so the mean is a bit lower"}
+    cert = certificate(ctx, check_id="FAST.T1.toy1", title="FAST Thm 1 on TOY1 (G-condition decides)", key="FAST.T1",
+                       values=values, samples=samples, instance=instance, trials=trials, started=t0,
+                       notes=["the interval lies far above the RHS: the theorem can only be true here if "
+                              "q_min(G1,G2,G3) > 0.5, which the missing appendix would have to show"])
+    return [cert.replace(expected="unverified")]
+
+
 def _t2_instance(seed: int):
     from quadratics import heterogeneous_quadratic
 
@@ -256,6 +284,7 @@ def q_floor(ctx: Context) -> list[Verification]:
 
 CHECKS = {
     "FAST.T1": theorem1,
+    "FAST.T1.toy1": toy1,
     "FAST.T2": theorem2,
     "FAST.T2.adversarial": theorem2_adversarial,
     "FAST.C2.rate": corollary2,
