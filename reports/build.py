@@ -25,8 +25,17 @@ def check_target(out: str | os.PathLike[str], force: bool) -> Path:
     target = Path(out)
     if target.exists() and not target.is_dir():
         raise UserInputError(f"{target} exists and is not a directory; choose another --out")
-    if target.is_dir() and any(target.iterdir()) and not force:
-        raise UserInputError(f"{target} is not empty; pass --force to replace it or choose another --out")
+    if target.is_dir() and any(target.iterdir()):
+        if not force:
+            raise UserInputError(f"{target} is not empty; pass --force to replace it or choose another --out")
+        # --force replaces an earlier report, never a directory holding anything else (e.g. --out .)
+        others = sorted(p.name for p in target.iterdir() if p.name not in FILES)
+        if others:
+            what = ", ".join(others[:3])
+            raise UserInputError(f"{target} holds files that are not part of a report ({what}); --force only "
+                                 "replaces an earlier report: choose another --out")
+    if target.is_dir() and Path.cwd().resolve().is_relative_to(target.resolve()):
+        raise UserInputError(f"{target} is the working directory (or holds it); choose another --out")
     parent = target.resolve().parent
     if not parent.is_dir():
         raise UserInputError(f"directory {parent} does not exist; create it or choose another --out")

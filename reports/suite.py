@@ -201,7 +201,7 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
     def on_progress(*args, **kwargs) -> None:
         if len(args) == 3 and all(isinstance(a, int) for a in args[:2]):
             done, total, cid = args
-            progress(f"verify {done}/{total}" + (f": {cid}" if cid else ": done"))
+            progress(f"verify {done + 1}/{total}: {cid}" if cid else f"verify: all {total} check groups run")
         else:
             progress("verify: " + " ".join(str(a) for a in args))
 

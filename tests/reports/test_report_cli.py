@@ -49,3 +49,10 @@ def test_bad_input_is_one_line(tmp_path, capsys, argv, message):
     code, _, err = run(["report", "--out", str(tmp_path / "rep"), *argv], capsys)
     assert code == 2 and message in err and err.strip().count("\n") == 0
     assert not (tmp_path / "rep").exists()
+
+
+def test_force_never_replaces_the_working_directory(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["report", "--out", ".", "--force", "--only", "FAST.T1"], capsys)
+    assert code == 2 and "working directory" in err
+    assert tmp_path.exists()

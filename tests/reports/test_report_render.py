@@ -63,10 +63,12 @@ def test_write_report_is_atomic_and_refuses_non_empty_dir(tmp_path):
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     with pytest.raises(UserInputError, match="not empty; pass --force"):
         write_report(fixture_doc(), out)
-    (out / "extra").write_text("x")
-    write_report(fixture_doc(violated=True), out, force=True)
-    assert not (out / "extra").exists()
+    write_report(fixture_doc(violated=True), out, force=True)  # an earlier report is replaced
     assert 'class="banner alert"' in (out / "index.html").read_text()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(UserInputError, match="not part of a report"):  # --force never deletes other files
+        write_report(fixture_doc(), out, force=True)
+    assert (out / "notes.txt").read_text() == "mine"
     assert [p.name for p in tmp_path.iterdir()] == ["rep"]  # no temporary directories left behind
 
 
