@@ -52,7 +52,7 @@ def register(cli: click.Group) -> None:
 
             table = Table(title="convbound verify", show_lines=False)
             table.add_column("id", no_wrap=True)
-            table.add_column("verdict", no_wrap=True)
+            table.add_column("verdict", no_wrap=True, min_width=12)
             table.add_column("ok", no_wrap=True)
             for col in ("LHS", "CI", "RHS", "ratio", "n"):
                 table.add_column(col, justify="right", no_wrap=True)
@@ -65,9 +65,13 @@ def register(cli: click.Group) -> None:
             if out.width < 120:
                 out = Console(width=120)
             out.print(table)
+            shown: set[str] = set()
             for v in results:
                 for note in v.notes:
+                    if note in shown:
+                        continue
                     if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
+                        shown.add(note)
                         out.print(f"[bold]{escape(v.id)}[/bold]: {escape(note)}")
         ok = all_ok(results)
         if not as_json:
