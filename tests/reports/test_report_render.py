@@ -77,3 +77,18 @@ def test_saved_json_renders_again(tmp_path):
     write_report(fixture_doc(), out)
     doc = json.loads((out / "results.json").read_text())
     assert render_html(doc).count("<figure>") == 6
+
+
+def test_rendering_a_saved_report_does_not_import_torch(tmp_path):
+    import subprocess
+    import sys
+
+    saved = tmp_path / "results.json"
+    from reports.build import to_json
+
+    saved.write_text(to_json(fixture_doc()))
+    code = ("import json, sys; from reports.build import write_report; "
+            f"write_report(json.load(open({str(saved)!r})), {str(tmp_path / 'rep')!r}); "
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
