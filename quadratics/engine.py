@@ -5,10 +5,11 @@ pattern (weights per round and trial), T independent trials sharing the problem 
 **Quantity**: per round r = 0..R (row 0 is x0, row r the model after r rounds) and trial: the
 problem's metrics (F(x)-F*, ||grad F(x)||^2, ||x-x*||^2, and f_log - f* for the LB objective),
 the number of participants, per-client participation counts; divergence (first round with a
-non-finite model or metric) per trial. Randomness: one torch.Generator (gradient noise) seeded
-with ``seed`` on the run's device, turned into N(0, 1) values in blocks by
-:class:`quadratics.problem.GaussianStream`, and the pattern's numpy streams keyed by (seed, round):
-same seed + same device -> identical trajectories.
+non-finite model or metric) per trial. Randomness: the gradient noise comes from one
+:class:`quadratics.problem.GaussianStream` seeded with ``seed`` (numpy's generator on CPU, a
+torch.Generator on other devices; blocks of N(0, 1) values), the pattern's from numpy streams
+keyed by (seed, round): same seed + same device kind -> identical trajectories. Participation is
+drawn ahead in blocks of rounds unless the pattern observes the run.
 """
 
 from __future__ import annotations

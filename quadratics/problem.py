@@ -26,7 +26,8 @@ class Bound(Protocol):
     ``affine(ctx) -> (a, b)`` and ``nonlinear = (coef, fn)`` or None (elementwise fn); ``noise(K, T, n, gen)`` draws [K,T,n,d] gradient noise;
     ``noise_law = (width, scale)``: that noise is ``z * scale`` with z [K,T,n,width] standard normal
     (width 1 or d) and scale [d] (None when there is no noise); ``M`` clients;
-    ``metrics(x [T,d])`` returns {name: [T]} (at least ``gap``, ``grad_sq``, ``dist_sq``).
+    ``metrics(x [T,d])`` returns {name: [T]} (at least ``gap``, ``grad_sq``, ``dist_sq``); optional
+    ``metric_rows(x [N,d]) -> [len(metric_names), N]`` gives them all at once (the engine prefers it).
     """
 
     M: int
