@@ -2,7 +2,7 @@
 
 The stream (quadratics.problem.GaussianStream) must give exact N(0, 1) draws, reproducibly; the
 local-step fast paths (tabulated steps, noise folded into offsets, in-place steps) must equal a
-plain per-client loop fed the same standard normals; the LB metrics (one matmul) must equal the
+plain per-client loop fed the same standard normals; the LB metrics (all four from squared errors) must equal the
 numpy oracles.
 """
 
