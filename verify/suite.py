@@ -32,6 +32,23 @@ def registry() -> dict[str, Callable]:
     return out
 
 
+def control_ids(quick: bool = False, ids: str | Sequence[str] = "all") -> list[str]:
+    """Ids of the negative controls the selected check groups must return (each must be ``violated``)."""
+    chosen = set(select(ids))
+    out: list[str] = []
+    for name in PAPER_MODULES:
+        try:
+            mod = import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        for gid, controls in getattr(mod, "CONTROLS", {}).items():
+            if gid in chosen:
+                out += list(controls)
+    return out
+
+
 def select(ids: str | Sequence[str] = "all") -> list[str]:
     """Check ids for ``ids`` ("all", an id, a paper prefix, or a list of those)."""
     reg = registry()

@@ -86,6 +86,9 @@ def test_quick_suite_acceptance():
     assert controls and all(v.verdict == "violated" for v in controls), [(v.id, v.verdict) for v in controls]
     weak = [v for v in controls if ".weak" in v.id]
     assert len(weak) >= 8
+    from verify.suite import control_ids
+
+    assert sorted(control_ids(quick=True)) == sorted(v.id for v in controls)
     assert all(v.ok for v in results), [(v.id, v.verdict, v.expected) for v in results if not v.ok]
     assert [v.id for v in results if v.verdict == "pending"] == ["F3AST.T3.5@explicit"]
 

@@ -72,7 +72,7 @@ def _shape(ctx: Context, check_id: str, title: str, pb, pattern, Rs, I: int, tri
                                 "gamma": gamma, "R": list(Rs), "shape_verdict": HOLDS if shape_ok else VIOLATED},
         control=weak, kind="control" if weak else "certificate", trials=trials * len(Rs), seed=ctx.seed,
         variant=res.variant, conditions=tuple(conds),
-        series={"x": list(Rs), "lhs": lhs, "ci_low": lows, "ci_high": highs, "rhs": args,
+        series={"x": list(Rs), "x_label": "communication rounds R (count)", "lhs": lhs, "ci_low": lows, "ci_high": highs, "rhs": args,
                 "constant": [a / b for a, b in zip(lhs, args)]},
         notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)
 
@@ -122,7 +122,8 @@ def speedup(ctx: Context) -> list[Verification]:
     return [rate(ctx, check_id="ASCAF.LS.rate", title="Amplified SCAFFOLD: noise floor ~ 1/S (linear speedup)",
                  fit=fit, predicted=predicted, tol=0.2,
                  instance={"problem": pb.describe(), "eta": 0.02, "K": 2, "gamma": 1.0, "P": 1, "R": R, "S": Ss},
-                 trials=trials * len(Ss), series={"x": Ss, "lhs": means, "ci_low": lows, "ci_high": highs},
+                 trials=trials * len(Ss), series={"x": Ss, "lhs": means, "ci_low": lows, "ci_high": highs,
+                         "x_label": "clients per round S (count)", "y_label": "noise floor E||grad f||^2"},
                  notes=["i.i.d. sampling (P = 1, rho^2 = 1/S); floor = mean ||grad f||^2 over the second half",
                         "exponent of S from ASCAF.P.IID (RI ~ 1/S); at a fixed step the floor carries the same 1/S"],
                  started=t0)]
@@ -158,15 +159,22 @@ def heterogeneity(ctx: Context) -> list[Verification]:
     return [
         rate(ctx, check_id="ASCAF.UH.rate", title="Amplified SCAFFOLD: rounds to eps flat in heterogeneity",
              fit=fit_a, predicted=0.0, tol=0.1, instance=inst, trials=trials * len(zetas),
-             series={"x": zetas, "lhs": a_means}, started=t0,
+             series={"x": zetas, "lhs": a_means, "x_label": "heterogeneity zeta", "y_label": "rounds to eps"},
+             started=t0,
              notes=[f"rounds to mean gap <= {eps} per seed group; exponent of zeta predicted 0 (ASCAF.UH)"]),
         rate(ctx, check_id="ASCAF.UH.fedavg.control", title="FedAvg: floor grows with heterogeneity",
              fit=fit_f, predicted=0.0, tol=0.1, instance=inst, trials=trials * len(zetas),
-             series={"x": zetas, "lhs": f_means}, started=t0, expected=VIOLATED, control=True,
+             series={"x": zetas, "lhs": f_means, "x_label": "heterogeneity zeta", "y_label": "FedAvg floor F - F*"},
+             started=t0, expected=VIOLATED, control=True,
              notes=[f"FedAvg floor (mean gap, second half) slope in zeta {fit_f.slope:.3g}: the claim 'unaffected "
                     "by heterogeneity' (slope 0) must be violated for FedAvg"]),
     ]
 
+
+CONTROLS = {
+    "ASCAF.T1": ["ASCAF.T1.weak:regularized", "ASCAF.T1.weak:cyclic"],
+    "ASCAF.UH.rate": ["ASCAF.UH.fedavg.control"],
+}
 
 CHECKS = {
     "ASCAF.T1": theorem1,

@@ -241,7 +241,7 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
         instance={"model": "table1", "policy_rate": r.tolist(), "r_star": np.asarray(r_star).tolist(),
                   "problem": pb.describe(), "E": Ek, "gamma": gamma, "T": Ts, "G2": G2, "var_s": var_s},
         kind="certificate", trials=trials * len(Ts), seed=ctx.seed, variant=res.variant, conditions=tuple(conds),
-        series={"x": Ts, "lhs": lhs, "ci_low": lows, "ci_high": highs, "rhs": args,
+        series={"x": Ts, "x_label": "rounds T (count)", "lhs": lhs, "ci_low": lows, "ci_high": highs, "rhs": args,
                 "constant": [a / b for a, b in zip(lhs, args)]},
         notes=(f"fitted constant c = LHS/argument in [{cmin:.4g}, {cmax:.4g}], spread {spread:.3g} (limit "
                f"{SPREAD_MAX:g}); ORDER result: only the 1/(TE+gamma) shape is checkable",
@@ -264,6 +264,13 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
     out[-1] = out[-1].replace(expected="pending")
     return out
 
+
+CONTROLS = {
+    "F3AST.L3.4": [f"F3AST.L3.4@{eq}.weak:{m}" for m in ("table1", "uneven") for eq in ("eq6", "eq7")],
+    "F3AST.LB.5": ["F3AST.LB.5.weak"],
+    "F3AST.naive.control": ["F3AST.naive.naive-average"],
+    "F3AST.T3.5": ["F3AST.T3.5.weak"],
+}
 
 CHECKS = {
     "F3AST.L3.4": lemma_iii4,

@@ -205,7 +205,7 @@ def corollary2(ctx: Context) -> list[Verification]:
     return [rate(ctx, check_id="FAST.C2.rate", title="FAST Cor 2: R^-1/2 at the prescribed step", fit=fit,
                  predicted=predicted, tol=tol, instance={"problem": pb.describe(), "m": m, "n": m, "K": K, "c": cc,
                                                          "q": q, "eta_c": f"{cc} sqrt(m/(K R))"},
-                 trials=trials * len(Rs), series={"x": Rs, "lhs": means, "ci_low": lows, "ci_high": highs},
+                 trials=trials * len(Rs), series={"x": Rs, "lhs": means, "ci_low": lows, "ci_high": highs, "x_label": "communication rounds R (count)"},
                  notes=notes, conditions_=conds, variant="corrected", started=t0)]
 
 
@@ -243,7 +243,7 @@ def corollary3(ctx: Context) -> list[Verification]:
              "step eta_c = min(1/(20mLK), ln R/(mu K R)); contraction term e^{-mu K R eta_c} = 1/R"]
     return [rate(ctx, check_id="FAST.C3.rate", title="FAST Cor 3: O~(1/R), strongly convex", fit=fit,
                  predicted=predicted, tol=tol, instance={"problem": pb.describe(), "m": m, "K": K, "q": q},
-                 trials=trials * len(Rs), series={"x": Rs, "lhs": means, "ci_low": lows, "ci_high": highs},
+                 trials=trials * len(Rs), series={"x": Rs, "lhs": means, "ci_low": lows, "ci_high": highs, "x_label": "communication rounds R (count)"},
                  notes=notes, conditions_=conds, variant="corrected", started=t0)]
 
 
@@ -278,9 +278,16 @@ def q_floor(ctx: Context) -> list[Verification]:
     return [rate(ctx, check_id="FAST.qfloor.control", title="FAST: q below threshold, floor grows with sigma_G",
                  fit=fit, predicted=0.0, tol=0.25, instance={"m": m, "n": n, "K": K, "q": q, "R": R,
                                                             "sigma": 0.1, "zetas": zetas},
-                 trials=trials * len(zetas), series={"x": zetas, "lhs": means, "ci_low": lows, "ci_high": highs},
+                 trials=trials * len(zetas), series={"x": zetas, "lhs": means, "ci_low": lows, "ci_high": highs,
+                         "x_label": "heterogeneity sigma_G", "y_label": "error floor E||x - x*||^2"},
                  notes=notes, started=t0, expected="violated", control=True)]
 
+
+CONTROLS = {
+    "FAST.T1": ["FAST.T1.weak"],
+    "FAST.T2": ["FAST.T2.weak", "FAST.T2.weak@corrected"],
+    "FAST.qfloor.control": ["FAST.qfloor.control"],
+}
 
 CHECKS = {
     "FAST.T1": theorem1,
