@@ -130,19 +130,26 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
             # a check expected to expose a false published bound did not: worth a look, not an alarm
             out.append(Alert("notice", f"{ident} was expected to be violated but holds at this instance.",
                              anchor("chk", ident)))
-    groups: dict[str, list[int]] = {}
+    # A certificate that holds proves something only if a negative control in its check group shows
+    # that the same measurement can fail; count both per group (verify's run_suite unit)
+    groups: dict[str, list[Mapping[str, Any]]] = {}
     for v in checks:
         if v.get("group"):
-            tally = groups.setdefault(str(v["group"]), [0, 0])
-            if is_control(v):
-                tally[1] += 1
-            elif v.get("kind") == "certificate" and v.get("verdict") != "pending":
-                tally[0] += 1
-    for group, (certs, controls) in groups.items():
-        if controls < certs:
-            out.append(Alert("alert", f"Check group {group} has {certs} certificate{'s' if certs != 1 else ''} but "
-                                      f"{controls} negative control{'s' if controls != 1 else ''}: a control is missing.",
-                             anchor("chk", next(str(v['id']) for v in checks if v.get('group') == group))))
+            groups.setdefault(str(v["group"]), []).append(v)
+    for group, members in groups.items():
+        holding = [v for v in members if not is_control(v) and v.get("kind") == "certificate"
+                   and v.get("verdict") == "holds"]
+        # a sibling that is violated as expected (e.g. a refuted variant at the same instance) also shows it
+        controls = [v for v in members if is_control(v) or (v.get("verdict") == "violated"
+                                                             and v.get("expected") == "violated")]
+        if len(controls) < len(holding):
+            ids = ", ".join(str(v["id"]) for v in holding)
+            what = ("no negative control" if not controls else
+                    f"only {len(controls)} negative control{'s' if len(controls) != 1 else ''}")
+            out.append(Alert("alert", f"Check group {group}: "
+                                      + (f"{len(holding)} certificates hold" if len(holding) != 1 else "1 certificate holds")
+                                      + f" ({ids}) but the group has {what}: nothing shows these checks can "
+                                      "fail (a control is missing).", anchor("chk", holding[0]["id"])))
     present = {str(v.get("id")) for v in checks if is_control(v)}
     expected = doc.get("expected_controls")
     if expected:

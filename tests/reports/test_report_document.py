@@ -84,13 +84,33 @@ def test_violation_that_was_expected_is_not_an_alert():
     assert [a.level for a in alerts(doc)] == ["notice"]
 
 
-def test_group_with_fewer_controls_than_certificates_is_an_alert():
+def test_group_with_fewer_controls_than_holding_certificates_is_an_alert():
     doc = fixture_doc()
     doc["expected_controls"] = None
     for v in doc["verifications"]:
         v["group"] = "FAST.T1"
-    doc["verifications"].append({**doc["verifications"][0], "id": "FAST.T1@corrected"})  # 2 certificates
+    doc["verifications"].append({**doc["verifications"][0], "id": "FAST.T1@corrected"})  # 2 certificates hold
     msgs = _alert_messages(doc)
-    assert msgs == ["Check group FAST.T1 has 2 certificates but 1 negative control: a control is missing."]
-    doc["verifications"][-1]["verdict"] = "pending"  # a check that could not run needs no control
+    assert len(msgs) == 1 and msgs[0].startswith("Check group FAST.T1: 2 certificates hold")
+    assert "only 1 negative control" in msgs[0]
+    doc["verifications"][-1]["verdict"] = "unverified"  # only certificates that hold need a control
     assert _alert_messages(doc) == []
+
+
+def test_certificate_that_holds_in_a_group_without_control_is_an_alert():
+    doc = fixture_doc()
+    doc["verifications"][0]["group"] = "FAST.T1"
+    doc["verifications"][2]["group"] = "FAST.T1.control"  # the only control sits in another group
+    msgs = _alert_messages(doc)
+    assert len(msgs) == 1 and "FAST.T1: 1 certificate holds (FAST.T1.cert)" in msgs[0] and "no negative control" in msgs[0]
+
+
+def test_refuted_sibling_counts_as_evidence_that_the_check_can_fail():
+    doc = fixture_doc()
+    doc["verifications"] = [doc["verifications"][0],
+                            {**doc["verifications"][0], "id": "FAST.T1.cert@corrected", "verdict": "violated",
+                             "expected": "violated"}]
+    for v in doc["verifications"]:
+        v["group"] = "FAST.T1.adversarial"
+    doc["expected_controls"] = None
+    assert [m for m in _alert_messages(doc) if "Check group" in m] == []
