@@ -48,6 +48,10 @@ def test_quick_report_page_and_pdf(quick_report, tmp_path):
         b.open((out / "index.html").resolve().as_uri())
         loaded = b.evaluate(IMAGES_LOADED)
         assert b.errors() == []
+        b.open((out / "index.html").resolve().as_uri(), width=390, height=844, mobile=True)
+        phone = b.evaluate(IMAGES_LOADED)
+        assert b.errors() == []
     assert loaded["count"] > 20 and loaded["broken"] == []
+    assert phone["broken"] == [] and phone["width"] <= phone["viewport"] + 1  # nothing wider than a phone
     subprocess.run(["pdftoppm", "-r", "20", "-gray", str(out / "report.pdf"), str(tmp_path / "p")], check=True)
     assert len(list(tmp_path.glob("p-*.pgm"))) >= 5
