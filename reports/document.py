@@ -126,6 +126,10 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
         elif verdict == "violated" and v.get("expected") != "violated":
             out.append(Alert("alert", f"Certificate {ident} is violated: the measured left side exceeds the bound.",
                              anchor("chk", ident)))
+        elif verdict == "violated":
+            # a documented finding (e.g. a corrected form refuted): expected, but never buried in a section
+            out.append(Alert("notice", f"Finding: certificate {ident} is violated, as documented: the measured left "
+                                       "side exceeds this form of the bound (see its notes).", anchor("chk", ident)))
         elif v.get("expected") == "violated" and verdict == "holds":
             # a check expected to expose a false published bound did not: worth a look, not an alarm
             out.append(Alert("notice", f"{ident} was expected to be violated but holds at this instance.",

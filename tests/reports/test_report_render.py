@@ -92,3 +92,14 @@ def test_rendering_a_saved_report_does_not_import_torch(tmp_path):
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_documented_finding_is_noted_at_the_top():
+    doc = fixture_doc()
+    finding = dict(doc["verifications"][0], id="FAST.T2.adversarial@corrected", verdict="violated",
+                   expected="violated", control=False, kind="certificate")
+    doc["verifications"].append(finding)
+    page = render_html(doc)
+    assert 'class="banner alert"' not in page
+    assert "Finding: certificate FAST.T2.adversarial@corrected is violated" in page
+    assert page.index("Finding: certificate") < page.index('id="summary"')
