@@ -226,3 +226,12 @@ def test_t1_argmin_gamma_sits_on_the_cap():
     vals = {k: v for k, v in T1.items() if k != "gamma"}
     sol = get("ASCAF.T1").solve("gamma", vals, mode="argmin")
     assert sol.success and sol.value == pytest.approx(0.1 / 3000 / 1.5e-5, rel=1e-8)
+
+
+def test_remaining_table1_rows_at_plain_arithmetic():
+    # i.i.d. FedAvg / Amplified FedAvg: only "no reduced communication" survives -> eps^-4 order
+    assert get("ASCAF.TAB1.IID.FEDAVG").evaluate({"eps": 0.1}).value == pytest.approx(1e4)
+    assert get("ASCAF.TAB1.IID.AFEDAVG").evaluate({"eps": 0.2}).value == pytest.approx(625.0)
+    # regularized Amplified SCAFFOLD: L Delta P / eps^2 = 2 * 3 * 5 / 0.01
+    ev = get("ASCAF.TAB1.REG.ASCAF").evaluate(dict(L=2, Delta=3, P=5, eps=0.1))
+    assert ev.value == pytest.approx(3000.0)
