@@ -3,13 +3,16 @@ with exact constants.
 
 Problems: :func:`heterogeneous_quadratic`, :func:`lower_bound_objective`, :func:`cosine_nonconvex`.
 Patterns: :func:`uniform`, :func:`cyclic`, :func:`regularized`, :func:`arbitrary`,
-:func:`fast_mixture`, :func:`availability` (rate_region models + F3AST/naive selection).
+:func:`fast_mixture`, :func:`availability` (rate_region models + F3AST/naive selection),
+:func:`static_policy` (a fixed static policy's selection law, known rates).
+Local step schedules: :func:`step_schedule`, :func:`f3ast_steps` (any local method's ``eta``).
 Algorithms: :func:`fedavg`, :func:`fedprox`, :func:`scaffold`, :func:`fast`, :func:`f3ast`,
 :func:`amplified_fedavg`, :func:`amplified_scaffold`.
 Engine: :func:`simulate` -> :class:`Simulation` (``.summary(target).to_dict()``, ``.to_csv()``).
 """
 
 from .algorithm import Algorithm, active, local_sgd
+from .availability import static_policy
 from .amplified import amplified_fedavg, amplified_scaffold
 from .engine import resolve_device, simulate
 from .heterogeneous import heterogeneous_quadratic
@@ -17,12 +20,14 @@ from .local_methods import f3ast, fast, fedavg, fedprox, scaffold
 from .lower_bound import lower_bound_objective
 from .nonconvex import cosine_nonconvex
 from .participation import Pattern, arbitrary, cyclic, regularized, uniform
+from .schedule import StepSchedule, f3ast_steps, step_schedule
 from .snapshot import fast_mixture
 from .summary import Simulation, Summary, t_interval
 
 __all__ = [
-    "Algorithm", "Pattern", "Simulation", "Summary", "active", "amplified_fedavg", "amplified_scaffold",
-    "arbitrary", "cosine_nonconvex", "cyclic", "f3ast", "fast", "fast_mixture", "fedavg", "fedprox",
-    "heterogeneous_quadratic", "local_sgd", "lower_bound_objective", "regularized", "resolve_device",
-    "scaffold", "simulate", "t_interval", "uniform",
+    "Algorithm", "Pattern", "Simulation", "StepSchedule", "Summary", "active", "amplified_fedavg",
+    "amplified_scaffold", "arbitrary", "cosine_nonconvex", "cyclic", "f3ast", "f3ast_steps", "fast",
+    "fast_mixture", "fedavg", "fedprox", "heterogeneous_quadratic", "local_sgd", "lower_bound_objective",
+    "regularized", "resolve_device", "scaffold", "simulate", "static_policy", "step_schedule", "t_interval",
+    "uniform",
 ]

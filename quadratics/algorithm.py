@@ -12,6 +12,8 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 import torch
 
+from bounds.errors import UserInputError
+
 State = dict[str, torch.Tensor]
 
 
@@ -76,7 +78,7 @@ def _materialised(tables: tuple[Any, ...], v: torch.Tensor, shape: tuple[int, in
     return cache[shape]
 
 
-def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
+def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: "float | Any", gen: Any,
               correction: torch.Tensor | None = None, mu_prox: float = 0.0,
               keep_grad_sum: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
     """K local SGD steps of the clients idx [T,n] from x [T,d] (FAST.ALG1 step 4; ASCAF.ALG1 lines 5-8).
@@ -92,7 +94,11 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     tabulated once per run and gathered per round in one operation; the noise enters the offsets
     as z * (-eta scale) with z only as wide as ``bound.noise_law`` says. The raw gradient sum
     follows by telescoping: sum_k d_k = (y_0 - y_K) / eta.
+    ``eta`` may also be K step sizes (one per local step, e.g. a :mod:`quadratics.schedule` row):
+    then :func:`_scheduled_sgd` runs, with the same noise draws.
     """
+    if not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0:
+        return _scheduled_sgd(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
     T, n = idx.shape
     d = x.shape[1]
     tables = _step_tables(bound, eta, mu_prox)
@@ -141,3 +147,59 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     if ysum is not None:
         gsum.sub_(ysum - K * x_b, alpha=mu_prox)
     return y, gsum
+
+
+def _scheduled_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, etas: Any, gen: Any,
+                   correction: torch.Tensor | None, mu_prox: float,
+                   keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`local_sgd` with step eta_k at local step k (``etas``: K positive numbers).
+
+    The eta = 1 tables give the direction d_k = A y - o_k - c fn(y) with A = a + mu_prox and
+    o_k = -(b + xi_k) + mu_prox x - correction, so y_{k+1} = y_k - eta_k d_k; the noise is drawn
+    exactly as in the constant-step path (same stream, same shape), so a constant schedule
+    reproduces it. The raw gradient sum is accumulated (no telescoping with varying steps).
+    """
+    etas = [float(e) for e in (etas.tolist() if hasattr(etas, "tolist") else etas)]
+    if len(etas) != K:
+        raise UserInputError(f"{len(etas)} step sizes given for K={K} local steps")
+    T, n = idx.shape
+    d = x.shape[1]
+    tables = _step_tables(bound, 1.0, mu_prox)
+    table, per_client, shrink1, ncoef_noise, nl = tables[:5]
+    if per_client:
+        g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
+        shrink1, nb = g.select(0, 0), g.select(0, 1)
+    else:
+        nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
+    A = 1.0 - shrink1  # a + mu_prox
+    x_b = x.unsqueeze(1)
+    if mu_prox:
+        nb = nb.add(x_b, alpha=mu_prox)
+    if correction is not None:
+        nb = nb.sub(correction)
+    if ncoef_noise is not None:
+        shape = (K, T, n, bound.noise_law[0])
+        z = (torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype) if isinstance(gen, torch.Generator)
+             else gen.normal(shape))
+        offsets = torch.addcmul(nb, z, ncoef_noise).unbind(0)
+    else:
+        offsets = (nb,) * K
+    y = x_b.expand(T, n, d)
+    dsum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum else None
+    ysum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum and mu_prox else None
+    for eta_k, off in zip(etas, offsets):
+        direction = torch.addcmul(-off, A, y)
+        if nl is not None:
+            direction.addcmul_(nl[0], nl[1](y), value=-1.0)
+        if ysum is not None:
+            ysum.add_(y)
+        if dsum is not None:
+            dsum.add_(direction)
+        y = y.sub(direction, alpha=eta_k)
+    if dsum is None:
+        return y, None
+    if correction is not None:
+        dsum.sub_(correction, alpha=K)
+    if ysum is not None:
+        dsum.sub_(ysum - K * x_b, alpha=mu_prox)
+    return y, dsum

@@ -19,7 +19,7 @@ import numpy as np
 
 from bounds.errors import UserInputError, unknown
 
-from .participation import Pattern
+from .participation import Pattern, rng_for
 from .problem import check_count
 
 SELECTIONS = ("f3ast", "naive")
@@ -83,3 +83,51 @@ def availability(model: str, M: int, S: int | None = None, selection: str = "f3a
                  "cap": list(cap.values), "rates": rates, "P": None, "p_min": None,
                  "marginals": [float(v) for v in np.asarray(av.marginals())]}
     return Pattern(f"availability:{model}", M, constants, init, draw)
+
+
+class _StaticState(NamedTuple):
+    seed: int
+    trials: int
+
+
+def static_policy(subsets: np.ndarray, probs: np.ndarray, p: np.ndarray | None = None) -> Pattern:
+    """Selection by a fixed static policy f^r (F3AST Def. III.1) with i.i.d. configurations.
+
+    **Setting** (F3AST Lemma B.1 / Theorem III.5): each round, independently, the selected set S is
+    subsets[c] with probability probs[c] (the policy's selection law, e.g.
+    ``rate_region.policy.priority_policy(...).selection_law()``); its rate is known exactly,
+    r_k = sum_c probs[c] 1{k in subsets[c]}.
+    **Quantity**: weights q = 1/|S| on the selected clients (0 if S is empty); ``aux["rates"]`` = the
+    true r and ``aux["p"]`` = p, so :func:`quadratics.local_methods.f3ast` aggregates with p_k / r_k.
+    Args: subsets [C, M] 0/1 rows; probs [C] >= 0 (normalised here); p: objective weights (default 1/M).
+    """
+    X = np.asarray(subsets, dtype=float)
+    law = np.asarray(probs, dtype=float).reshape(-1)
+    if X.ndim != 2 or X.shape[0] != law.size or not np.all((X == 0) | (X == 1)):
+        raise UserInputError("static policy: subsets must be a [C, M] 0/1 array with one probability per row")
+    if not (np.all(law >= 0) and np.isfinite(law).all() and law.sum() > 0):
+        raise UserInputError("static policy: probabilities must be non-negative with a positive sum")
+    law = law / law.sum()
+    M = X.shape[1]
+    rates = law @ X
+    if np.any(rates <= 0):
+        raise UserInputError(f"static policy never selects clients {np.flatnonzero(rates <= 0).tolist()}: "
+                             "every rate r_k must be positive for the weights p_k / r_k")
+    pw = np.full(M, 1.0 / M) if p is None else np.asarray(p, dtype=float).reshape(-1)
+    if pw.shape != (M,) or np.any(pw < 0) or not np.isclose(pw.sum(), 1.0):
+        raise UserInputError(f"static policy: p must be {M} non-negative weights summing to 1")
+    q_rows = np.where(X > 0, 1.0 / np.maximum(X.sum(1, keepdims=True), 1), 0.0)
+    aux = {"rates": rates[None, :], "p": pw[None, :]}
+
+    def weights(seed: int, r: int, trials: int) -> np.ndarray:
+        return q_rows[rng_for(seed, 61, r).choice(law.size, size=trials, p=law)]
+
+    def init(trials: int, seed: int) -> _StaticState:
+        return _StaticState(int(seed), trials)
+
+    def draw(state: _StaticState, r: int) -> tuple[np.ndarray, dict, _StaticState]:
+        return weights(state.seed, r, state.trials), dict(aux), state
+
+    constants = {"rates": rates.tolist(), "p": pw.tolist(), "configurations": int(law.size), "P": None,
+                 "p_min": None}
+    return Pattern("static-policy", M, constants, init, draw, None, weights)

@@ -19,17 +19,24 @@ from bounds.errors import UserInputError
 
 from .algorithm import Algorithm, State, active, aggregate, local_sgd
 from .problem import check_count
+from .schedule import StepSchedule, step_schedule
 
 
-def _check(eta: float, K: int, eta_g: float) -> int:
-    if not (eta > 0 and eta_g > 0):
+def _check(eta: Any, K: int, eta_g: float) -> int:
+    scheduled = callable(eta) or isinstance(eta, StepSchedule) or getattr(eta, "ndim", 0) > 0
+    if not ((scheduled or eta > 0) and eta_g > 0):
         raise UserInputError(f"step sizes must be positive (eta={eta}, eta_g={eta_g})")
     return check_count("K", K)
 
 
-def local_method(name: str, eta: float, K: int, eta_g: float = 1.0, mu_prox: float = 0.0,
+def local_method(name: str, eta: Any, K: int, eta_g: float = 1.0, mu_prox: float = 0.0,
                  control: bool = False, importance: bool = False) -> Algorithm:
+    """``eta``: a positive number, or a local step schedule (a :class:`quadratics.schedule.StepSchedule`,
+    a callable eta(t, i) or a table [rounds, K]; see :func:`quadratics.schedule.step_schedule`)."""
     K = _check(eta, K, eta_g)
+    constant = isinstance(eta, (int, float)) or getattr(eta, "ndim", 1) == 0
+    schedule = None if constant else step_schedule(eta, K)
+    eta = float(eta) if constant else eta
     if mu_prox < 0:
         raise UserInputError(f"mu_prox={mu_prox} must be >= 0")
 
@@ -48,7 +55,8 @@ def local_method(name: str, eta: float, K: int, eta_g: float = 1.0, mu_prox: flo
         if control:
             ci_a = torch.gather(state["ci"], 1, idx[..., None].expand(-1, -1, x.shape[1]))
             corr = state["c"][:, None, :] - ci_a
-        y, gsum = local_sgd(bound, x, idx, K, eta, gen, corr, mu_prox, keep_grad_sum=control)
+        step = eta if schedule is None else schedule.steps(r)
+        y, gsum = local_sgd(bound, x, idx, K, step, gen, corr, mu_prox, keep_grad_sum=control)
         if importance:
             if "rates" not in aux:
                 raise UserInputError("the f3ast algorithm needs an availability pattern that tracks rates r_k(t)")
@@ -64,7 +72,7 @@ def local_method(name: str, eta: float, K: int, eta_g: float = 1.0, mu_prox: flo
             new["ci"], new["c"] = ci, ci.mean(1)
         return new
 
-    params = {"eta": eta, "K": K, "eta_g": eta_g, "mu_prox": mu_prox}
+    params = {"eta": eta if schedule is None else schedule.describe, "K": K, "eta_g": eta_g, "mu_prox": mu_prox}
     return Algorithm(name, params, K, init, round_)
 
 
@@ -83,8 +91,10 @@ def scaffold(eta: float, K: int, eta_g: float = 1.0) -> Algorithm:
     return local_method("scaffold", eta, K, eta_g, control=True)
 
 
-def f3ast(eta: float, K: int, eta_g: float = 1.0) -> Algorithm:
-    """F3AST aggregation: importance weights p_k / r_k(t) with the pattern's rates (F3AST.ALG1 line 9)."""
+def f3ast(eta: Any, K: int, eta_g: float = 1.0) -> Algorithm:
+    """F3AST aggregation: importance weights p_k / r_k(t) with the pattern's rates (F3AST.ALG1 line 9).
+
+    ``eta`` may be a local step schedule, e.g. :func:`quadratics.schedule.f3ast_steps` (Theorem III.5)."""
     return local_method("f3ast", eta, K, eta_g, importance=True)
 
 

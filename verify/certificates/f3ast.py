@@ -159,43 +159,6 @@ def naive_bias(ctx: Context) -> list[Verification]:
     return out
 
 
-def _static_pattern(subsets: np.ndarray, probs: np.ndarray, rates: np.ndarray, p: np.ndarray):
-    """A quadratics participation pattern drawing S from a static policy's law each round (i.i.d. configurations);
-    weights 1/|S|; ``aux`` carries the policy's true rates and p for the F3AST aggregation p_k / r_k."""
-    from quadratics.participation import Pattern, rng_for
-
-    M = subsets.shape[1]
-    law = probs / probs.sum()
-    aux_rates, aux_p = np.asarray(rates, float)[None, :], np.asarray(p, float)[None, :]
-
-    def weights(seed: int, r: int, trials: int) -> np.ndarray:
-        X = subsets[rng_for(seed, 61, r).choice(len(law), size=trials, p=law)]
-        size = X.sum(1, keepdims=True)
-        return np.where(X > 0, 1.0 / np.maximum(size, 1), 0.0)
-
-    def init(trials: int, seed: int):
-        return (seed, trials)
-
-    def draw(state, r: int):
-        return weights(state[0], r, state[1]), {"rates": aux_rates, "p": aux_p}, state
-
-    return Pattern("static-policy", M, {"rates": np.asarray(rates).tolist(), "p": np.asarray(p).tolist()},
-                   init, draw, None, weights)
-
-
-def _scheduled_f3ast(mu: float, gamma: float, E: int):
-    """F3AST aggregation with the main-text step eta_t = 2/(mu (gamma + t)), t = 1, 2, ... (one step per round)."""
-    from quadratics import f3ast
-    from quadratics.algorithm import Algorithm
-
-    base = f3ast(eta=1.0, K=E)
-
-    def round_(state, bound, q, r, gen, aux):
-        return f3ast(eta=2.0 / (mu * (gamma + r + 1)), K=E).round(state, bound, q, r, gen, aux)
-
-    return Algorithm("f3ast-scheduled", {"schedule": "2/(mu(gamma+t))", "gamma": gamma, "E": E}, E, base.init, round_)
-
-
 def theorem_iii5(ctx: Context) -> list[Verification]:
     """F3AST.T3.5 (ORDER, main-text step schedule): E F(w_T) - F* = O(1/(TE + gamma)); shape check over T.
 
@@ -203,10 +166,9 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
     (rate r* = (3/8, 1/2)), a strongly convex quadratic with 2 clients; the bracket of the bound is fixed in T,
     so the fitted constant c_T = LHS / argument must stay bounded (spread <= SPREAD_MAX).
     """
-    from quadratics import heterogeneous_quadratic
+    from quadratics import f3ast, heterogeneous_quadratic, static_policy, step_schedule
 
     from verify.certificates.ascaf import SPREAD_MAX
-    from verify.certificates.common import pending
     from verify.fit import fit_constant
 
     t0 = time.perf_counter()
@@ -215,6 +177,10 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
     k = pb.constants
     Ek = 5
     gamma = max(8 * k["L"] / k["mu"], Ek)
+
+    def main_text(t: int, i: np.ndarray) -> np.ndarray:  # one step per round: eta_t = 2/(mu(gamma + t))
+        return np.full_like(i, 2.0 / (k["mu"] * (gamma + t)))
+
     Ts = [100, 200, 400, 800]
     trials = ctx.n(64, 256)
     res = bounds.get("F3AST.T3.5")
@@ -223,8 +189,8 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
     var_s = 4 * Ek**2 * G2 * float((p / r).sum() - 1)  # eq. (6) bound on sigma_T^2
     lhs, lows, highs, args, conds = [], [], [], [], []
     for j, T in enumerate(Ts):
-        sim = ctx.simulate(pb, _scheduled_f3ast(k["mu"], gamma, Ek), _static_pattern(subsets, probs, r, p),
-                           trials, T, seed_offset=j)
+        sim = ctx.simulate(pb, f3ast(step_schedule(main_text, Ek, "2/(mu(gamma+t))"), Ek),
+                           static_policy(subsets, probs, p), trials, T, seed_offset=j)
         est = mean_ci(sim.metrics["gap"][T], ctx.level)
         values = dict(L=k["L"], mu=k["mu"], E=Ek, T=T, G=float(np.sqrt(G2)), Gamma=k["Gamma"], D0=k["D0"], p=p,
                       sigma2=np.full(2, k["sigma2"]), var_s=var_s)
@@ -247,8 +213,8 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
                f"{SPREAD_MAX:g}); ORDER result: only the 1/(TE+gamma) shape is checkable",
                "step eta_t = 2/(mu(gamma+t)) per round (main text); G^2 instance-level (gradient at x0 plus "
                "noise), var_s from eq. (6)",
-               "pattern and scheduled algorithm are composed in verify from quadratics' Pattern and f3ast algorithm "
-               "(quadratics has neither a static-policy pattern nor step schedules)"),
+               "pattern quadratics.static_policy (the policy's selection law, true rates); algorithm quadratics.f3ast "
+               "with a per-round step schedule"),
         device=ctx.device, elapsed_s=time.perf_counter() - t0)]
     weak_args = [a * Ts[0] / T for a, T in zip(args, Ts)]  # a false 1/T^2 rate
     wmax, wmin, wspread = fit_constant(weak_args, lhs)
@@ -258,10 +224,93 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
         control=True, kind="control", series={**out[0].series, "rhs": weak_args},
         notes=(f"negative control: fitted constant spread {wspread:.3g} against an argument decaying like 1/T^2 "
                "must exceed the limit",)))
-    out.append(pending("F3AST.T3.5@explicit", "F3AST Theorem III.5, explicit form",
-                       "pending: the explicit bound needs the per-local-step schedule eta_(t,i) = 2/(mu(gamma' + "
-                       "(t-1)E + i)); quadratics' local SGD takes one step size per round"))
-    out[-1] = out[-1].replace(expected="pending")
+    out += theorem_iii5_explicit(ctx)
+    return out
+
+
+# The explicit-form instance: Table I, E = 2 local steps, an isotropic quadratic (L = mu) so that the
+# bound's L/2 ||w - w*||^2 is the exact gap, a small start distance (the start gradient enters G^2).
+EX_E, EX_T, EX_D0 = 2, 200, 0.01
+
+
+def _sampling_variance_lb5(subsets, probs, p, steps: np.ndarray, G2: float) -> tuple[float, float]:
+    """Var2 = sigma_t^2(f^r) bounded via the exact identity of Lemma B.5 and A4.
+
+    E||Delta - vbar||^2 = Tr(Y Y^T Sigma) = sum_kl Sigma_kl (p_k/r_k)(p_l/r_l) <v_k, v_l>
+    <= lambda_max(D Sigma D) sum_k E||v_k||^2, D = diag(p/r), and E||v_k||^2 <= (sum_i eta_(t,i))^2 G^2
+    (Cauchy-Schwarz over the E local steps); divided by eta_(t,E)^2 (spec LB.5), worst round t = 1.
+    Returns (Var2 bound, lambda_max(D Sigma D)).
+    """
+    from rate_region.variance import selection_moments
+
+    r, Sigma = selection_moments(subsets, probs)
+    D = np.diag(p / r)
+    lam = float(np.linalg.eigvalsh(D @ Sigma @ D).max())
+    return len(p) * lam * (steps.sum() / steps[-1]) ** 2 * G2, lam
+
+
+def theorem_iii5_explicit(ctx: Context) -> list[Verification]:
+    """F3AST.T3.5@explicit (and @explicit-eq19): E F(w_T) - F* <= (L/2) v / (gamma' + TE) with the proof's
+    per-local-step schedule eta_(t,i) = (2/mu) / ((t-1)E + i + gamma').
+
+    Instance: Table I availability, the static policy "1 if available, else 2" (exact rate (3/8, 1/2)),
+    weights p_k / r_k; 2 clients of a heterogeneous quadratic with L = mu = 1, sigma_k^2 = 1, E = 2,
+    T = 200 rounds (w_T = the model after T rounds, TE local steps). G^2 (A4) is an instance-level
+    bound over the run: max over rounds t and clients k of E||grad F_k(w_t)||^2, bounded by
+    (sqrt(E||grad F(w_t)||^2) + ||grad F_k(w*)||)^2 (Minkowski; the mean over trials measured), plus the
+    growth along local steps for this quadratic ((E-1) eta_(1,1)^2 L^2 sigma^2: I - eta A is a
+    contraction for eta <= 1/L), plus sigma^2.
+    """
+    from quadratics import f3ast, f3ast_steps, heterogeneous_quadratic, static_policy
+
+    t0 = time.perf_counter()
+    model, p, r_pol, r_star, subsets, probs, _ = _instance("table1", None, 1, 2, ctx.seed)
+    pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=2, M=2, zeta=1.0, sigma=1.0, D0=EX_D0, seed=ctx.seed)
+    k = pb.constants
+    pattern = static_policy(subsets, probs, p)
+    r = np.asarray(pattern.constants["rates"])
+    schedule = f3ast_steps(k["L"], k["mu"], EX_E)
+    trials = ctx.n(2000, 10000)
+    sim = ctx.simulate(pb, f3ast(schedule, EX_E), pattern, trials, EX_T, seed_offset=97)
+    samples = sim.metrics["gap"][EX_T]
+    # Constants: G^2 over the run (see docstring), Var2 two ways
+    grad_mean = np.nanmean(sim.metrics["grad_sq"], axis=1)
+    at_opt = np.linalg.norm(pb.lam * (pb.b - pb.x_star), axis=1)  # ||grad F_k(w*)||
+    steps1 = schedule.steps(0)
+    local = (EX_E - 1) * steps1[0] ** 2 * k["L"] ** 2 * k["sigma2"]
+    G2 = float((np.sqrt(grad_mean.max()) + at_opt.max()) ** 2 + k["sigma2"] + local)
+    var2_eq6 = float(bounds.get("F3AST.L3.4@eq6").evaluate({"E": EX_E, "G": np.sqrt(G2), "p": p, "r": r}).value)
+    var2_lb5, lam_max = _sampling_variance_lb5(subsets, probs, p, steps1, G2)
+    base = dict(L=k["L"], mu=k["mu"], E=EX_E, T=EX_T, G=float(np.sqrt(G2)), Gamma=k["Gamma"], D0=k["D0"], p=p,
+                sigma2=np.full(2, k["sigma2"]))
+    instance = {"model": "table1", "policy": "client 1 if available, else client 2 (static)",
+                "policy_rate": r.tolist(), "r_star": np.asarray(r_star).tolist(), "problem": pb.describe(),
+                "E": EX_E, "T": EX_T, "schedule": schedule.describe, "G2": G2,
+                "G2_parts": {"max_t E||grad F(w_t)||^2": float(grad_mean.max()),
+                             "max_k ||grad F_k(w*)||": float(at_opt.max()), "local_growth": float(local),
+                             "sigma2": k["sigma2"]},
+                "var2_eq6": var2_eq6, "var2_lb5": var2_lb5, "lambda_max_DSigmaD": lam_max}
+    notes = [
+        "G^2 (A4) instance-level, not worst case: max over rounds of (sqrt(mean over trials of ||grad F(w_t)||^2) "
+        "+ max_k ||grad F_k(w*)||)^2 + sigma^2 + (E-1) eta_(1,1)^2 L^2 sigma^2 (growth along local steps); "
+        "the mean over trials is a Monte Carlo estimate",
+        f"Var2 from the exact Lemma B.5 identity: N lambda_max(D Sigma D) (sum_i eta_(1,i)/eta_(1,E))^2 G^2 = "
+        f"{var2_lb5:.4g}; eq. (6) would give {var2_eq6:.4g} (the certificate also holds with it: see "
+        "instance.rhs_eq6)",
+        "w_T = the model after T rounds (TE local steps); L = mu makes (L/2)||w - w*||^2 the exact gap",
+        "pattern quadratics.static_policy, algorithm quadratics.f3ast with quadratics.f3ast_steps",
+    ]
+    out: list[Verification] = []
+    for key in ("F3AST.T3.5@explicit", "F3AST.T3.5@explicit-eq19"):
+        values = {**base, "var_s": var2_lb5}
+        rhs_eq6 = float(bounds.get(key).evaluate({**base, "var_s": var2_eq6}).value)
+        eq19 = key.endswith("eq19")
+        cert = certificate(ctx, check_id=key, key=key, values=values, samples=samples, trials=trials, started=t0,
+                           title="F3AST Theorem III.5 explicit bound" + (" as printed in eq. (19)" if eq19 else ""),
+                           instance={**instance, "rhs_eq6": rhs_eq6}, notes=notes + (
+                               ["printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one"]
+                               if eq19 else []))
+        out += [cert] if eq19 else with_control(cert, key, values, samples, ctx, instance=instance)
     return out
 
 
@@ -269,7 +318,7 @@ CONTROLS = {
     "F3AST.L3.4": [f"F3AST.L3.4@{eq}.weak:{m}" for m in ("table1", "uneven") for eq in ("eq6", "eq7")],
     "F3AST.LB.5": ["F3AST.LB.5.weak"],
     "F3AST.naive.control": ["F3AST.naive.naive-average"],
-    "F3AST.T3.5": ["F3AST.T3.5.weak"],
+    "F3AST.T3.5": ["F3AST.T3.5.weak", "F3AST.T3.5.weak@explicit"],
 }
 
 CHECKS = {
