@@ -18,16 +18,20 @@ from verify.record import Verification
 PAPER_MODULES = ("verify.certificates.fast", "verify.certificates.f3ast", "verify.certificates.ascaf")
 
 
+def _paper_modules():
+    """The certificate modules that are present (a missing one is skipped, a broken one raises)."""
+    for name in PAPER_MODULES:
+        try:
+            yield import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
 def registry() -> dict[str, Callable]:
     """Check id -> function(ctx) -> list[Verification], in suite order."""
     out: dict[str, Callable] = {}
-    for name in PAPER_MODULES:
-        try:
-            mod = import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for mod in _paper_modules():
         out.update(mod.CHECKS)
     return out
 
@@ -36,13 +40,7 @@ def control_ids(quick: bool = False, ids: str | Sequence[str] = "all") -> list[s
     """Ids of the negative controls the selected check groups must return (each must be ``violated``)."""
     chosen = set(select(ids))
     out: list[str] = []
-    for name in PAPER_MODULES:
-        try:
-            mod = import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:
-                continue
-            raise
+    for mod in _paper_modules():
         for gid, controls in getattr(mod, "CONTROLS", {}).items():
             if gid in chosen:
                 out += list(controls)
