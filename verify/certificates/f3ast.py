@@ -310,7 +310,7 @@ def theorem_iii5_explicit(ctx: Context) -> list[Verification]:
                            instance={**instance, "rhs_eq6": rhs_eq6}, notes=notes + (
                                ["printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one"]
                                if eq19 else []))
-        out += [cert] if eq19 else with_control(cert, key, values, samples, ctx, instance=instance)
+        out += with_control(cert, key, values, samples, ctx, instance=instance)
     return out
 
 
@@ -318,7 +318,7 @@ CONTROLS = {
     "F3AST.L3.4": [f"F3AST.L3.4@{eq}.weak:{m}" for m in ("table1", "uneven") for eq in ("eq6", "eq7")],
     "F3AST.LB.5": ["F3AST.LB.5.weak"],
     "F3AST.naive.control": ["F3AST.naive.naive-average"],
-    "F3AST.T3.5": ["F3AST.T3.5.weak", "F3AST.T3.5.weak@explicit"],
+    "F3AST.T3.5": ["F3AST.T3.5.weak", "F3AST.T3.5.weak@explicit", "F3AST.T3.5.weak@explicit-eq19"],
 }
 
 CHECKS = {
