@@ -96,9 +96,15 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: "floa
     follows by telescoping: sum_k d_k = (y_0 - y_K) / eta.
     ``eta`` may also be K step sizes (one per local step, e.g. a :mod:`quadratics.schedule` row):
     then :func:`_scheduled_sgd` runs, with the same noise draws.
+    Coordinates without nonlinearity and noise (all but x3 for the LB objective) are affine per
+    step and take their K steps in closed form; only the others run the step loop
+    (:func:`_affine_split`, :func:`_split_sgd`; not with FedProx's kept gradient sum).
     """
     if not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0:
         return _scheduled_sgd(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
+    split = None if keep_grad_sum and mu_prox else _affine_split(bound, eta, mu_prox, K)
+    if split is not None:
+        return _split_sgd(bound, split, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
     T, n = idx.shape
     d = x.shape[1]
     tables = _step_tables(bound, eta, mu_prox)
@@ -146,6 +152,141 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: "floa
         gsum.sub_(correction, alpha=K)
     if ysum is not None:
         gsum.sub_(ysum - K * x_b, alpha=mu_prox)
+    return y, gsum
+
+
+def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, Any] | None:
+    """Closed-form data for the coordinates whose local steps are affine, or None when there are none.
+
+    A coordinate j with nonlinear coefficient 0 and noise scale 0 (read from ``bound.nonlinear`` and
+    ``bound.noise_law``) has a diagonal affine step y <- s y + o with s, o constant over the K steps
+    (o also holds the proximal term and the correction), so y_K = s^K y_0 + (sum_{k<K} s^k) o exactly.
+    Tabulated once per (bound, eta, mu_prox, K): P = s^K, S = sum_{k<K} s^k, S o [3, M, d]; the
+    other ("looped") coordinates L keep their step data [2, M, |L|] for the step loop.
+    """
+    cache = bound.__dict__.setdefault("_affine_split", {})
+    key = (eta, mu_prox, K)
+    if key not in cache:
+        table, per_client, shrink, ncoef_noise, nl = _step_tables(bound, eta, mu_prox)[:5]
+        M = bound.M
+        nb = table[1] if per_client else table
+        d = nb.shape[1]
+        s = table[0] if per_client else shrink.reshape(1, -1).expand(M, d)
+        loop = torch.zeros(d, dtype=torch.bool, device=nb.device)
+        ok = True
+        for coef in (None if nl is None else nl[0], ncoef_noise):
+            if coef is not None:
+                ok = ok and coef.shape == (d,)
+                loop |= coef != 0 if coef.shape == (d,) else True
+        if not ok or bool(loop.all()):
+            cache[key] = None
+        else:
+            P, S = torch.ones_like(nb), torch.zeros_like(nb)
+            for _ in range(K):  # by multiplication, so a factor 1 (no curvature) gives S = K exactly
+                S.add_(P)
+                P.mul_(s)
+            L = loop.nonzero().reshape(-1)
+            pick = (lambda v: None if v is None else v.index_select(0, L).contiguous())
+            steps = torch.stack([s.index_select(1, L), nb.index_select(1, L)])
+            # a contiguous block of looped coordinates is read as a view (no gather);
+            # step data equal for all clients is used as one row (no per-round gather)
+            first = int(L[0]) if L.numel() else 0
+            uniform = bool((steps == steps[:, :1]).all())
+            # a relu kink with one shared step factor s and kink coefficient c on every looped
+            # coordinate: s y + c relu(y) = (s + c) leaky_relu(y, s / (s + c)), two operations a step
+            leaky = None
+            if uniform and nl is not None and nl[1] in (torch.relu, torch.nn.functional.relu) and L.numel():
+                sv, cv = steps[0, 0], nl[0].index_select(0, L)
+                if bool((sv == sv[0]).all()) and bool((cv == cv[0]).all()) and float(sv[0] + cv[0]) != 0.0:
+                    leaky = (float(sv[0]) / float(sv[0] + cv[0]), float(sv[0] + cv[0]))
+            cache[key] = {
+                "leaky": leaky,
+                "PQ": torch.stack([P, S * nb]), "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
+                "block": L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all()),
+                "first": first, "uniform": uniform, "loop": steps,
+                "ncoef_noise": pick(ncoef_noise), "nl": None if nl is None else (pick(nl[0]), nl[1]), "shapes": {},
+            }
+    return cache[key]
+
+
+def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
+               correction: torch.Tensor | None, mu_prox: float,
+               keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`local_sgd` with the affine coordinates in closed form (:func:`_affine_split`) and the
+    step loop only over the others; same noise draws (same stream, same shape) as the full loop."""
+    T, n = idx.shape
+    d = x.shape[1]
+    flat = idx.reshape(-1)
+    x_b = x.unsqueeze(1)
+    pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
+    P, Q = pq.select(0, 0), pq.select(0, 1)
+    if mu_prox or correction is not None:
+        S = split["S"].index_select(0, flat).view(T, n, d)
+        nb = split["nb"].index_select(0, flat).view(T, n, d)
+        if mu_prox:
+            nb = nb.add(x_b, alpha=eta * mu_prox)
+        if correction is not None:
+            nb = nb.add(correction, alpha=-eta)
+        Q = S * nb
+    y = torch.addcmul(Q, P, x_b)
+    w, L = split["w"], split["L"]
+    if w:
+        shapes = split["shapes"]
+        block = split["block"]
+        x_l = x_b.narrow(2, split["first"], w) if block else x_b.index_select(2, L)
+        if split["uniform"]:  # same-shape operands take torch's fast path (broadcast ones do not)
+            if (T, n) not in shapes:
+                shapes[(T, n)] = split["loop"][:, :1].expand(2, T * n, w).reshape(2, T, n, w)
+            shrink, nbl = shapes[(T, n)].unbind(0)
+        else:
+            g = split["loop"].index_select(1, flat).view(2, T, n, w)
+            shrink, nbl = g.select(0, 0), g.select(0, 1)
+        if mu_prox:
+            nbl = nbl.add(x_l, alpha=eta * mu_prox)
+        if correction is not None:
+            nbl = nbl.add(correction.index_select(2, L), alpha=-eta)
+        ncoef_noise, nl = split["ncoef_noise"], split["nl"]
+        if ncoef_noise is not None:
+            width = bound.noise_law[0]
+            shape = (K, T, n, width)
+            if isinstance(gen, torch.Generator):
+                z = torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype)
+            else:
+                z = gen.normal(shape)
+            if width != 1:
+                z = z.index_select(3, L)
+            offsets = torch.addcmul(nbl, z, ncoef_noise).unbind(0)
+        else:
+            offsets = (nbl,) * K
+        yl = x_l
+        leaky = split["leaky"]
+        if leaky is not None:
+            slope, scale = leaky
+            if ncoef_noise is None:  # one shared offset tensor: no in-place steps
+                for off in offsets:
+                    yl = torch.add(off, torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
+            else:
+                yl = offsets[0].add_(torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
+                for off in offsets[1:]:  # yl is the previous offset's memory from here on
+                    yl = off.add_(torch.nn.functional.leaky_relu_(yl, slope), alpha=scale)
+        elif ncoef_noise is None:  # one shared offset tensor: no in-place steps
+            for off in offsets:
+                yl = torch.addcmul(off, shrink, yl) if nl is None else torch.addcmul(off, shrink, yl).addcmul_(nl[0], nl[1](yl))
+        elif nl is None:
+            for off in offsets:
+                yl = off.addcmul_(shrink, yl)
+        else:
+            if ("nl", T, n) not in shapes:
+                shapes[("nl", T, n)] = nl[0].expand(T, n, w).contiguous()
+            ncoef, fn = shapes[("nl", T, n)], nl[1]
+            for off in offsets:
+                yl = off.addcmul_(shrink, yl).addcmul_(ncoef, fn(yl))
+        y.index_copy_(2, L, yl)  # (faster than a copy into a strided view)
+    if not keep_grad_sum:
+        return y, None
+    gsum = (x_b - y).div_(eta)
+    if correction is not None:
+        gsum.sub_(correction, alpha=K)
     return y, gsum
 
 

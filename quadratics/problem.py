@@ -122,6 +122,7 @@ class GaussianStream:
             self.gen.manual_seed(int(seed))
         self.pool = torch.empty(0, device=device, dtype=dtype)
         self.used = 0
+        self._views: tuple[tuple[int, ...], list[torch.Tensor], int] | None = None
 
     def _refill(self, need: int) -> None:
         size = max(need, self.block)
@@ -132,13 +133,24 @@ class GaussianStream:
             z = torch.randn(size, generator=self.gen, device=self.device, dtype=torch.float64)
         self.pool = z.to(self.dtype)
         self.used = 0
+        self._views = None
 
     def normal(self, shape: tuple[int, ...]) -> torch.Tensor:
         """A [shape] tensor of i.i.d. N(0, 1) values (a view into the block: do not write to it)."""
+        shape = tuple(shape)
         need = math.prod(shape)
+        if need == 0:
+            return self.pool.new_empty(shape)
         if self.used + need > self.pool.numel():
             self._refill(need)
-        out = self.pool.narrow(0, self.used, need).view(shape)
+        views = self._views
+        if views is None or views[0] != shape or views[2] >= len(views[1]):
+            # the rest of the block cut into requests of this shape at once (one view per request
+            # costs more than the request itself); the same values as cutting them one by one
+            q = (self.pool.numel() - self.used) // need
+            views = self._views = (shape, self.pool.narrow(0, self.used, q * need).view((q,) + shape).unbind(0), 0)
+        out = views[1][views[2]]
+        self._views = (shape, views[1], views[2] + 1)
         self.used += need
         return out
 
