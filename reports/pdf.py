@@ -101,7 +101,7 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
         story.append(_box(Table, TableStyle, colors, lines, width, "#fdecea", "#b3261e"))
     elif doc.get("verifications"):
         others = [r for r in summary_rows(doc) if r.section == "verify" and not r.as_expected]
-        lines = [P("<b>No certificate is violated and every negative control failed as it should.</b>", body)]
+        lines = [P("<b>No certificate is violated unexpectedly, and every negative control failed as it should.</b>", body)]
         if others:
             lines.append(P("Not as expected: " + ", ".join(f"{escape(r.id)} ({escape(r.verdict)})" for r in others),
                            body))
