@@ -121,6 +121,7 @@ class GaussianStream:
             self.gen = torch.Generator(device=device)
             self.gen.manual_seed(int(seed))
         self.pool = torch.empty(0, device=device, dtype=dtype)
+        self.pool_np: np.ndarray | None = None
         self.used = 0
         self._views: tuple[tuple[int, ...], list[torch.Tensor], int] | None = None
 
@@ -132,6 +133,8 @@ class GaussianStream:
         else:
             z = torch.randn(size, generator=self.gen, device=self.device, dtype=torch.float64)
         self.pool = z.to(self.dtype)
+        # float64 on CPU: the same memory as a numpy array, for the engine's numpy step loop
+        self.pool_np = z.numpy() if self.pool is z and self.device.type == "cpu" else None
         self.used = 0
         self._views = None
 
@@ -152,6 +155,22 @@ class GaussianStream:
         out = views[1][views[2]]
         self._views = (shape, views[1], views[2] + 1)
         self.used += need
+        return out
+
+
+    def normal_np(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        """As :meth:`normal` (the same values, the same stream position) as a numpy view (do not write to it);
+        None (nothing drawn) unless the stream is float64 on CPU."""
+        need = math.prod(shape)
+        if self.used + need > self.pool.numel():
+            if self.device.type != "cpu" or self.dtype != torch.float64:
+                return None
+            self._refill(need)
+        if self.pool_np is None or need == 0:
+            return None
+        out = self.pool_np[self.used:self.used + need].reshape(shape)
+        self.used += need
+        self._views = None  # normal()'s pre-cut views start at the old position
         return out
 
 
