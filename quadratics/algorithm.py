@@ -203,9 +203,10 @@ def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, A
                 sv, cv = steps[0, 0], nl[0].index_select(0, L)
                 if bool((sv == sv[0]).all()) and bool((cv == cv[0]).all()) and float(sv[0] + cv[0]) != 0.0:
                     leaky = (float(sv[0]) / float(sv[0] + cv[0]), float(sv[0] + cv[0]))
+            PQ = torch.stack([P, S * nb])
             cache[key] = {
-                "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, L, first, K, ncoef_noise, pick),
-                "PQ": torch.stack([P, S * nb]), "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
+                "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, L, first, K, ncoef_noise, pick, PQ),
+                "PQ": PQ, "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
                 "block": L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all()),
                 "first": first, "uniform": uniform, "loop": steps,
                 "ncoef_noise": pick(ncoef_noise), "nl": None if nl is None else (pick(nl[0]), nl[1]), "shapes": {},
@@ -214,14 +215,14 @@ def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, A
 
 
 def _numpy_loop(leaky: tuple[float, float] | None, steps: torch.Tensor, nb: torch.Tensor, L: torch.Tensor, first: int,
-                K: int, ncoef_noise: torch.Tensor | None, pick: Callable) -> tuple[Any, ...] | None:
+                K: int, ncoef_noise: torch.Tensor | None, pick: Callable, PQ: torch.Tensor) -> tuple[Any, ...] | None:
     """Data of the numpy step loop for a noisy relu kink on CPU in float64, or None.
 
     With A = s + c (factor for y > 0) and B = s (for y <= 0), B > 0, the step y <- o_k + (A or B) y
     becomes, for v_k = y_k / B^k, v <- o_k / B^(k+1) + ext(v, (A/B) v) with ext = min when A <= B
     (else max): three numpy ufuncs of ~0.4 us where the two torch operations cost ~2.5 us; the
-    rescaling only moves rounding (y_K = B^K v_K). Returns (c1, c0, r, B^K, ext) with
-    o_k / B^(k+1) = z_k c1[k] + c0[k], c1, c0 [K, 1, 1, w].
+    rescaling only moves rounding (y_K = B^K v_K). Returns (c1, c0, r, B^K, ext, PQ) with
+    o_k / B^(k+1) = z_k c1[k] + c0[k], c1, c0 [K, 1, 1, w], PQ: the closed-form table as numpy.
     """
     if (leaky is None or ncoef_noise is None or nb.device.type != "cpu" or nb.dtype != torch.float64
             or not L.numel() or not bool((L == torch.arange(first, first + L.numel())).all())):
@@ -233,7 +234,37 @@ def _numpy_loop(leaky: tuple[float, float] | None, steps: torch.Tensor, nb: torc
     inv = B ** -np.arange(1, K + 1, dtype=np.float64)[:, None, None, None]
     c1 = inv * pick(ncoef_noise).numpy()
     c0 = inv * steps[1, 0].numpy()
-    return c1, c0, A / B, B ** K, np.minimum if A <= B else np.maximum
+    return c1, c0, A / B, B ** K, np.minimum if A <= B else np.maximum, PQ.numpy()
+
+
+def _numpy_round(split: dict[str, Any], fast: tuple[Any, ...], x: torch.Tensor, idx: torch.Tensor, K: int,
+                 gen: GaussianStream, width: int) -> torch.Tensor | None:
+    """:func:`_split_sgd` without proximal term and correction, in numpy on CPU float64 (each
+    ufunc on a few hundred values costs ~0.4 us, a torch operation 1-3 us); the same noise draws.
+    None (nothing drawn) when the stream cannot hand out numpy views."""
+    T, n = idx.shape
+    z = gen.normal_np((K, T, n, width))
+    if z is None:
+        return None
+    w, first = split["w"], split["first"]
+    if width != 1:
+        z = z[..., first:first + w]
+    c1, c0, r, BK, ext, PQ = fast
+    xn = x.numpy()
+    g = PQ.take(idx.numpy().reshape(-1), axis=1)  # [2, T n, d]: s^K and (sum_k s^k) o of the clients
+    d = PQ.shape[2]
+    y = np.multiply(g[0].reshape(T, n, d), xn[:, None, :])
+    y += g[1].reshape(T, n, d)
+    off = np.multiply(z, c1)  # this round's own memory: the steps run in it
+    off += c0
+    v = xn[:, None, first:first + w]  # y_0 = x (broadcast over the n clients)
+    tmp = np.empty(off.shape[1:])
+    for o in off:
+        np.multiply(v, r, out=tmp)
+        ext(v, tmp, out=tmp)
+        v = np.add(o, tmp, out=o)
+    np.multiply(v, BK, out=y[..., first:first + w])
+    return torch.from_numpy(y)
 
 
 def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
@@ -241,6 +272,11 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
                keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
     """:func:`local_sgd` with the affine coordinates in closed form (:func:`_affine_split`) and the
     step loop only over the others; same noise draws (same stream, same shape) as the full loop."""
+    fast = split["np"]
+    if fast is not None and not mu_prox and correction is None and type(gen) is GaussianStream:
+        y = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
+        if y is not None:
+            return y, (None if not keep_grad_sum else (x.unsqueeze(1) - y).div_(eta))
     T, n = idx.shape
     d = x.shape[1]
     flat = idx.reshape(-1)
@@ -258,8 +294,9 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     y = torch.addcmul(Q, P, x_b)
     w, L = split["w"], split["L"]
     if w:
+        first = split["first"]
         shapes = split["shapes"]
-        block, first = split["block"], split["first"]
+        block = split["block"]
         x_l = x_b.narrow(2, first, w) if block else x_b.index_select(2, L)
         if split["uniform"]:  # same-shape operands take torch's fast path (broadcast ones do not)
             if (T, n) not in shapes:
@@ -273,24 +310,6 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
         if correction is not None:
             nbl = nbl.add(correction.index_select(2, L), alpha=-eta)
         ncoef_noise, nl = split["ncoef_noise"], split["nl"]
-        fast = split["np"]
-        if fast is not None and not mu_prox and correction is None and type(gen) is GaussianStream:
-            width = bound.noise_law[0]
-            z = gen.normal_np((K, T, n, width))
-            if z is not None:
-                if width != 1:
-                    z = z[..., first:first + w]
-                c1, c0, r, BK, ext = fast
-                off = np.multiply(z, c1)  # this round's own memory: the steps run in it
-                off += c0
-                v = x.numpy()[:, None, first:first + w]  # y_0 = x (broadcast over the n clients)
-                tmp = np.empty(off.shape[1:])
-                for o in off:
-                    np.multiply(v, r, out=tmp)
-                    ext(v, tmp, out=tmp)
-                    v = np.add(o, tmp, out=o)
-                np.multiply(v, BK, out=y.numpy()[..., first:first + w])
-                return y, (None if not keep_grad_sum else (x_b - y).div_(eta))
         if ncoef_noise is not None:
             width = bound.noise_law[0]
             shape = (K, T, n, width)
