@@ -42,10 +42,11 @@ def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch
 def aggregate(x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, eta_g: float) -> torch.Tensor:
     """Server step x + eta_g sum_i w_i (y_i - x) for x [T,d], local models y [T,n,d], weights w [T,n].
 
-    With one active client per trial this is lerp(x, y_1, eta_g w_1), one tensor operation.
+    With one active client per trial this is lerp(x, y_1, eta_g w_1), one tensor operation (w may
+    then also be [T,d], the weight repeated over the coordinates: same-shape operands are faster).
     """
     if y.shape[1] == 1:
-        return torch.lerp(x, y[:, 0], w if eta_g == 1.0 else eta_g * w)
+        return torch.lerp(x, y.select(1, 0), w if eta_g == 1.0 else eta_g * w)
     return x.add((w[..., None] * (y - x[:, None, :])).sum(1), alpha=eta_g)
 
 
@@ -259,8 +260,12 @@ def _numpy_round(split: dict[str, Any], fast: tuple[Any, ...], x: torch.Tensor, 
     off += c0
     v = xn[:, None, first:first + w]  # y_0 = x (broadcast over the n clients)
     tmp = np.empty(off.shape[1:])
+    shapes = split["shapes"]
+    if ("r", T, n) not in shapes:  # a same-shape factor: faster than a Python float operand
+        shapes[("r", T, n)] = np.full(off.shape[1:], r)
+    rr = shapes[("r", T, n)]
     for o in off:
-        np.multiply(v, r, out=tmp)
+        np.multiply(v, rr, out=tmp)
         ext(v, tmp, out=tmp)
         v = np.add(o, tmp, out=o)
     np.multiply(v, BK, out=y[..., first:first + w])

@@ -28,6 +28,9 @@ from .problem import GaussianStream, check_count
 from .summary import Simulation
 
 
+_FEW = 16  # clients up to which per-client columns beat reductions over the client axis
+
+
 class _Participation:
     """Weights of a block of rounds [B,T,M] with, per round, the active clients in one order.
 
@@ -35,19 +38,39 @@ class _Participation:
     from one stable descending sort of the block (clients with weight 0 fill trials with fewer).
     """
 
-    def __init__(self, qs: np.ndarray, dev: torch.device, dtype: torch.dtype):
+    def __init__(self, qs: np.ndarray, dev: torch.device, dtype: torch.dtype, d: int = 1):
         self.on = qs > 0
-        # counts by a matrix product: numpy's reductions over a short last axis are ~10x slower
-        self.per = (self.on @ np.ones(qs.shape[2])).astype(np.int64)
+        M = qs.shape[2]
+        # numpy's reductions over a short last axis are ~10x slower than elementwise operations
+        # over its columns: a few clients are taken column by column, many by a matrix product
+        if M <= _FEW:
+            per = self.on[..., 0].astype(np.int64)
+            for m in range(1, M):
+                per += self.on[..., m]
+            self.per = per
+        else:
+            self.per = (self.on @ np.ones(M)).astype(np.int64)
         self.n = np.maximum(self.per.max(1), 1).tolist()
         width = max(self.n)
-        if width == 1:  # one participant at most: the largest weight (first on ties, as the stable sort)
-            order = qs.argmax(2)[:, :, None]
+        if width == 1 and M <= _FEW:  # the largest weight and its client (first on ties, as the stable sort)
+            best, arg = qs[..., 0].copy(), np.zeros(qs.shape[:2], dtype=np.int64)
+            for m in range(1, M):
+                better = qs[..., m] > best
+                np.copyto(arg, m, where=better)
+                np.copyto(best, qs[..., m], where=better)
+            order, qa = arg[:, :, None], best[:, :, None]
         else:
-            order = np.argsort(-qs, axis=2, kind="stable")[:, :, :width]
+            if width == 1:
+                order = qs.argmax(2)[:, :, None]
+            else:
+                order = np.argsort(-qs, axis=2, kind="stable")[:, :, :width]
+            qa = np.take_along_axis(qs, order, 2)
         # one transfer per block, split into per-round views once (indexing per round costs more)
         self.idx = torch.from_numpy(np.ascontiguousarray(order)).to(dev).unbind(0)
-        self.qa = torch.from_numpy(np.take_along_axis(qs, order, 2)).to(device=dev, dtype=dtype).unbind(0)
+        qa_t = torch.from_numpy(qa).to(device=dev, dtype=dtype)
+        self.qa = qa_t.unbind(0)
+        # one participant: its weight over the d coordinates, for a same-shape (fast) server lerp
+        self.wd = qa_t.expand(qa.shape[0], qa.shape[1], d).contiguous().unbind(0) if width == 1 else None
         self.q = torch.from_numpy(qs).to(device=dev, dtype=dtype).unbind(0)
         self.width = width
 
@@ -143,13 +166,17 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
                 q, aux, pstate = pattern.draw(pstate, r)
                 qs.append(q)
                 auxes.append(aux)
-            pq = _Participation(np.stack(qs), dev, dtype)
+            pq = _Participation(np.stack(qs), dev, dtype, problem.d)
+            wd = pq.wd
             participants[r0:r0 + len(rs)] = pq.per
             counts += pq.on.sum(0)
             steps += int(pq.per.sum()) * algorithm.K
             for j, r in enumerate(rs):
                 idx, qa = pq.active(j)
-                state = algorithm.round(state, bound, pq.q[j], r, gen, dict(auxes[j], idx=idx, qa=qa))
+                aux = dict(auxes[j], idx=idx, qa=qa)
+                if wd is not None:
+                    aux["wd"] = wd[j]
+                state = algorithm.round(state, bound, pq.q[j], r, gen, aux)
                 if filled == block:
                     flush()
                     first_row, filled = first_row + filled, 0

@@ -63,8 +63,8 @@ def local_method(name: str, eta: Any, K: int, eta_g: float = 1.0, mu_prox: float
             p = aux["p"] if "p" in aux else 1.0 / q.shape[1]
             w = (qa > 0).to(x.dtype) * torch.gather(torch.as_tensor(p * 1.0 / aux["rates"], device=x.device,
                                                                     dtype=x.dtype).expand_as(q), 1, idx)
-        else:
-            w = qa
+        else:  # one participant: its weight already spread over the coordinates when the engine gives it
+            w = aux["wd"] if "wd" in aux and y.shape[1] == 1 else qa
         new = {"x": aggregate(x, y, w, eta_g)}
         if control:
             mean_g = torch.where((qa > 0)[..., None], gsum / K, ci_a)
