@@ -7,6 +7,7 @@ import torch
 from quadratics import lower_bound_objective
 from quadratics.algorithm import _affine_split, local_sgd
 from quadratics.problem import GaussianStream
+from stream_reference import expected_draws
 
 CPU = torch.device("cpu")
 
@@ -15,13 +16,10 @@ def test_numpy_views_and_tensor_views_share_one_stream():
     shapes = [(3, 7), (3, 7), (10, 10), (3, 7), (50, 30), (3, 7)] * 20
     stream = GaussianStream(5, CPU, torch.float64, block=1000)
     got = [(stream.normal_np(s) if i % 3 else stream.normal(s).numpy()).copy() for i, s in enumerate(shapes)]
-    rng, pool, used = np.random.default_rng([5, 7]), np.empty(0), 0
-    for s, g in zip(shapes, got):
-        need = int(np.prod(s))
-        if used + need > pool.size:
-            pool, used = rng.standard_normal(max(need, 1000)), 0
-        assert np.array_equal(g, pool[used:used + need].reshape(s))
-        used += need
+    expected = list(expected_draws(5, shapes, block=1000))
+    assert len(expected) == len(got)
+    for g, e in zip(got, expected):
+        assert np.array_equal(g, e)
 
 
 def test_float32_stream_gives_no_numpy_views_and_draws_nothing():
