@@ -13,7 +13,7 @@ Section IV / Appendix C-B models (Scarce, Home-devices, Smartphones, Uneven, Alw
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from bounds.errors import UserInputError
-from rate_region.availability import AvailabilityModel, Cap, make_cap
+from rate_region.availability import AvailabilityModel, make_cap
 
 SOLVERS = ("CLARABEL", "SCS")
 # (solver, tolerance) attempts in order: a tight interior-point solve, a default one, then a first-order solver

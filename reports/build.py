@@ -7,7 +7,6 @@ end, so an interrupted run leaves either the old directory or the new one, never
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import tempfile
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.errors import UserInputError
+from reports.jsonable import jsonable
 
 FILES = ("index.html", "report.pdf", "results.json")
 
@@ -44,21 +44,7 @@ def check_target(out: str | os.PathLike[str], force: bool) -> Path:
 
 def to_json(doc: Mapping[str, Any]) -> str:
     """Strict JSON (non-finite floats become null / "inf"), numpy scalars and arrays as lists."""
-    return json.dumps(_plain(doc), indent=1, allow_nan=False)
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else (None if math.isnan(obj) else ("inf" if obj > 0 else "-inf"))
-    if isinstance(obj, Mapping):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _plain(obj.tolist())
-    if hasattr(obj, "item"):
-        return _plain(obj.item())
-    return obj
+    return json.dumps(jsonable(doc), indent=1, allow_nan=False)
 
 
 def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: bool = False,

@@ -6,13 +6,14 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from bounds.errors import UserInputError
+from reports.jsonable import jsonable
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
@@ -48,23 +49,9 @@ def parse_float_list(key: str, text: str) -> list[float]:
     return [parse_number(key, p) for p in parts]
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else (None if math.isnan(obj) else ("inf" if obj > 0 else "-inf"))
-    if isinstance(obj, Mapping):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if hasattr(obj, "tolist"):
-        return _jsonable(obj.tolist())
-    if hasattr(obj, "item"):
-        return _jsonable(obj.item())
-    return obj
-
-
 def dumps(obj: Any) -> str:
     """Strict JSON (no NaN/Infinity tokens): non-finite floats become null or "inf"."""
-    return json.dumps(_jsonable(obj), indent=2, allow_nan=False)
+    return json.dumps(jsonable(obj), indent=2, allow_nan=False)
 
 
 def echo_json(obj: Any) -> None:

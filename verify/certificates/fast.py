@@ -15,7 +15,7 @@ import numpy as np
 
 import bounds
 from verify.certificates.common import Context, certificate, conditions, per_trial_mean, rate, with_control
-from verify.fit import fit_loglog, fit_over_seeds
+from verify.fit import fit_over_seeds
 from verify.record import Verification
 
 G_ASSUMED = ("q = 1 meets every threshold q_min(G1,G2,G3) <= 1; a threshold above 1 would leave the theorem "
