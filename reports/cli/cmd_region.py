@@ -34,7 +34,14 @@ def _read_weights(path: str) -> list[float]:
             raise UserInputError(f"weights file {path}: expected a JSON list of numbers")
         return [float(v) for v in vals]
     words = text.replace(",", " ").split()
-    return parse_float_list(f"weights file {path}", ",".join(words)) if words else parse_float_list("weights", "")
+    try:
+        vals = [float(w) for w in words]
+    except ValueError:
+        vals = []
+    if not vals:
+        raise UserInputError(f"weights file {path}: expected numbers separated by spaces, commas or newlines, "
+                             "or a JSON list such as [0.5, 0.5]")
+    return vals
 
 
 def _figure_bytes(fig, path: str) -> bytes:

@@ -80,6 +80,12 @@ def test_weights_file(capsys, tmp_path):
     w.write_text("[0.5, -0.5, 1.0]")
     code, _, err = run(capsys, "region", "--model", "table1", "--weights", str(w))
     assert code == 2 and "3 entries" in err
+    w.write_text("0.25 0.75\n")
+    code, out, _ = run(capsys, "region", "--model", "table1", "--weights", str(w), "--json")
+    assert code == 0 and json.loads(out)["p"] == [0.25, 0.75]
+    w.write_text("{not: numbers}")
+    code, _, err = run(capsys, "region", "--model", "table1", "--weights", str(w))
+    assert code == 2 and "expected numbers" in err and len(err.strip().splitlines()) == 1
 
 
 def test_never_available_client_cli(capsys, tmp_path):
