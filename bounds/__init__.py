@@ -6,10 +6,22 @@
 
 from bounds.errors import UserInputError
 from bounds.registry import all_results, get, ids, variants
-from bounds.result import Aggregate, Hypothesis, Kind, Provenance, Result, Status, Term
+from bounds.result import (
+    PARTICIPATION_KINDS,
+    Aggregate,
+    Assumption,
+    Hypothesis,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 __all__ = [
-    "Aggregate", "Domain", "Hypothesis", "Kind", "Provenance", "Result", "Status", "SymbolInfo", "Term",
+    "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Domain", "Hypothesis", "Kind", "ParticipationAssumption",
+    "Provenance", "Result", "Status", "SymbolInfo", "Term",
     "UserInputError", "all_results", "get", "ids", "sym", "variants",
 ]

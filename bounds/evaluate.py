@@ -14,7 +14,8 @@ import numpy as np
 import sympy as sp
 
 from bounds.errors import UserInputError, unknown
-from bounds.result import Hypothesis, Result
+from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
+from bounds.symbols import Domain, SymbolInfo
 
 # Relative tolerance below which a margin is reported as 'at the boundary' rather than violated:
 # hypotheses like eta <= 1/(8LK) must accept the cap itself despite rounding.
@@ -37,8 +38,10 @@ class Evaluation:
 class ConditionCheck:
     """One hypothesis at given values.
 
-    ``holds`` is True/False, or None when it needs an unrecovered constant the user did not give
-    (then ``reason`` says which). ``margin`` >= 0 means slack (rhs - lhs for <=, lhs - rhs for >=).
+    ``holds`` is True/False, or None when it cannot be decided: it needs an unrecovered constant the
+    user did not give, a side is infinite or nan at these values, or it is a hypothesis the inputs
+    cannot express (participation, availability); ``reason`` then says which. ``margin`` >= 0 means
+    slack (rhs - lhs for <=, lhs - rhs for >=); nan where undecided.
     """
 
     name: str
@@ -53,7 +56,8 @@ class ConditionCheck:
         return {
             "name": self.name,
             "relation": self.relation,
-            "holds": self.holds if self.holds is None or isinstance(self.holds, bool) else _out(self.holds),
+            "holds": self.holds if self.holds is None or isinstance(self.holds, bool)
+            else np.asarray(self.holds, dtype=object).tolist(),
             "lhs": _out(self.lhs),
             "rhs": _out(self.rhs),
             "margin": _out(self.margin),
@@ -69,11 +73,13 @@ class CheckReport:
     evaluation: Evaluation
     conditions: tuple[ConditionCheck, ...]
     holds: bool | None
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out = self.evaluation.to_dict()
         out["conditions"] = [c.to_dict() for c in self.conditions]
         out["holds"] = self.holds
+        out["notes"] = list(self.notes)
         return out
 
 
@@ -89,7 +95,7 @@ def bind(result: Result, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
     for key, raw in values.items():
         name, squared = _resolve(result, key)
         info = infos[name]
-        arr = _as_array(key, raw, info.domain.is_vector)
+        arr = _as_array(key, raw, info)
         if squared:
             if np.any(arr < 0):
                 raise UserInputError(f"{key}={_short(arr)} is a square and must be >= 0")
@@ -113,22 +119,52 @@ def _resolve(result: Result, key: str) -> tuple[str, bool]:
     raise unknown(f"symbol for {result.key}", key, valid)
 
 
-def _as_array(key: str, raw: Any, vector: bool) -> np.ndarray:
+def _as_array(key: str, raw: Any, info: SymbolInfo) -> np.ndarray:
+    """A user's value as an array; programmatic arrays may carry leading batch axes (sweeps)."""
     if isinstance(raw, str):
-        try:
-            rows = [[float(x) for x in row.split(",") if x.strip()] for row in raw.split(";")]
-        except ValueError:
-            raise UserInputError(
-                f"{key}={raw!r} is not a number" + (" list (for example 0.375,0.5)" if vector else " (for example 0.5)")
-            ) from None
-        arr = np.asarray(rows[0] if len(rows) == 1 else rows, dtype=float)
-        if not vector and arr.size != 1:
-            raise UserInputError(f"{key} is a scalar; got {raw!r}")
-        return arr.reshape(()) if not vector else arr
+        return _parse_text(key, raw, info.domain)
     try:
         return np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
-        raise UserInputError(f"{key}={raw!r} is not a number") from None
+        raise UserInputError(f"{key}={_clip(raw)} is not a number or an array with equal-length rows") from None
+
+
+def _shape_hint(domain: Domain) -> str:
+    if domain.is_matrix:
+        return " matrix (rows separated by ';', for example 1,0;0,1)"
+    if domain.is_vector:
+        return " list (for example 0.375,0.5)"
+    return " (for example 0.5)"
+
+
+def _parse_text(key: str, raw: str, domain: Domain) -> np.ndarray:
+    """Numbers typed by a user: ``0.5``, a vector ``0.375,0.5`` or a matrix ``1,0;0,1`` (strict shapes)."""
+    rows = [row.split(",") for row in raw.split(";")]
+    if any(not x.strip() for row in rows for x in row):
+        raise UserInputError(f"{key}={_clip(raw)} has an empty entry; give a number{_shape_hint(domain)}")
+    try:
+        nums = [[float(x) for x in row] for row in rows]
+    except ValueError:
+        raise UserInputError(f"{key}={_clip(raw)} is not a number{_shape_hint(domain)}") from None
+    if len({len(row) for row in nums}) > 1:
+        raise UserInputError(f"{key}={_clip(raw)} is ragged: rows have {', '.join(str(len(r)) for r in nums)} "
+                             f"entries; give a{_shape_hint(domain).removeprefix(' ')} with equal rows")
+    if domain.is_matrix:
+        return np.asarray(nums, dtype=float)
+    if len(nums) > 1:
+        what = "a vector" if domain.is_vector else "a scalar"
+        raise UserInputError(f"{key} is {what}; got a matrix {_clip(raw)} (give a{_shape_hint(domain).removeprefix(' ')})")
+    if domain.is_vector:
+        return np.asarray(nums[0], dtype=float)
+    if len(nums[0]) != 1:
+        raise UserInputError(f"{key} is a scalar; got {_clip(raw)} (give one number, for example {key}=0.5)")
+    return np.asarray(nums[0][0], dtype=float)
+
+
+def _clip(raw: Any, width: int = 60) -> str:
+    """A user's text, shortened so one bad argument never floods the terminal."""
+    text = raw if isinstance(raw, str) else repr(raw)
+    return repr(text if len(text) <= width else text[:width] + "...")
 
 
 def _short(arr: np.ndarray) -> str:
@@ -136,17 +172,17 @@ def _short(arr: np.ndarray) -> str:
 
 
 # Evaluation
-def _compiled(result: Result, name: str, expr: sp.Expr):
-    cache_key = f"fn:{name}"
-    if cache_key not in result._cache:
+def _compiled(result: Result, expr: sp.Expr):
+    # Keyed by the expression: equal expressions share one function, different ones never do.
+    if expr not in result._cache:
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
         fn = sp.lambdify(syms, expr, modules="numpy")
-        result._cache[cache_key] = ([s.name for s in syms], fn)
-    return result._cache[cache_key]
+        result._cache[expr] = ([s.name for s in syms], fn)
+    return result._cache[expr]
 
 
-def _call(result: Result, name: str, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
-    names, fn = _compiled(result, name, expr)
+def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
+    names, fn = _compiled(result, expr)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = fn(*(bound[n] for n in names))
     return np.asarray(out, dtype=float)
@@ -163,19 +199,41 @@ def _missing(result: Result, needed: frozenset[str], bound: Mapping[str, Any], w
 
 def evaluate(result: Result, values: Mapping[str, Any]) -> Evaluation:
     """Right side total and per term at ``values`` (vectorised over array inputs)."""
-    bound = bind(result, values)
+    return _evaluate_bound(result, bind(result, values))
+
+
+def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluation:
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")
-    terms = {t.name: _call(result, f"term:{t.name}", t.expr, bound) for t in result.terms}
+    terms = {t.name: _call(result, t.expr, bound) for t in result.terms}
     total = sum(terms.values()) if terms else np.float64(np.nan)
     return Evaluation(result.key, total, terms)
 
 
 def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
     """Right side over large arrays, skipping validation (for sweeps already validated)."""
-    return _call(result, "rhs", result.rhs, arrays)
+    return _call(result, result.rhs, arrays)
+
+
+def _undecided_reason(text: str, lhs: np.ndarray, rhs: np.ndarray) -> str:
+    """Why a condition with a non-finite side is not decided: which side, and what it is."""
+    parts = []
+    for side, v in (("left", lhs), ("right", rhs)):
+        bad = np.asarray(v)[~np.isfinite(v)]
+        if bad.size:
+            what = "undefined (nan)" if np.isnan(bad).any() else ("infinite (" + ", ".join(
+                sorted({"+inf" if b > 0 else "-inf" for b in bad.ravel()})) + ")")
+            parts.append(f"its {side} side is {what}")
+    return (f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow), so "
+            f"'{text}' cannot be decided")
 
 
 def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
+    """One encoded hypothesis: True/False where both sides are finite, None (with a reason) otherwise.
+
+    A side that is infinite or nan (a zero denominator, an overflow) never yields True: comparing
+    -inf with -inf would make an undecidable condition look satisfied. Array inputs give an object
+    array of True/False/None.
+    """
     rel = hyp.relation
     text = sp.sstr(rel)
     needed = result.required_for(hyp)
@@ -188,33 +246,79 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
                 reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
             )
         _missing(result, needed, bound, f"check hypothesis '{hyp.name}'")
-    lhs = _call(result, f"hyp:{hyp.name}:lhs", rel.lhs, bound)
-    rhs = _call(result, f"hyp:{hyp.name}:rhs", rel.rhs, bound)
+    lhs = _call(result, rel.lhs, bound)
+    rhs = _call(result, rel.rhs, bound)
     if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
-        margin = rhs - lhs
+        small, large = lhs, rhs
     elif isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
-        margin = lhs - rhs
+        small, large = rhs, lhs
     else:
         raise TypeError(f"hypothesis {hyp.name} of {result.key} must be an inequality, got {text}")
-    scale = np.maximum(np.abs(lhs), np.abs(rhs))
-    strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
-    holds = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
-    holds = bool(holds) if np.ndim(holds) == 0 else holds
-    return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin)
+    finite = np.isfinite(lhs) & np.isfinite(rhs)
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = np.where(finite, large - small, np.nan)
+        scale = np.maximum(np.abs(lhs), np.abs(rhs))
+        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+        decided = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
+    if np.ndim(finite) == 0:
+        if not finite:
+            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(text, lhs, rhs))
+        return ConditionCheck(hyp.name, text, bool(decided), lhs, rhs, margin)
+    holds = np.where(finite, decided, None).astype(object)
+    holds[finite] = [bool(v) for v in decided[finite]]
+    reason = "" if finite.all() else _undecided_reason(text, lhs, rhs) + " (at the entries marked None)"
+    return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason)
 
 
-def check(result: Result, values: Mapping[str, Any]) -> CheckReport:
-    """Evaluate the bound and every hypothesis at ``values``."""
+# Decisions made outside bounds for hypotheses it cannot compute: condition name -> (holds, evidence)
+Decisions = Mapping[str, tuple[bool | None, str]]
+
+
+def check_unencoded(item: ParticipationAssumption | Assumption, decided: Decisions | None = None) -> ConditionCheck:
+    """A hypothesis the inputs cannot decide: not checked (with what would decide it), unless a
+    layer that can decide it (the CLI with an availability model, an audit of a log) did."""
+    if decided and item.name in decided:
+        holds, evidence = decided[item.name]
+        return ConditionCheck(item.name, item.statement, holds, reason=evidence)
+    return ConditionCheck(item.name, item.statement, None, reason=f"not checked: {item.needs}")
+
+
+def check(result: Result, values: Mapping[str, Any], decided: Decisions | None = None) -> CheckReport:
+    """Evaluate the bound and every hypothesis at ``values``.
+
+    ``decided`` supplies verdicts for hypotheses listed in ``result.unencoded`` (keyed by their
+    ``name``), from a layer that can decide them; an unknown name is refused.
+    """
+    names = {u.name for u in result.unencoded}
+    unknown_names = sorted(set(decided or {}) - names)
+    if unknown_names:
+        raise UserInputError(f"{result.key} has no undecidable hypothesis named {unknown_names[0]!r}; "
+                             f"valid: {', '.join(sorted(names)) or 'none'}")
     bound = bind(result, values)
-    evaluation = evaluate(result, values)
+    evaluation = _evaluate_bound(result, bound)
     conditions = tuple(check_hypothesis(result, h, bound) for h in result.hypotheses)
-    return CheckReport(result.key, evaluation, conditions, overall(conditions))
+    conditions += tuple(check_unencoded(u, decided) for u in result.unencoded)
+    return CheckReport(result.key, evaluation, conditions, overall(conditions), _notes(evaluation))
+
+
+def _notes(evaluation: Evaluation) -> tuple[str, ...]:
+    value = np.asarray(evaluation.value, dtype=float)
+    if np.all(np.isfinite(value)):
+        return ()
+    what = "undefined (nan)" if np.isnan(value).any() else "infinite"
+    return (f"the bound is {what} at these values (a zero denominator or an overflow): it says nothing here",)
+
+
+def _verdicts(holds: Any) -> list[bool | None]:
+    if holds is None or isinstance(holds, (bool, np.bool_)):
+        return [None if holds is None else bool(holds)]
+    return [None if v is None else bool(v) for v in np.asarray(holds, dtype=object).ravel()]
 
 
 def overall(conditions: tuple[ConditionCheck, ...]) -> bool | None:
-    """False if any fails; None if none fails but some are unverified; True otherwise."""
-    verdicts = [c.holds for c in conditions]
-    if any(v is not None and not np.all(v) for v in verdicts):
+    """False if any fails; None if none fails but some are unverified; True only if every one holds."""
+    verdicts = [v for c in conditions for v in _verdicts(c.holds)]
+    if any(v is False for v in verdicts):
         return False
     if any(v is None for v in verdicts):
         return None

@@ -3,6 +3,10 @@
 Setting: a result is ``LHS  <kind>  sum of named terms`` under named hypotheses, each a sympy
 relation over the result's symbols. Vector inputs (rates r, weights p, update vectors) enter
 through :class:`Aggregate` symbols, scalars computed from them (e.g. sum_k p_k^2 / r_k).
+Hypotheses that the numeric inputs cannot decide (how clients participate, what the availability
+model is) are data too: :class:`ParticipationAssumption` and :class:`Assumption`. ``check`` lists
+each as a condition that is not checked, with what would decide it, so no report says "all
+hypotheses hold" while one of them was never looked at.
 """
 
 from __future__ import annotations
@@ -75,6 +79,61 @@ class Hypothesis:
         return frozenset(s.name for s in self.relation.free_symbols)
 
 
+# What each participation kind assumes; ``convbound audit`` asks a result for these kinds.
+PARTICIPATION_KINDS: dict[str, str] = {
+    "snapshot": "each round is, with probability q, a snapshot round of m clients drawn uniformly without "
+                "replacement, otherwise a round of n clients chosen by any process (FAST)",
+    "regularized": "participation weights repeat with period P and every client participates in each window of P "
+                   "rounds with probability at least p_min (Amplified SCAFFOLD)",
+    "iid": "each round S of the N clients are drawn uniformly, independently across rounds (Amplified SCAFFOLD)",
+    "cyclic": "Kbar client groups take turns, S clients drawn from the active group each round (Amplified SCAFFOLD)",
+    "static-rate": "a static selection policy whose long-run participation rates r lie in the achievable region of "
+                   "the clients' availability model (F3AST eq. 2)",
+    "asynchronous": "at most K clients selected per round, each update at most Gamma_max rounds stale "
+                    "(Democratic FL)",
+}
+
+
+@dataclass(frozen=True)
+class ParticipationAssumption:
+    """What a result assumes about who participates, as data (one of :data:`PARTICIPATION_KINDS`).
+
+    Args:
+        kind: a key of :data:`PARTICIPATION_KINDS`.
+        params: the result's symbols that parameterise the process (e.g. ``("q", "m", "n")``).
+        statement: the assumption in the paper's words, with its symbols.
+        needs: what would decide it (shown as the reason the condition is not checked).
+
+    >>> ParticipationAssumption("snapshot", ("q",), "snapshot rounds w.p. q").name
+    'participation: snapshot rounds w.p. q'
+    """
+
+    kind: str
+    params: tuple[str, ...]
+    statement: str
+    needs: str = "the participation process is not an input; audit a log of the run (convbound audit)"
+
+    def __post_init__(self) -> None:
+        if self.kind not in PARTICIPATION_KINDS:
+            raise ValueError(f"unknown participation kind {self.kind!r}; valid: {', '.join(PARTICIPATION_KINDS)}")
+
+    @property
+    def name(self) -> str:
+        return f"participation: {self.statement}"
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A hypothesis of the paper that the result's numeric inputs cannot decide (not participation).
+
+    ``needs`` says what would decide it; ``check`` reports it as not checked with that reason.
+    """
+
+    name: str
+    statement: str
+    needs: str
+
+
 @dataclass(frozen=True)
 class Aggregate:
     """A scalar symbol computed from vector/matrix inputs.
@@ -112,6 +171,9 @@ class Result:
         status: spec status tags; ``flags``: one-line rationales of each flag.
         reconstructed: True when the encoded form is a reconstruction (garbled seed, typo fix).
         example: input values of the spec's worked example (used by reports, benchmarks, docs).
+        participation: what the result assumes about who participates (see
+            :class:`ParticipationAssumption`); each is a condition ``check`` cannot decide alone.
+        assumptions: other hypotheses the inputs cannot decide (see :class:`Assumption`).
     """
 
     id: str
@@ -133,7 +195,11 @@ class Result:
     prescribed: tuple[tuple[str, sp.Expr], ...] = ()
     notes: str = ""
     example: tuple[tuple[str, Any], ...] = ()
-    _cache: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    participation: tuple[ParticipationAssumption, ...] = ()
+    assumptions: tuple[Assumption, ...] = ()
+    # Compiled expressions, keyed by the expression itself. init=False: dataclasses.replace builds a
+    # fresh cache, so a copy with other terms never runs this result's compiled functions.
+    _cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
 
     # Structure
     @property
@@ -155,6 +221,11 @@ class Result:
     @property
     def prescribed_map(self) -> Mapping[str, sp.Expr]:
         return dict(self.prescribed)
+
+    @property
+    def unencoded(self) -> tuple[ParticipationAssumption | Assumption, ...]:
+        """Hypotheses the inputs cannot decide: participation first, then the others."""
+        return self.participation + self.assumptions
 
     @property
     def example_values(self) -> dict[str, Any]:
@@ -187,10 +258,10 @@ class Result:
 
         return evaluate(self, values)
 
-    def check(self, values: Mapping[str, Any]):
+    def check(self, values: Mapping[str, Any], decided: Mapping[str, tuple[bool | None, str]] | None = None):
         from bounds.evaluate import check
 
-        return check(self, values)
+        return check(self, values, decided)
 
     def solve(self, symbol: str, values: Mapping[str, Any], *, target: float | None = None, mode: str | None = None):
         from bounds.solve import solve

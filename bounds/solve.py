@@ -10,20 +10,22 @@ precision. The bound's minimiser is refined with a bounded scalar minimisation.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import sympy as sp
 from scipy import optimize
 
 from bounds.errors import UserInputError, unknown
-from bounds.evaluate import bind, check_hypothesis
+from bounds.evaluate import _call, bind, check_hypothesis
 from bounds.result import Kind, Result
 
 MODES = ("max", "min", "argmin", "target")
 GRID_POINTS = 6001
 LOG_RANGE = (-15.0, 15.0)
+OPEN_END_PROBE = 1e-300  # a point next to an excluded end 0: feasible there means "no smallest value"
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,10 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
 
     Modes: ``max``/``min`` (extremes allowed by the hypotheses), ``target`` (smallest value whose
     bound is <= target, within the hypotheses), ``argmin`` (value minimising the bound within the
-    hypotheses). Default: ``target`` when a target is given, else the symbol's ``prefer``.
+    hypotheses). Default: ``target`` when a target is given, else the symbol's ``prefer``. A target
+    given with ``max``/``min``/``argmin`` is a further constraint (bound <= target), never ignored.
+    Answers stay inside the symbol's domain (an open end is never returned), and an answer where
+    the bound or a hypothesis is infinite or undefined is never a success.
     """
     info = _solvable(result, symbol)
     if symbol in values:
@@ -76,47 +81,61 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     if mode == "target" and target is None:
         raise UserInputError("mode 'target' needs --target EPS (the accuracy the bound must reach)")
     if target is not None and not (math.isfinite(target) and target > 0):
-        raise UserInputError(f"--target must be a positive number, got {target}")
-    if result.kind in (Kind.THRESHOLD, Kind.EQUALITY) and mode in ("target", "argmin"):
-        raise UserInputError(f"{result.key} is a {result.kind.value}, not a bound; use --mode max or min")
+        raise UserInputError(f"--target must be a positive finite number, got {target}")
+    if result.kind in (Kind.THRESHOLD, Kind.EQUALITY) and (mode in ("target", "argmin") or target is not None):
+        raise UserInputError(f"{result.key} is a {result.kind.value}, not a bound: --target and --mode "
+                             f"target/argmin do not apply; use --mode max or min without --target")
 
     bound = bind(result, values)
     grid = _grid(info)
-    probe = dict(bound)
-    probe[symbol] = grid
     # Constraints: hypotheses that involve the symbol and can be evaluated
-    margins, names, unverified = [], [], []
+    margins: list[Margin] = []
+    names, unverified = [], []
     for hyp in result.hypotheses:
         if symbol not in result.required_for(hyp):
             continue
-        chk = check_hypothesis(result, hyp, probe)
-        if chk.holds is None:
+        absent = [n for n in result.required_for(hyp) if n not in bound and n != symbol]
+        if any(result.symbol_map[n].unrecovered for n in absent):
             unverified.append(hyp.name)
             continue
-        margins.append(lambda x, h=hyp: _margin_at(result, h, bound, symbol, x))
+        if absent:
+            raise UserInputError(f"{result.key} needs {', '.join(f'{n}=...' for n in sorted(absent))} to use "
+                                 f"hypothesis '{hyp.name}'")
+        strict = isinstance(hyp.relation, (sp.StrictLessThan, sp.StrictGreaterThan))
+        margins.append(Margin(lambda x, h=hyp: _margin_at(result, h, bound, symbol, x), strict))
         names.append(hyp.name)
-    needs_rhs = mode in ("target", "argmin")
+    needs_rhs = mode in ("target", "argmin") or target is not None
     if needs_rhs:
         missing = sorted(n for n in result.required_for_terms() if n not in bound and n != symbol)
         if missing:
             raise UserInputError(f"{result.key} needs {', '.join(f'{m}=...' for m in missing)} to evaluate its bound")
-    if mode == "target":
-        margins.append(lambda x: target - _rhs_at(result, bound, symbol, x))
+    if target is not None:
+        margins.append(Margin(lambda x: target - _rhs_at(result, bound, symbol, x), False))
         names.append(f"bound <= {target:g}")
     if not margins and mode in ("max", "min"):
         raise UserInputError(f"no hypothesis of {result.key} constrains {symbol}; nothing to solve")
+    skipped = [u.name for u in result.unencoded if symbol in getattr(u, "params", ())]
+    unverified += skipped
 
     feasible = _feasible_intervals(margins, grid, info.domain.is_integer)
     if not feasible:
         return SolveResult(result.key, symbol, mode, None, None, target, False,
-                           f"no {symbol} in its domain satisfies {', '.join(names)}", (), tuple(names), tuple(unverified))
+                           f"no {symbol} in its domain satisfies {', '.join(names)}" + _undecided_note(margins, grid),
+                           (), tuple(names), tuple(unverified))
     lo_dom, hi_dom = info.domain.interval()
+    low_open, high_open = info.domain.open_ends()
     if mode == "max":
         value = feasible[-1][1]
         if value >= grid[-1] and hi_dom == math.inf:
             raise UserInputError(f"{symbol} is unbounded above under the hypotheses of {result.key}")
     elif mode in ("min", "target"):
         value = feasible[0][0]
+        if value <= grid[0] and lo_dom == -math.inf:
+            raise UserInputError(f"{symbol} is unbounded below under the hypotheses of {result.key}")
+        if value <= grid[0] and low_open:
+            raise UserInputError(
+                f"{symbol} has no smallest value under {', '.join(names)}: it may come arbitrarily close to "
+                f"{lo_dom:g}, which its domain ({info.domain.describe}) excludes; ask --mode max, or fix another input")
     else:
         value = _argmin(result, bound, symbol, feasible, grid, info.domain.is_integer)
     if info.domain.is_integer:
@@ -127,11 +146,48 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     message = {"max": f"largest {symbol} allowed by {', '.join(names)}",
                "min": f"smallest {symbol} allowed by {', '.join(names)}",
                "target": f"smallest {symbol} with bound <= {target} within the hypotheses",
-               "argmin": f"{symbol} minimising the bound within the hypotheses"}[mode]
+               "argmin": f"{symbol} minimising the bound within {', '.join(names) or 'its domain'}"}[mode]
     if unverified:
         message += f" (unverified, not used: {', '.join(unverified)})"
+    intervals = tuple((float(a), float(b)) for a, b in feasible)
+    if not (math.isfinite(value) and bool(np.all(info.domain.contains(np.asarray(value))))):
+        return SolveResult(result.key, symbol, mode, None, None, target, False,
+                           f"the {mode} {symbol} = {value:g} lies outside its domain ({info.domain.describe})",
+                           intervals, tuple(names), tuple(unverified))
+    if rhs is not None and not math.isfinite(rhs):
+        return SolveResult(result.key, symbol, mode, None, None, target, False,
+                           f"{message}, but the bound there is {'undefined (nan)' if math.isnan(rhs) else 'infinite'} "
+                           f"at {symbol} = {value:.10g}: it says nothing there", intervals, tuple(names),
+                           tuple(unverified))
     return SolveResult(result.key, symbol, mode, float(value), rhs, target, True, message,
-                       tuple((float(a), float(b)) for a, b in feasible), tuple(names), tuple(unverified))
+                       intervals, tuple(names), tuple(unverified))
+
+
+@dataclass(frozen=True)
+class Margin:
+    """One constraint as a function of the unknown; ``strict`` ones need a margin > 0, not >= 0."""
+
+    fn: Callable[[Any], np.ndarray]
+    strict: bool
+
+    def ok(self, x) -> np.ndarray:
+        v = np.asarray(self.fn(x), dtype=float)
+        # nan (a side infinite or undefined) is never feasible: it cannot be decided
+        return np.where(np.isnan(v), False, v > 0 if self.strict else v >= 0)
+
+    def value(self, x) -> float:
+        """The margin as a continuous-enough function for root finding (infeasible -> <= -1 when undecided)."""
+        v = float(np.nan_to_num(np.asarray(self.fn(np.asarray(x)), dtype=float), nan=-1.0))
+        return v if not self.strict or v > 0 else min(v, -1e-300)
+
+
+def _undecided_note(margins: list[Margin], grid: np.ndarray) -> str:
+    undecided = np.zeros(grid.shape, dtype=bool)
+    for m in margins:
+        undecided |= np.isnan(np.asarray(m.fn(grid), dtype=float) * np.ones(grid.shape))
+    if undecided.all():
+        return " (a condition is infinite or undefined everywhere: a zero denominator at these values)"
+    return ""
 
 
 def _solvable(result: Result, symbol: str):
@@ -142,15 +198,19 @@ def _solvable(result: Result, symbol: str):
 
 
 def _grid(info) -> np.ndarray:
+    """Search points inside the symbol's domain: open ends excluded, a point next to each."""
     lo, hi = info.domain.interval()
-    if (lo, hi) == (0.0, 1.0):
-        return np.linspace(0.0, 1.0, GRID_POINTS)
+    low_open, _ = info.domain.open_ends()
     pos = np.logspace(*LOG_RANGE, GRID_POINTS)
+    if (lo, hi) == (0.0, 1.0):
+        grid = np.unique(np.concatenate([np.linspace(0.0, 1.0, GRID_POINTS), pos[pos < 1.0], [OPEN_END_PROBE]]))
+        return grid[grid > 0] if low_open else grid
     if info.domain.is_integer:
         return np.unique(np.concatenate([np.arange(lo, 1000.0), np.ceil(pos[pos >= lo])]))
     if lo == -math.inf:
         return np.concatenate([-pos[::-1], [0.0], pos])
-    return pos if lo > 0 or info.domain.name == "POSITIVE" else np.concatenate([[0.0], pos])
+    near = np.concatenate([[OPEN_END_PROBE], pos])
+    return near if low_open else np.concatenate([[0.0], near])
 
 
 def _with(bound, symbol, x):
@@ -164,16 +224,13 @@ def _margin_at(result, hyp, bound, symbol, x):
 
 
 def _rhs_at(result, bound, symbol, x):
-    from bounds.evaluate import _call
-
-    return _call(result, "rhs", result.rhs, _with(bound, symbol, x))
+    return _call(result, result.rhs, _with(bound, symbol, x))
 
 
-def _ok(margins, x) -> np.ndarray:
+def _ok(margins: list[Margin], x) -> np.ndarray:
     ok = np.ones(np.shape(x), dtype=bool)
     for m in margins:
-        v = m(x)
-        ok &= np.nan_to_num(v, nan=-1.0) >= 0
+        ok &= m.ok(x)
     return ok
 
 
@@ -196,15 +253,18 @@ def _feasible_intervals(margins, grid, integer: bool) -> list[tuple[float, float
     return intervals
 
 
-def _refine(margins, bad: float, good: float, integer: bool) -> float:
+def _refine(margins: list[Margin], bad: float, good: float, integer: bool) -> float:
     """Boundary between an infeasible and a feasible point, on the feasible side."""
     def h(x):
-        return min(float(np.nan_to_num(m(np.asarray(x)), nan=-1.0)) for m in margins)
+        return min(m.value(x) for m in margins)
+
+    def feasible(x) -> bool:
+        return bool(_ok(margins, np.asarray(float(x))))
 
     if integer:
         while abs(good - bad) > 1:
             mid = math.floor((good + bad) / 2)
-            if h(float(mid)) >= 0:
+            if feasible(mid):
                 good = float(mid)
             else:
                 bad = float(mid)
@@ -215,7 +275,7 @@ def _refine(margins, bad: float, good: float, integer: bool) -> float:
     root = optimize.brentq(h, min(bad, good), max(bad, good), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
     # Keep the answer feasible: step toward the good side if rounding left it just outside
     for _ in range(8):
-        if h(root) >= -1e-12 * max(1.0, abs(root)):
+        if feasible(root) or (h(root) >= -1e-12 * max(1.0, abs(root)) and not any(m.strict for m in margins)):
             return root
         root = np.nextafter(root, good)
     return good

@@ -15,6 +15,8 @@ import sympy as sp
 
 from bounds.errors import UserInputError
 
+PSD_RTOL = 1e-10  # relative slack of the symmetry and eigenvalue tests of MATRIX_PSD inputs
+
 
 class Domain(Enum):
     """Where a symbol's values live; ``vector`` domains take one array per evaluation point."""
@@ -31,6 +33,7 @@ class Domain(Enum):
     VECTOR_RATE = ("vector of rates", "entries in (0, 1]")
     VECTOR_REAL = ("vector of reals", "finite entries")
     MATRIX_REAL = ("matrix of reals", "finite entries, rows separated by ';'")
+    MATRIX_PSD = ("symmetric positive semidefinite matrix", "finite entries, rows separated by ';'")
 
     @property
     def describe(self) -> str:
@@ -39,6 +42,10 @@ class Domain(Enum):
     @property
     def is_vector(self) -> bool:
         return self.name.startswith(("VECTOR", "MATRIX"))
+
+    @property
+    def is_matrix(self) -> bool:
+        return self.name.startswith("MATRIX")
 
     @property
     def is_integer(self) -> bool:
@@ -61,11 +68,35 @@ class Domain(Enum):
             Domain.VECTOR_RATE: (x > 0) & (x <= 1),
             Domain.VECTOR_REAL: finite,
             Domain.MATRIX_REAL: finite,
+            Domain.MATRIX_PSD: finite,
         }[self]
         return ok & finite
 
+    def structure_error(self, x: np.ndarray) -> str | None:
+        """What is wrong with the shape or structure of a matrix value (None when fine).
+
+        A matrix is square in its last two axes; ``MATRIX_PSD`` also symmetric with eigenvalues
+        >= -PSD_RTOL * (largest |eigenvalue|), so rounding in typed decimals is accepted.
+        """
+        if not self.is_matrix:
+            return None
+        if x.ndim < 2:
+            return "must be a matrix (rows separated by ';', for example 1,0;0,1)"
+        if self is not Domain.MATRIX_PSD:
+            return None
+        if x.shape[-1] != x.shape[-2]:
+            return f"must be square; got {x.shape[-2]} x {x.shape[-1]}"
+        scale = np.max(np.abs(x), axis=(-2, -1))
+        if np.any(np.abs(x - np.swapaxes(x, -1, -2)).max(axis=(-2, -1)) > PSD_RTOL * np.maximum(scale, 1e-300)):
+            return "must be symmetric"
+        eig = np.linalg.eigvalsh(x)
+        worst = eig[..., 0]
+        if np.any(worst < -PSD_RTOL * np.maximum(np.abs(eig).max(axis=-1), 1e-300)):
+            return f"must be positive semidefinite; smallest eigenvalue {float(np.min(worst)):g} < 0"
+        return None
+
     def interval(self) -> tuple[float, float]:
-        """The scalar range searched by :mod:`bounds.solve` (closed ends, floats)."""
+        """The scalar range searched by :mod:`bounds.solve` (floats; see :meth:`open_ends`)."""
         return {
             Domain.POSITIVE: (0.0, np.inf),
             Domain.NONNEGATIVE: (0.0, np.inf),
@@ -75,6 +106,12 @@ class Domain(Enum):
             Domain.POSITIVE_INTEGER: (1.0, np.inf),
             Domain.NONNEGATIVE_INTEGER: (0.0, np.inf),
         }.get(self, (-np.inf, np.inf))
+
+    def open_ends(self) -> tuple[bool, bool]:
+        """Whether the low and high ends of :meth:`interval` are excluded from the domain."""
+        low_open = self in (Domain.POSITIVE, Domain.OPEN_PROBABILITY, Domain.REAL)
+        high_open = self not in (Domain.PROBABILITY, Domain.OPEN_PROBABILITY)
+        return low_open, high_open
 
 
 @dataclass(frozen=True)
@@ -105,12 +142,17 @@ class SymbolInfo:
 
     def validate(self, value: np.ndarray) -> np.ndarray:
         arr = np.asarray(value, dtype=float)
+        if arr.size == 0:
+            raise UserInputError(f"{self.name} is empty; {self.name} ({self.meaning}) must be a {self.domain.describe}")
         if not np.all(self.domain.contains(arr)):
             bad = arr[~self.domain.contains(arr)].ravel()[0] if arr.ndim else float(arr)
             raise UserInputError(
                 f"{self.name}={_fmt(bad)} is outside its domain: {self.name} ({self.meaning}) "
                 f"must be a {self.domain.describe}"
             )
+        problem = self.domain.structure_error(arr)
+        if problem:
+            raise UserInputError(f"{self.name} ({self.meaning}) {problem}")
         return arr
 
 
