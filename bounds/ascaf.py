@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
+from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "004_6701e408bce7fa6d.txt"
@@ -75,6 +75,28 @@ LHS_T1 = ("E||grad f(x_hat)||^2 with x_hat the post-amplification window-start i
           "0..R/P-1: the exact full gradient's squared norm averaged over window starts (including x_0) and runs")
 
 
+REGULARIZED = ("participation weights q_r^i sum to 1 with sum_i (q_r^i)^2 <= rho^2, the window average "
+               "(1/P) sum_r q_r^i has mean 1/N, each client participates in each window of P rounds with "
+               "probability >= p_min, independently of the gradient noise (Assumption 2)")
+
+
+def regularized(params: tuple[str, ...] = ("P", "p_min", "rho")) -> tuple[ParticipationAssumption, ...]:
+    """Amplified SCAFFOLD's Assumption 2: periodic participation with window P."""
+    return (ParticipationAssumption("regularized", params, REGULARIZED),)
+
+
+def _setting_participation(setting: str, names: tuple[str, ...]) -> tuple[ParticipationAssumption, ...]:
+    """Participation of a per-pattern result or Table 1 row; params limited to the row's symbols."""
+    kind, params, statement = {
+        "IID": ("iid", ("S", "N"), "each round S of the N clients are drawn uniformly, independently across rounds"),
+        "REG": ("regularized", ("P", "p_min", "rho"), REGULARIZED),
+        "CYC": ("cyclic", ("Kbar", "S", "N"),
+                "the N clients form Kbar groups that take turns; each round S clients are drawn uniformly from the "
+                "active group"),
+    }[setting]
+    return (ParticipationAssumption(kind, tuple(n for n in params if n in names), statement),)
+
+
 def _prov(locator: str, spec_id: str, equation: str = "") -> Provenance:
     return Provenance(SEED, locator, equation, f"amplified_scaffold.md {spec_id}")
 
@@ -125,6 +147,7 @@ def theorem1(caps: str = "decoded") -> Result:
                        Domain.NONNEGATIVE, unrecovered=True),
             SymbolInfo("c_v", "factor of condition (2) (lost)", Domain.NONNEGATIVE, unrecovered=True)),
         provenance=_prov("Theorem 1", "ASCAF.T1"),
+        participation=regularized(),
         status=(Status.DECODED_H, Status.DECODED_M, Status.DECODED_L, Status.FLAG, Status.UNRECOVERED),
         flags=("step-size caps: only '}}{60LIP}' and '}}}{60LIP}' survive; read as gamma eta <= p_min/(60LIP) and "
                "eta <= sqrt(p_min)/(60LIP) (DECODED-L)",
@@ -166,6 +189,7 @@ def corollary1() -> Result:
                                sp.Ge(R, sp.Add(*(t.expr for t in _c1_terms())))),),
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_I, S_P, S_pmin, S_eps, S_R),
         provenance=_prov("Corollary 1", "ASCAF.C1"),
+        participation=regularized(),
         status=(Status.DECODED_M, Status.FLAG),
         flags=("printed 'R(^{2}}{I^{4}}+}^{2}})' keeps only the denominators I eps^4 and eps^2; numerators restored "
                "from the reduced-communication / linear-speedup paragraphs and by derivation from T1 (DECODED-M)",),
@@ -189,6 +213,7 @@ def reduced_communication() -> Result:
         terms=(Term("participation", L * Delta * P / (p_min * eps**2)),),
         symbols=(S_L, S_Delta, S_P, S_pmin, S_eps),
         provenance=_prov("Section 4.2, Reduced Communication", "ASCAF.RC"),
+        participation=regularized(("P", "p_min")),
         status=(Status.DECODED_H,), reconstructed=True,
         flags=("printed 'I=(^{2}^{2}p_{}P^{-1}^{-2})', 'R=(LPp_{}^{-1}^{-2})': Greek letters restored (DECODED-H)",),
         rate=(("eps", sp.Rational(-2)),),
@@ -209,6 +234,7 @@ def linear_speedup() -> Result:
         terms=(Term("statistical", L * Delta * rho**2 * sigma**2 / eps**4),),
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_eps),
         provenance=_prov("Section 4.2, Linear Speedup", "ASCAF.LS"),
+        participation=regularized(("rho",)),
         status=(Status.DECODED_H,), reconstructed=True,
         flags=("printed 'RI=( L^{2}^{2}^{-4})': Greek letters restored (DECODED-H)",),
         rate=(("eps", sp.Rational(-4)),),
@@ -230,6 +256,7 @@ def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, varia
         terms=terms,
         symbols=(S_L, S_Delta, S_sigma, S_eps, S_I) + symbols,
         provenance=_prov("Section 4.3 / Table 1", pid.split("@")[0]),
+        participation=_setting_participation(pid.split(".")[2], tuple(s.name for s in symbols)),
         status=status, flags=flags, reconstructed=True,
         rate=rate,
         prescribed=(("I", sp.simplify(sigma**2 * rho2 * pmin / (P_ * eps**2))),),
@@ -312,6 +339,7 @@ def _row(setting: str, method: str, terms, symbols, status, flags, rate, ri: str
         lhs_latex=r"R",
         terms=terms, symbols=symbols,
         provenance=_prov("Table 1", "ASCAF.TAB1"),
+        participation=_setting_participation(setting, tuple(s.name for s in symbols)),
         status=status, flags=flags, reconstructed=True, rate=rate,
         notes=f"{marks}; RI column: {ri}",
         example=tuple((s.name, example_all[s.name]) for s in symbols),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
+from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "002_64b3fc4e83f014cc.txt"
@@ -67,6 +67,10 @@ def theorem1() -> Result:
             SymbolInfo("Q_min", "smallest local epochs Q_r^k of any client in any round", Domain.POSITIVE_INTEGER),
         ),
         provenance=Provenance(SEED, "Theorem 1", "(2)", "democratic_fl.md DFL.T1; README typo #28"),
+        participation=(ParticipationAssumption(
+            "asynchronous", ("K", "Gamma_max"),
+            "asynchronous rounds: the server selects at most K clients per round and aggregates K updates, each "
+            "computed on a model at most Gamma_max rounds stale"),),
         status=(Status.PUBLISHED, Status.FLAG, Status.INFERRED),
         flags=("hypothesis eta_0 >= 1/Q_r^k is a lower bound on the step size (unusual; an upper bound is needed)",
                "staleness bound printed as tau_r^k <= Q_max, presumably tau_r^k <= Gamma_max",

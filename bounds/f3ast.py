@@ -18,7 +18,17 @@ import numpy as np
 import sympy as sp
 
 from bounds.errors import UserInputError
-from bounds.result import Aggregate, Hypothesis, Kind, Provenance, Result, Status, Term
+from bounds.result import (
+    Aggregate,
+    Assumption,
+    Hypothesis,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "001_5713ca58b34c1d5c.txt"
@@ -56,6 +66,25 @@ S_eta = SymbolInfo("eta", "last local step size eta_(t,E) of the round", Domain.
 EX1 = (("p", (0.5, 0.5)), ("r", (0.375, 0.5)))
 EX_T35 = (("mu", 1), ("L", 4), ("E", 5), ("T", 1000), ("p", (0.5, 0.5)), ("sigma2", (1.0, 1.0)), ("Gamma", 0.1),
           ("G", 1.0), ("D0", 1.0), ("var_s", 4 * 25 * 4 / 3))
+
+
+MODEL_NEEDED = "needs an availability model (give model=NAME|FILE, as in convbound region --model)"
+
+
+def static_rate(params: tuple[str, ...] = ("r",)) -> tuple[ParticipationAssumption, ...]:
+    """F3AST's participation: a static policy achieving rates r, r in the achievable region (eq. 2)."""
+    return (ParticipationAssumption(
+        "static-rate", params,
+        "a static selection policy achieves the rates r, which lie in the achievable region of the clients' "
+        "availability (an irreducible Markov chain of configurations, Assumption 1), and aggregates with the true "
+        "p_k/r_k", MODEL_NEEDED if "r" in params else
+        "the rates r and the availability model are not inputs of this result; check r with convbound region"),)
+
+
+UNCORRELATED = Assumption(
+    "availability uncorrelated or negatively correlated",
+    "client availabilities are uncorrelated or negatively correlated (eq. (7) and its greedy policy need it)",
+    "the correlation of the availability model is not an input; positively correlated availability needs eq. (6)")
 
 
 def _clients(*arrays: np.ndarray) -> None:
@@ -177,6 +206,8 @@ def lemma34(eq: int = 6, printed: bool = False) -> Result:
         symbols=(S_E, S_G, S_p, S_r),
         aggregates=(A_H_p,) if eq == 6 else (A_H_p2, A_P2),
         provenance=Provenance(SEED, "Lemma III.4", f"({eq})", "f3ast.md F3AST.L3.4"),
+        participation=static_rate(),
+        assumptions=(UNCORRELATED,) if eq == 7 else (),
         status=(Status.PUBLISHED, Status.FLAG) if printed else (Status.INFERRED, Status.FLAG),
         flags=tuple(flags),
         reconstructed=not printed,
@@ -219,6 +250,7 @@ def theorem35(form: str = "order") -> Result:
         example=EX_T35,
         provenance=Provenance(SEED, "Theorem III.5", "(8)" if form == "order" else "(17)-(19)",
                               "f3ast.md F3AST.T3.5"),
+        participation=static_rate(()),
     )
     flags = ("gamma = max{8L/mu, E} in the statement but max{8 kappa, E} - 1 in the proof; three step-size "
              "indexings (spec typo #15)",
@@ -339,11 +371,15 @@ def lemma_b5() -> Result:
         terms=(Term("variance", trs / eta**2, "Tr(Y Y^T Sigma) / eta^2"),),
         symbols=(S_p, S_r,
                  SymbolInfo("v", "client updates v_k as rows of an N x d matrix", Domain.MATRIX_REAL),
-                 SymbolInfo("Sigma", "covariance of the selection indicators X (N x N)", Domain.MATRIX_REAL),
+                 SymbolInfo("Sigma", "covariance of the selection indicators X (N x N)", Domain.MATRIX_PSD),
                  S_eta),
         aggregates=(Aggregate("trYYS", sp.Symbol(r"Tr(Y Y^T Sigma)"), ("p", "r", "v", "Sigma"), _tr_yy_sigma,
                               "sum_ij (p_i/r_i)(p_j/r_j) <v_i,v_j> Sigma_ij"),),
         provenance=Provenance(SEED, "Lemma B.5", "", "f3ast.md F3AST.LB.5"),
+        assumptions=(Assumption(
+            "Sigma is the selection covariance at rates r",
+            "Sigma is the covariance of the selection indicators X of one selection law whose mean is r",
+            "the selection law is not an input (rate_region.variance.selection_moments gives r and Sigma from it)"),),
         # EX1 policy "1 if available, else 2" at r*: orthonormal updates, its selection covariance
         example=EX1 + (("v", ((1.0, 0.0), (0.0, 1.0))), ("Sigma", ((15 / 64, -3 / 16), (-3 / 16, 1 / 4))),
                        ("eta", 1.0)),
@@ -374,6 +410,11 @@ def theorem37(printed: bool = False) -> Result:
                  SymbolInfo("eps", "target total-variation distance"),
                  SymbolInfo("C", "mixing constant of the bound C alpha^t")),
         provenance=Provenance(SEED, "Theorem III.7", "", "f3ast.md F3AST.T3.7"),
+        assumptions=(Assumption(
+            "configuration chain irreducible and aperiodic",
+            "the configuration Markov chain is irreducible (Assumption 1) and aperiodic (implicit), and alpha, C "
+            "are its mixing constants",
+            "the chain is not an input; alpha and C must be derived from it"),),
         status=(Status.PUBLISHED, Status.FLAG) if printed else (Status.INFERRED, Status.FLAG),
         flags=("printed t0 >= log eps / log alpha omits the constant C; aperiodicity is implicit (spec typo #18)",),
         reconstructed=not printed,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
+from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "000_cd604f43d63aca60.txt"
@@ -47,6 +47,15 @@ S_G = tuple(SymbolInfo(f"G{i}", f"appendix constant G{i} of the q-threshold (not
                        unrecovered=True) for i in (1, 2, 3))
 
 D_mix = n * q + m * (1 - q)  # nq + m(1-q); D/(mn) is the mean of 1/|S_r|
+
+
+def snapshot(params: tuple[str, ...] = ("q", "m", "n")) -> tuple[ParticipationAssumption, ...]:
+    """FAST's participation: snapshot rounds of uniform clients with probability q (Algorithm 1)."""
+    who = "n = m" if "n" not in params else "n"
+    return (ParticipationAssumption(
+        "snapshot", params,
+        f"independently each round, with probability q a snapshot round of m clients drawn uniformly without "
+        f"replacement, otherwise {who} clients chosen by any process"),)
 
 
 def q_min_expr() -> sp.Expr:
@@ -89,6 +98,7 @@ def theorem1() -> Result:
         ),
         symbols=(S_L, S_K, S_m, S_n, S_q, S_R, S_eta, S_sigma, S_sigma_G, S_zeta) + S_G,
         provenance=Provenance(SEED, "Theorem 1", "", "fast.md FAST.T1"),
+        participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.FLAG, Status.UNRECOVERED),
         flags=("q-threshold needs G1..G3 from the missing appendix (UNRECOVERED); FAST.TOY1 shows the bound is false "
                "unless this condition excludes it",
@@ -141,6 +151,7 @@ def theorem2(corrected: bool = False) -> Result:
                  S_eta, S_sigma, S_sigma_G,
                  SymbolInfo("kappa", "initial squared distance ||x0 - x*||^2", Domain.NONNEGATIVE)),
         provenance=Provenance(SEED, "Theorem 2", "", "fast.md FAST.T2"),
+        participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.FLAG) if not corrected else (Status.INFERRED, Status.FLAG),
         flags=("term (1-q)K eta_c/(2 mu) has units [x]^4/[F]^2 instead of [x]^2: a squared-gradient factor is missing",
                "q-threshold fraction is not dimensionless; with eta_c <= 1/(20mLK) it forces 1-q <= 1/(80 m sigma_G^2)"),
@@ -208,6 +219,7 @@ def corollary1() -> Result:
         hypotheses=_c1_hypotheses(m, n),
         symbols=(S_m, S_n, S_q, S_K, S_R, S_L, S_sigma_G, S_c) + S_G,
         provenance=Provenance(SEED, "Corollary 1", "", "fast.md FAST.C1"),
+        participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.INFERRED, Status.UNRECOVERED),
         flags=("round condition R >= 25 c^2 m^3 n^3 L^2 K / D^3 is INFERRED (the tuned step size meets Theorem 1's "
                "cap only then); the paper states only the dominance condition R >= (mnK)^3/D^3",
@@ -246,6 +258,7 @@ def corollary2(corrected: bool = True) -> Result:
         hypotheses=_c1_hypotheses(m, m),
         symbols=(S_m, S_q, S_K, S_R, S_L, S_sigma_G, S_c) + S_G,
         provenance=Provenance(SEED, "Corollary 2", "(2)", "fast.md FAST.C2; README typo #5"),
+        participation=snapshot(("q", "m")),
         status=(Status.PUBLISHED, Status.FLAG, Status.INFERRED),
         flags=("printed statement drops the expectation and Corollary 1's second term O(mK/R); valid as printed only "
                "for R >= m^3 K^3",
@@ -323,6 +336,7 @@ def corollary3(corrected: bool = False) -> Result:
         symbols=(S_L, SymbolInfo("mu", "strong-convexity constant of every F_i (A4)"), S_K, S_m, S_q, S_R, S_eta,
                  S_sigma, S_sigma_G),
         provenance=Provenance(SEED, "Corollary 3", "", "fast.md FAST.C3; README typo #3"),
+        participation=snapshot(("q", "m")),
         status=(Status.PUBLISHED, Status.FLAG) if not corrected else (Status.INFERRED, Status.FLAG),
         flags=("'R >= 20mL' compares a count with a quantity in units of L; probably R >= 20mL/mu",
                "mixes the constant step 1/(20mLK) (first term) with a decaying step (other terms)",

@@ -10,7 +10,7 @@ import dataclasses
 import importlib
 from functools import lru_cache
 
-from bounds.errors import unknown
+from bounds.errors import UserInputError, unknown
 from bounds.examples import EXAMPLES
 from bounds.result import Result
 
@@ -60,8 +60,11 @@ def get(key: str) -> Result:
     reg = _registry()
     if key in reg:
         return reg[key]
-    base, _, variant = key.partition("@")
+    base, at, variant = key.partition("@")
     found = [r for r in reg.values() if r.id == base]
+    if found and at and not variant:
+        raise UserInputError(f"{key!r} names no variant; give {base} or one of "
+                             f"{', '.join(r.key for r in found if '@' in r.key) or base}")
     if found and not variant:
         return found[0]
     if found:

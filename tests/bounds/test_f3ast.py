@@ -119,7 +119,7 @@ def test_t35_order_form_terms():
 
 def test_t35_step_conditions_hold_with_margins():
     rep = get("F3AST.T3.5@explicit").check(T35)
-    assert rep.holds is True
+    assert checked_hold(rep)
     by = {c.name: c for c in rep.conditions}
     eta11 = 2 / (1 * 32)
     assert by["first step eta_(1,1) <= 1/mu"].margin == pytest.approx(1 - eta11, rel=REL)
@@ -224,3 +224,10 @@ def test_t35_explicit_rounds_for_target():
     vals = {k: x for k, x in T35.items() if k != "T"}
     sol = get("F3AST.T3.5@explicit").solve("T", vals, target=0.1)
     assert sol.success and sol.value == t_min == 4222
+
+
+def checked_hold(rep) -> bool:
+    """Every encoded hypothesis holds; the rest are the not-checked participation/availability ones."""
+    rest = [c for c in rep.conditions if c.reason.startswith("not checked")]
+    return rep.holds is None and all(c.holds is None for c in rest) and all(
+        c.holds is True for c in rep.conditions if c not in rest)
