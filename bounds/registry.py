@@ -63,8 +63,7 @@ def get(key: str) -> Result:
     base, at, variant = key.partition("@")
     found = [r for r in reg.values() if r.id == base]
     if found and at and not variant:
-        raise UserInputError(f"{key!r} names no variant; give {base} or one of "
-                             f"{', '.join(r.key for r in found if '@' in r.key) or base}")
+        raise UserInputError(f"{key!r} names no variant after '@'; valid: {', '.join(r.key for r in found)}")
     if found and not variant:
         return found[0]
     if found:
