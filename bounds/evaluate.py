@@ -105,7 +105,8 @@ def bind(result: Result, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
         bound[name] = info.validate(arr)
     for agg in result.aggregates:
         if agg.name not in bound and all(i in bound for i in agg.inputs):
-            bound[agg.name] = np.asarray(agg.fn(*(bound[i] for i in agg.inputs)), dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # non-finite: see check
+                bound[agg.name] = np.asarray(agg.fn(*(bound[i] for i in agg.inputs)), dtype=float)
     return bound
 
 
@@ -214,7 +215,7 @@ def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
     return _call(result, result.rhs, arrays)
 
 
-def _undecided_reason(text: str, lhs: np.ndarray, rhs: np.ndarray) -> str:
+def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray) -> str:
     """Why a condition with a non-finite side is not decided: which side, and what it is."""
     parts = []
     for side, v in (("left", lhs), ("right", rhs)):
@@ -223,8 +224,7 @@ def _undecided_reason(text: str, lhs: np.ndarray, rhs: np.ndarray) -> str:
             what = "undefined (nan)" if np.isnan(bad).any() else ("infinite (" + ", ".join(
                 sorted({"+inf" if b > 0 else "-inf" for b in bad.ravel()})) + ")")
             parts.append(f"its {side} side is {what}")
-    return (f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow), so "
-            f"'{text}' cannot be decided")
+    return f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow): cannot be decided"
 
 
 def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
@@ -262,11 +262,11 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
         decided = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
     if np.ndim(finite) == 0:
         if not finite:
-            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(text, lhs, rhs))
+            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs))
         return ConditionCheck(hyp.name, text, bool(decided), lhs, rhs, margin)
     holds = np.where(finite, decided, None).astype(object)
     holds[finite] = [bool(v) for v in decided[finite]]
-    reason = "" if finite.all() else _undecided_reason(text, lhs, rhs) + " (at the entries marked None)"
+    reason = "" if finite.all() else _undecided_reason(lhs, rhs) + " (at the entries marked None)"
     return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason)
 
 

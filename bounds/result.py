@@ -104,8 +104,11 @@ class ParticipationAssumption:
         statement: the assumption in the paper's words, with its symbols.
         needs: what would decide it (shown as the reason the condition is not checked).
 
+    The condition's ``name`` is ``participation (KIND)``: short and stable, so a scenario can mark
+    it assumed (``Instance.assumed``) and an audit can find it; ``statement`` is its text.
+
     >>> ParticipationAssumption("snapshot", ("q",), "snapshot rounds w.p. q").name
-    'participation: snapshot rounds w.p. q'
+    'participation (snapshot)'
     """
 
     kind: str
@@ -119,7 +122,7 @@ class ParticipationAssumption:
 
     @property
     def name(self) -> str:
-        return f"participation: {self.statement}"
+        return f"participation ({self.kind})"
 
 
 @dataclass(frozen=True)

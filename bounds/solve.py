@@ -147,6 +147,9 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
                "min": f"smallest {symbol} allowed by {', '.join(names)}",
                "target": f"smallest {symbol} with bound <= {target} within the hypotheses",
                "argmin": f"{symbol} minimising the bound within {', '.join(names) or 'its domain'}"}[mode]
+    if mode in ("max", "min") and any(m.strict and abs(float(m.fn(np.asarray(value)))) <= 1e-12 * max(1.0, abs(value))
+                                      for m in margins):
+        message += " (a strict condition binds: the supremum/infimum itself is excluded; this is the nearest float)"
     if unverified:
         message += f" (unverified, not used: {', '.join(unverified)})"
     intervals = tuple((float(a), float(b)) for a, b in feasible)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from reports.cli.common import echo_json, parse_assignments, parse_number
@@ -83,49 +84,103 @@ def check_cmd(result_id: str, assignments: tuple[str, ...], as_json: bool) -> No
     """Evaluate RESULT_ID's bound at KEY=VALUE and check each hypothesis (margin >= 0 = slack).
 
     Vectors are comma-separated (r=0.375,0.5), matrices use ';' between rows; sigma2=... gives sigma^2.
+    model=NAME|FILE (an availability model, as in `region --model`) decides whether the rates r are
+    achievable, for the F3AST results that assume it; without it that hypothesis is not checked.
     """
     from bounds import get, variants
 
     res = get(result_id)
     values = parse_assignments(assignments)
-    report = res.check(values)
+    model_spec = values.pop(MODEL_KEY, None)
+    report = res.check(values, _decisions(res, values, model_spec))
     out = report.to_dict()
     out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed})
-    out["variants"] = [_variant_summary(v, values) for v in variants(res.id) if v.key != res.key]
+    if model_spec is not None:
+        out["model"] = model_spec
+    out["variants"] = [_variant_summary(v, values, model_spec) for v in variants(res.id) if v.key != res.key]
     if as_json:
         echo_json(out)
         return
     _print_check(res, out)
 
 
-def _variant_summary(res, values) -> dict:
+MODEL_KEY = "model"
+
+
+def _decisions(res, values: dict, model_spec: str | None) -> dict:
+    """Verdicts on 'rates r achievable' from an availability model (bounds cannot import rate_region)."""
+    if model_spec is None:
+        return {}
+    from bounds.errors import UserInputError
+
+    items = [u for u in res.participation if u.kind == "static-rate" and "r" in u.params]
+    if not items:
+        raise UserInputError(f"model= applies to results that assume rates r achievable under an availability "
+                             f"model (F3AST.L3.4 and its variants); {res.key} does not")
+    if "r" not in values:
+        raise UserInputError("model= decides whether r is achievable: give r=... as well (e.g. r=0.375,0.5)")
+    from bounds.evaluate import bind
+    from rate_region.availability import make_cap
+    from rate_region.models import get_model
+    from rate_region.region import membership
+
+    r = bind(res, {"r": values["r"]})["r"]
+    if r.ndim != 1:
+        raise UserInputError(f"model= checks one rate vector; got r with shape {r.shape}")
+    named = not (model_spec.endswith(".toml") or "/" in model_spec)
+    model = get_model(model_spec, r.size if named and model_spec not in ("table1", "table1-markov") else None)
+    cap = make_cap(None, model.cap)
+    m = membership(model, cap, r)
+    evidence = (f"model {model_spec} (with its own cap): r is {'achievable' if m.achievable else 'NOT achievable'} "
+                f"({m.method}); {m.message}")
+    return {u.name: (bool(m.achievable), evidence) for u in items}
+
+
+def _variant_summary(res, values, model_spec=None) -> dict:
     from bounds.errors import UserInputError
 
     try:
-        return {"key": res.key, **{k: v for k, v in res.check(values).to_dict().items() if k != "id"}}
+        report = res.check(values, _decisions(res, values, model_spec))
+        return {"key": res.key, **{k: v for k, v in report.to_dict().items() if k != "id"}}
     except UserInputError as exc:
         return {"key": res.key, "error": str(exc)}
 
 
+def _fmt_value(x) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, list):
+        return "[" + ", ".join(_fmt_value(v) for v in x[:6]) + (", ..." if len(x) > 6 else "") + "]"
+    return f"{x:.6g}" if isinstance(x, (int, float)) else str(x)
+
+
 def _print_check(res, out: dict) -> None:
     con = Console()
-    verdict = {True: "[green]all hypotheses hold[/green]", False: "[red]a hypothesis fails[/red]",
-               None: "[yellow]hypotheses unverified[/yellow]"}[out["holds"]]
-    con.print(f"[bold]{res.key}[/bold] ({res.kind.value}) bound = {out['value']:.7g}   {verdict}")
+    n_conditions = len(out["conditions"])
+    verdict = {True: "[green]all hypotheses hold[/green]" if n_conditions else "no hypotheses",
+               False: "[red]a hypothesis fails[/red]",
+               None: "[yellow]hypotheses not all verified (see the reasons)[/yellow]"}[out["holds"]]
+    con.print(f"[bold]{escape(res.key)}[/bold] ({res.kind.value}) bound = {escape(_fmt_value(out['value']))}   {verdict}")
     for name, val in out["terms"].items():
-        con.print(f"  {name:<24} {val:.7g}")
-    table = Table("hypothesis", "holds", "lhs", "rhs", "margin")
+        con.print(f"  {escape(name):<24} {escape(_fmt_value(val))}")
+    for note in out.get("notes", []):
+        con.print(f"[yellow]note:[/yellow] {escape(note)}")
+    table = Table("hypothesis", "holds", "lhs", "rhs", "margin / reason")
     for c in out["conditions"]:
-        mark = {True: "[green]yes[/green]", False: "[red]NO[/red]", None: "[yellow]unverified[/yellow]"}[c["holds"]]
-        fmt = lambda x: "" if x is None else f"{x:.6g}"  # noqa: E731
-        table.add_row(c["name"], mark, fmt(c["lhs"]), fmt(c["rhs"]), fmt(c["margin"]) or c["reason"])
+        h = c["holds"]
+        mark = ("[green]yes[/green]" if h is True else "[red]NO[/red]" if h is False else
+                "[yellow]unverified[/yellow]" if h is None else escape(_fmt_value(h)))
+        detail = _fmt_value(c["margin"]) if c["margin"] is not None and not c["reason"] else c["reason"]
+        table.add_row(escape(c["name"]), mark, escape(_fmt_value(c["lhs"])), escape(_fmt_value(c["rhs"])),
+                      escape(detail))
     if out["conditions"]:
         con.print(table)
     for v in out["variants"]:
         if "error" in v:
-            con.print(f"  variant {v['key']}: {v['error']}")
+            con.print(f"  variant {escape(v['key'])}: {escape(v['error'])}")
         else:
-            con.print(f"  variant {v['key']}: bound = {v['value']:.7g}, hypotheses hold: {v['holds']}")
+            con.print(f"  variant {escape(v['key'])}: bound = {escape(_fmt_value(v['value']))}, "
+                      f"hypotheses hold: {'unverified' if v['holds'] is None else v['holds']}")
 
 
 @click.command("solve")
