@@ -29,9 +29,11 @@ class Evaluation:
     key: str
     value: Any
     terms: Mapping[str, Any]
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.key, "value": _out(self.value), "terms": {k: _out(v) for k, v in self.terms.items()}}
+        return {"id": self.key, "value": _out(self.value), "terms": {k: _out(v) for k, v in self.terms.items()},
+                "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,34 @@ def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.
     return np.asarray(out, dtype=float)
 
 
+def _call_checked(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Value and a mask of entries that a float64 overflow inside the expression may have falsified.
+
+    An intermediate can overflow while the result stays finite (x / inf = 0): such a value is not
+    to be trusted. Where an overflow happened, the expression is re-evaluated in extended precision
+    (numpy longdouble, wider range on x86) and entries that disagree are marked; where longdouble
+    is no wider than float64, every entry is marked.
+    """
+    names, fn = _compiled(result, expr)
+    args = [bound[n] for n in names]
+    try:
+        with np.errstate(over="raise", divide="ignore", invalid="ignore", under="ignore"):
+            out = np.asarray(fn(*args), dtype=float)
+        return out, np.zeros(out.shape, dtype=bool)
+    except (FloatingPointError, OverflowError):
+        pass
+    with np.errstate(all="ignore"):
+        out = np.asarray(fn(*args), dtype=float)
+        if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+            return out, np.ones(out.shape, dtype=bool)
+        try:
+            wide = np.asarray(fn(*(np.asarray(a, dtype=np.longdouble) for a in args)), dtype=np.longdouble)
+        except (OverflowError, TypeError):
+            return out, np.ones(out.shape, dtype=bool)
+        close = np.isclose(out.astype(np.longdouble), wide, rtol=1e-9, atol=0.0) | (np.isnan(out) & np.isnan(wide))
+    return out, np.broadcast_to(np.isfinite(out) & ~close, out.shape)
+
+
 def _missing(result: Result, needed: frozenset[str], bound: Mapping[str, Any], what: str) -> None:
     missing = sorted(n for n in needed if n not in bound)
     if missing:
@@ -205,9 +235,14 @@ def evaluate(result: Result, values: Mapping[str, Any]) -> Evaluation:
 
 def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluation:
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")
-    terms = {t.name: _call(result, t.expr, bound) for t in result.terms}
-    total = sum(terms.values()) if terms else np.float64(np.nan)
-    return Evaluation(result.key, total, terms)
+    checked = {t.name: _call_checked(result, t.expr, bound) for t in result.terms}
+    terms = {name: value for name, (value, _) in checked.items()}
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = sum(terms.values()) if terms else np.float64(np.nan)
+    suspect = [name for name, (_, bad) in checked.items() if np.any(bad)]
+    notes = (f"a float overflow inside term(s) {', '.join(suspect)} may have falsified the bound's value at these "
+             "values (float64 range exceeded)",) if suspect else ()
+    return Evaluation(result.key, total, terms, notes)
 
 
 def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
@@ -215,8 +250,8 @@ def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
     return _call(result, result.rhs, arrays)
 
 
-def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray) -> str:
-    """Why a condition with a non-finite side is not decided: which side, and what it is."""
+def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray, overflowed: np.ndarray) -> str:
+    """Why a condition is not decided: which side is infinite or nan, or a float overflow inside."""
     parts = []
     for side, v in (("left", lhs), ("right", rhs)):
         bad = np.asarray(v)[~np.isfinite(v)]
@@ -224,6 +259,8 @@ def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray) -> str:
             what = "undefined (nan)" if np.isnan(bad).any() else ("infinite (" + ", ".join(
                 sorted({"+inf" if b > 0 else "-inf" for b in bad.ravel()})) + ")")
             parts.append(f"its {side} side is {what}")
+    if np.any(overflowed):
+        parts.append("a float overflow inside a side makes its value untrustworthy")
     return f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow): cannot be decided"
 
 
@@ -246,15 +283,16 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
                 reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
             )
         _missing(result, needed, bound, f"check hypothesis '{hyp.name}'")
-    lhs = _call(result, rel.lhs, bound)
-    rhs = _call(result, rel.rhs, bound)
+    lhs, lhs_bad = _call_checked(result, rel.lhs, bound)
+    rhs, rhs_bad = _call_checked(result, rel.rhs, bound)
     if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
         small, large = lhs, rhs
     elif isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
         small, large = rhs, lhs
     else:
         raise TypeError(f"hypothesis {hyp.name} of {result.key} must be an inequality, got {text}")
-    finite = np.isfinite(lhs) & np.isfinite(rhs)
+    overflowed = lhs_bad | rhs_bad
+    finite = np.isfinite(lhs) & np.isfinite(rhs) & ~overflowed
     with np.errstate(invalid="ignore", over="ignore"):
         margin = np.where(finite, large - small, np.nan)
         scale = np.maximum(np.abs(lhs), np.abs(rhs))
@@ -262,11 +300,11 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
         decided = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
     if np.ndim(finite) == 0:
         if not finite:
-            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs))
+            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs, overflowed))
         return ConditionCheck(hyp.name, text, bool(decided), lhs, rhs, margin)
     holds = np.where(finite, decided, None).astype(object)
     holds[finite] = [bool(v) for v in decided[finite]]
-    reason = "" if finite.all() else _undecided_reason(lhs, rhs) + " (at the entries marked None)"
+    reason = "" if finite.all() else _undecided_reason(lhs, rhs, overflowed) + " (at the entries marked None)"
     return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason)
 
 
@@ -304,9 +342,10 @@ def check(result: Result, values: Mapping[str, Any], decided: Decisions | None =
 def _notes(evaluation: Evaluation) -> tuple[str, ...]:
     value = np.asarray(evaluation.value, dtype=float)
     if np.all(np.isfinite(value)):
-        return ()
+        return evaluation.notes
     what = "undefined (nan)" if np.isnan(value).any() else "infinite"
-    return (f"the bound is {what} at these values (a zero denominator or an overflow): it says nothing here",)
+    return evaluation.notes + (f"the bound is {what} at these values (a zero denominator or an overflow): it says "
+                               "nothing here",)
 
 
 def _verdicts(holds: Any) -> list[bool | None]:

@@ -275,12 +275,29 @@ def _refine(margins: list[Margin], bad: float, good: float, integer: bool) -> fl
 
     if h(bad) >= 0:
         return good
-    root = optimize.brentq(h, min(bad, good), max(bad, good), xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    try:
+        root = optimize.brentq(h, min(bad, good), max(bad, good), xtol=1e-300, rtol=4 * np.finfo(float).eps,
+                               maxiter=500)
+    except RuntimeError:  # no convergence (a margin jumps, e.g. at a float overflow): bisect instead
+        root = _bisect(feasible, bad, good)
     # Keep the answer feasible: step toward the good side if rounding left it just outside
     for _ in range(8):
         if feasible(root) or (h(root) >= -1e-12 * max(1.0, abs(root)) and not any(m.strict for m in margins)):
             return root
         root = np.nextafter(root, good)
+    return good
+
+
+def _bisect(feasible: Callable[[float], bool], bad: float, good: float, steps: int = 2100) -> float:
+    """Feasible end of [bad, good] to float resolution, by halving (a loop over steps, not points)."""
+    for _ in range(steps):
+        mid = bad / 2 + good / 2
+        if mid in (bad, good):
+            break
+        if feasible(mid):
+            good = mid
+        else:
+            bad = mid
     return good
 
 

@@ -29,7 +29,9 @@ def test_check_json_contract_and_worked_example(convbound):
     assert out["value"] == pytest.approx(0.16 + 0.003 + 0.0140625)
     assert out["terms"]["optimization"] == pytest.approx(0.16)
     names = [c["name"] for c in out["conditions"]]
-    assert len(names) == 3 and all({"name", "holds", "lhs", "rhs"} <= set(c) for c in out["conditions"])
+    assert len(names) == 4 and all({"name", "holds", "lhs", "rhs"} <= set(c) for c in out["conditions"])
+    # the participation process is not an input: listed, never reported as holding
+    assert names[3] == "participation (snapshot)" and out["conditions"][3]["holds"] is None
     # G1..G3 absent: the q-condition is unverified, so overall holds is null, never true
     assert out["conditions"][2]["holds"] is None and out["holds"] is None
 
