@@ -318,7 +318,7 @@ def check_unencoded(item: ParticipationAssumption | Assumption, decided: Decisio
     if decided and item.name in decided:
         holds, evidence = decided[item.name]
         return ConditionCheck(item.name, item.statement, holds, reason=evidence)
-    return ConditionCheck(item.name, item.statement, None, reason=f"not checked: {item.needs}")
+    return ConditionCheck(item.name, item.statement, None, reason=f"unverified, not checked: {item.needs}")
 
 
 def check(result: Result, values: Mapping[str, Any], decided: Decisions | None = None) -> CheckReport:

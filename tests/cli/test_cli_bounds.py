@@ -81,3 +81,61 @@ def test_user_errors_are_one_line_exit_2(convbound, argv, needle):
     assert run.code == 2
     lines = run.err.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in run.err
+
+
+# Issue 10 (bounds side of findings 1, 3, 5, 8)
+T2_ARGS = ("mu=0.1", "L=1", "K=5", "m=10", "n=10", "sigma_G=0.01", "sigma=1", "kappa=1", "R=1000", "q=0.8")
+
+
+def test_check_never_says_all_hold_for_an_infinite_threshold(convbound):
+    for q in ("0", "0.5", "1"):
+        run = convbound("check", "FAST.T2", "mu=0.01", "L=1", "K=5", "m=10", "n=10", "eta_c=0.001", "sigma_G=0",
+                        "sigma=1", "kappa=1", "R=100", f"q={q}", "--json")
+        out = run.json()
+        thr = next(c for c in out["conditions"] if c["name"] == "snapshot probability threshold")
+        assert thr["holds"] is None and out["holds"] is None
+        assert "all hypotheses hold" not in convbound("check", "FAST.T2", "mu=0.01", "L=1", "K=5", "m=10", "n=10",
+                                                      "eta_c=0.001", "sigma_G=0", "sigma=1", "kappa=1", "R=100",
+                                                      f"q={q}").out
+
+
+def test_check_rates_against_an_availability_model(convbound):
+    # Table I allows one client per round: r = (0.9, 0.9) sums past 1, so it is not achievable
+    base = ("F3AST.L3.4@eq7", "E=1", "G=1", "p=0.5,0.5", "r=0.9,0.9")
+    assert "all hypotheses hold" not in convbound("check", *base).out
+    out = convbound("check", *base, "model=table1", "--json").json()
+    part = next(c for c in out["conditions"] if c["name"] == "participation (static-rate)")
+    assert part["holds"] is False and out["holds"] is False
+    # r* = (3/8, 1/2) of Table I (f3ast.md EX1) is achievable; eq. (6) has no other undecided hypothesis
+    out = convbound("check", "F3AST.L3.4@eq6", "E=1", "G=1", "p=0.5,0.5", "r=0.375,0.5", "model=table1",
+                    "--json").json()
+    assert out["holds"] is True
+    run = convbound("check", "FAST.T1", *T1, "eta_c=0.005", "model=table1")
+    assert run.code == 2 and "model=" in run.err
+
+
+def test_solve_max_with_target_uses_the_target(convbound):
+    run = convbound("solve", "FAST.T2", *T2_ARGS, "--for", "eta_c", "--mode", "max", "--target", "0.001", "--json")
+    out = run.json()
+    assert out["success"] is False and run.code == 1  # the bound is >= 0.6 for every allowed eta_c
+    out = convbound("solve", "FAST.T2", *T2_ARGS, "--for", "eta_c", "--mode", "max", "--target", "0.7",
+                    "--json").json()
+    assert out["success"] and out["bound"] <= 0.7
+
+
+@pytest.mark.parametrize("argv", [
+    ("check", "F3AST.E3", "p=0.5,0.5;0.5", "r=0.5,0.5"),
+    ("check", "F3AST.E3", "p=0.5,0.5;0.5,0.5", "r=0.5,0.5"),
+    ("check", "F3AST.LB.5", "p=0.5,0.5", "r=0.5,0.5", "v=1,0;0,1", "Sigma=1,0;0", "eta=1"),
+    ("check", "F3AST.LB.5", "p=0.5,0.5", "r=0.5,0.5", "v=1,0;0,1", "Sigma=-1,0;0,-1", "eta=1"),
+    ("show", "FAST.T1@"),
+    ("solve", "F3AST.T3.7@corrected", "eps=0.01", "C=1", "--for", "alpha"),
+    ("solve", "FAST.T2", *T2_ARGS, "--for", "eta_c", "--target", "nan"),
+    ("solve", "FAST.T2", *T2_ARGS, "--for", "eta_c", "--target", "inf"),
+    ("check", "ASCAF.T1", "Delta=1", "L=1", "sigma=1", "rho=0.3", "R=1000", "I=10", "P=5", "p_min=0.1", "gamma=2",
+     "eta=inf"),
+])
+def test_bad_input_gets_one_line_and_exit_2(convbound, argv):
+    run = convbound(*argv)
+    assert run.code == 2, (run.out, run.err)
+    assert "Traceback" not in run.err and len(run.err.strip().splitlines()) == 1
