@@ -38,6 +38,9 @@ def text(result: Result) -> str:
     if result.hypotheses:
         lines.append("  hypotheses:")
         lines += [f"    {h.name}: {sp.sstr(h.relation)}" for h in result.hypotheses]
+    if result.unencoded:
+        lines.append("  not decidable from the inputs (reported as unverified by check):")
+        lines += [f"    {u.name}: {u.statement}" for u in result.unencoded]
     return "\n".join(lines)
 
 
@@ -60,6 +63,9 @@ def result_to_dict(result: Result) -> dict[str, Any]:
                      "unrecovered": s.unrecovered} for s in result.symbols],
         "aggregates": [{"name": a.name, "definition": sp.sstr(a.display), "latex": sp.latex(a.display),
                         "inputs": list(a.inputs), "meaning": a.meaning} for a in result.aggregates],
+        "participation": [{"kind": p.kind, "params": list(p.params), "statement": p.statement, "name": p.name,
+                           "needs": p.needs} for p in result.participation],
+        "assumptions": [{"name": a.name, "statement": a.statement, "needs": a.needs} for a in result.assumptions],
         "provenance": result.provenance.to_dict(),
         "status": [s.value for s in result.status],
         "flags": list(result.flags),
