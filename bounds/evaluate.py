@@ -48,7 +48,7 @@ class ConditionCheck:
 
     name: str
     relation: str
-    holds: bool | None
+    holds: bool | np.ndarray | None  # arrays: an object array of True/False/None
     lhs: Any = None
     rhs: Any = None
     margin: Any = None
@@ -302,8 +302,8 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
         if not finite:
             return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs, overflowed))
         return ConditionCheck(hyp.name, text, bool(decided), lhs, rhs, margin)
-    holds = np.where(finite, decided, None).astype(object)
-    holds[finite] = [bool(v) for v in decided[finite]]
+    holds = np.full(np.shape(finite), None, dtype=object)
+    holds[finite] = [bool(v) for v in np.broadcast_to(decided, np.shape(finite))[finite]]
     reason = "" if finite.all() else _undecided_reason(lhs, rhs, overflowed) + " (at the entries marked None)"
     return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason)
 

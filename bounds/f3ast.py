@@ -14,6 +14,8 @@ Keys: ``F3AST.E3@p2`` (default) / ``@p``; ``F3AST.L3.4@eq6`` (default) / ``@eq7`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import sympy as sp
 
@@ -240,7 +242,7 @@ def theorem35(form: str = "order") -> Result:
         Hypothesis("first step eta_(1,1) <= 1/(4L)", sp.Le(eta11, 1 / (4 * L))),
         Hypothesis("eta_(t,1) <= 2 eta_(t,E) (t = 1)", sp.Le(1 / (gp + 1), 2 / (E + gp))),
     )
-    common = dict(
+    common: dict[str, Any] = dict(
         id="F3AST.T3.5", paper=PAPER, hypotheses=hyps,
         lhs="E F(w_T) - F*: optimality gap of the final global model after T rounds, averaged over runs (selection "
             "and SGD randomness), under a static policy with known rate r and weights p_k/r_k",

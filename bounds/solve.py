@@ -9,6 +9,7 @@ precision. The bound's minimiser is refined with a bounded scalar minimisation.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -102,7 +103,7 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
             raise UserInputError(f"{result.key} needs {', '.join(f'{n}=...' for n in sorted(absent))} to use "
                                  f"hypothesis '{hyp.name}'")
         strict = isinstance(hyp.relation, (sp.StrictLessThan, sp.StrictGreaterThan))
-        margins.append(Margin(lambda x, h=hyp: _margin_at(result, h, bound, symbol, x), strict))
+        margins.append(Margin(functools.partial(_margin_at, result, hyp, bound, symbol), strict))
         names.append(hyp.name)
     needs_rhs = mode in ("target", "argmin") or target is not None
     if needs_rhs:
@@ -243,8 +244,8 @@ def _feasible_intervals(margins, grid, integer: bool) -> list[tuple[float, float
         return []
     edges = np.flatnonzero(np.diff(ok.astype(int)))
     starts = [0] if ok[0] else []
-    ends = []
-    for e in edges:
+    ends: list[int] = []
+    for e in edges.tolist():
         (ends if ok[e] else starts).append(e if ok[e] else e + 1)
     if ok[-1]:
         ends.append(len(grid) - 1)
