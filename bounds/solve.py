@@ -154,6 +154,10 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     if unverified:
         message += f" (unverified, not used: {', '.join(unverified)})"
     intervals = tuple((float(a), float(b)) for a, b in feasible)
+    if margins and not bool(_ok(margins, np.asarray(float(value)))):  # e.g. rounding to an integer left the set
+        return SolveResult(result.key, symbol, mode, None, None, target, False,
+                           f"no {symbol} found that satisfies {', '.join(names)} (nearest candidate {value:g} does not)",
+                           intervals, tuple(names), tuple(unverified))
     if not (math.isfinite(value) and bool(np.all(info.domain.contains(np.asarray(value))))):
         return SolveResult(result.key, symbol, mode, None, None, target, False,
                            f"the {mode} {symbol} = {value:g} lies outside its domain ({info.domain.describe})",

@@ -258,3 +258,13 @@ def test_an_overflow_inside_a_side_does_not_decide_a_condition():
     qc = by_name(get("FAST.T1").check(v), "snapshot probability q >= q_min(G1,G2,G3)")
     assert qc.holds is not True
     assert qc.holds is False or "overflow" in qc.reason
+
+
+def test_overflow_is_marked_per_entry_of_an_array():
+    # entry 0: 2*G3*K*L*eta_c overflows (G3 = 1e300, K = 1e6, L = 721) -> unverified; entry 1 is ordinary
+    v = dict(L=721.0, K=1e6, m=1e6, n=1e6, q=np.array([0.0, 0.0]), R=1.0, eta_c=1e-300, sigma=1.0,
+             sigma_G=np.array([542.0, 0.0]), zeta=1.0, G1=10.0, G2=1.0, G3=np.array([1e300, 1.0]))
+    qc = by_name(get("FAST.T1").check(v), "snapshot probability q >= q_min(G1,G2,G3)")
+    # entry 1 by hand: a = 2KL eta ~ 1.4e-291 ~ 0, sigma_G = 0: q_min = -G2 / (G1 - G2) = -1/9 <= q = 0
+    assert list(qc.holds) == [None, True]
+    assert qc.rhs[1] == pytest.approx(-1 / 9)
