@@ -20,7 +20,7 @@ import sympy as sp
 from scipy import optimize
 
 from bounds.errors import UserInputError, unknown
-from bounds.evaluate import _call, bind, check_hypothesis
+from bounds.evaluate import BOUNDARY_RTOL, _call, bind, check_hypothesis
 from bounds.result import Kind, Result
 
 MODES = ("max", "min", "argmin", "target")
@@ -103,7 +103,8 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
             raise UserInputError(f"{result.key} needs {', '.join(f'{n}=...' for n in sorted(absent))} to use "
                                  f"hypothesis '{hyp.name}'")
         strict = isinstance(hyp.relation, (sp.StrictLessThan, sp.StrictGreaterThan))
-        margins.append(Margin(functools.partial(_margin_at, result, hyp, bound, symbol), strict))
+        margins.append(Margin(functools.partial(_margin_at, result, hyp, bound, symbol), strict,
+                              functools.partial(_holds_at, result, hyp, bound, symbol)))
         names.append(hyp.name)
     needs_rhs = mode in ("target", "argmin") or target is not None
     if needs_rhs:
@@ -111,7 +112,8 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
         if missing:
             raise UserInputError(f"{result.key} needs {', '.join(f'{m}=...' for m in missing)} to evaluate its bound")
     if target is not None:
-        margins.append(Margin(lambda x: target - _rhs_at(result, bound, symbol, x), False))
+        margins.append(Margin(lambda x: target - _rhs_at(result, bound, symbol, x), False,
+                              lambda x: bool(_rhs_at(result, bound, symbol, x) <= target * (1 + BOUNDARY_RTOL))))
         names.append(f"bound <= {target:g}")
     if not margins and mode in ("max", "min"):
         raise UserInputError(f"no hypothesis of {result.key} constrains {symbol}; nothing to solve")
@@ -154,7 +156,7 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     if unverified:
         message += f" (unverified, not used: {', '.join(unverified)})"
     intervals = tuple((float(a), float(b)) for a, b in feasible)
-    if margins and not bool(_ok(margins, np.asarray(float(value)))):  # e.g. rounding to an integer left the set
+    if not all(m.accept(float(value)) for m in margins):  # e.g. rounding to an integer left the set
         return SolveResult(result.key, symbol, mode, None, None, target, False,
                            f"no {symbol} found that satisfies {', '.join(names)} (nearest candidate {value:g} does not)",
                            intervals, tuple(names), tuple(unverified))
@@ -177,6 +179,7 @@ class Margin:
 
     fn: Callable[[Any], np.ndarray]
     strict: bool
+    accept: Callable[[float], bool]  # the final word on an answer, with check's own boundary tolerance
 
     def ok(self, x) -> np.ndarray:
         v = np.asarray(self.fn(x), dtype=float)
@@ -229,6 +232,10 @@ def _with(bound, symbol, x):
 
 def _margin_at(result, hyp, bound, symbol, x):
     return np.asarray(check_hypothesis(result, hyp, _with(bound, symbol, x)).margin, dtype=float)
+
+
+def _holds_at(result, hyp, bound, symbol, x) -> bool:
+    return check_hypothesis(result, hyp, _with(bound, symbol, x)).holds is True
 
 
 def _rhs_at(result, bound, symbol, x):
