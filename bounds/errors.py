@@ -11,6 +11,9 @@ import difflib
 from collections.abc import Iterable
 
 
+WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
+
+
 class UserInputError(ValueError):
     """A mistake in what the user asked for; the message says what is wrong and what is valid."""
 
@@ -32,4 +35,5 @@ def unknown(kind: str, word: str, candidates: Iterable[str]) -> UserInputError:
     else:
         shown = ", ".join(candidates[:12]) + (", ..." if len(candidates) > 12 else "")
         hint = f"valid: {shown}"
-    return UserInputError(f"unknown {kind} {word!r}; {hint}")
+    shown_word = word if len(word) <= WORD_WIDTH else word[:WORD_WIDTH] + "..."
+    return UserInputError(f"unknown {kind} {shown_word!r}; {hint}")

@@ -268,3 +268,12 @@ def test_overflow_is_marked_per_entry_of_an_array():
     # entry 1 by hand: a = 2KL eta ~ 1.4e-291 ~ 0, sigma_G = 0: q_min = -G2 / (G1 - G2) = -1/9 <= q = 0
     assert list(qc.holds) == [None, True]
     assert qc.rhs[1] == pytest.approx(-1 / 9)
+
+
+def test_a_huge_argument_is_not_echoed_back_whole():
+    with pytest.raises(UserInputError) as exc:
+        get("FAST.T1").check({**T1, "a" * 100_000: 1})
+    assert len(str(exc.value)) < 400
+    with pytest.raises(UserInputError) as exc:
+        get("F3AST.E3").check(dict(p="0.5," * 30_000 + "x", r="1"))
+    assert len(str(exc.value)) < 400
