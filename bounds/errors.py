@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-
 WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
 
 
