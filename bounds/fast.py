@@ -240,7 +240,7 @@ def corollary2(corrected: bool = True) -> Result:
     ``corrected`` variant (default, spec typo #5) restores E and Corollary 1's second term O(mK/R);
     the printed form holds as stated only for R >= m^3 K^3.
     """
-    terms = (Term("optimization+statistical", sp.sqrt(1 / (m * R * K)), "leading R^{-1/2} term"),)
+    terms: tuple[Term, ...] = (Term("optimization+statistical", sp.sqrt(1 / (m * R * K)), "leading R^{-1/2} term"),)
     if corrected:
         terms += (Term("heterogeneity", m * K / R, "Corollary 1's second term at n = m"),)
     return Result(
