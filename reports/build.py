@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.errors import UserInputError
-from reports.jsonable import jsonable
+from reports.jsonable import strict_json
 
 FILES = ("index.html", "report.pdf", "results.json")
 
@@ -44,7 +44,7 @@ def check_target(out: str | os.PathLike[str], force: bool) -> Path:
 
 def to_json(doc: Mapping[str, Any]) -> str:
     """Strict JSON (non-finite floats become null / "inf"), numpy scalars and arrays as lists."""
-    return json.dumps(jsonable(doc), indent=1, allow_nan=False)
+    return strict_json(doc, indent=1)
 
 
 def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: bool = False,

@@ -6,34 +6,14 @@ contract with the report renderer; keep them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-import numpy as np
-
+from bounds.jsonable import jsonable
 from verify.verdict import VERDICTS
 
 KINDS = ("certificate", "rate", "control")
-
-
-def _plain(x: Any) -> Any:
-    """Strict-JSON-friendly copy: numpy to Python, non-finite floats to None."""
-    if isinstance(x, Mapping):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
-    if isinstance(x, (np.bool_, bool)):
-        return bool(x)
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        return x if math.isfinite(x) else None
-    return x
 
 
 @dataclass(frozen=True)
@@ -95,7 +75,7 @@ class Verification:
         return self.verdict == self.expected
 
     def to_dict(self) -> dict[str, Any]:
-        out = _plain(asdict(self))
+        out = jsonable(asdict(self))
         out["ok"] = self.ok
         return out
 

@@ -6,7 +6,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from reports.cli.common import echo_json, parse_assignments, parse_number
+from reports.cli.common import echo_json, esc, parse_assignments, parse_number
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 
@@ -31,7 +31,8 @@ def list_cmd(as_json: bool) -> None:
         return
     table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
     for row in rows:
-        table.add_row(row["key"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else ""))
+        table.add_row(esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
+                      esc(row["title"] + (" [reconstructed]" if row["reconstructed"] else "")))
     Console().print(table)
 
 
@@ -52,27 +53,27 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
         return
     d = res.to_dict()
     con = Console()
-    con.print(f"[bold]{res.key}[/bold]  {res.title}  ({res.kind.value}; variant {res.variant}"
-              + (", reconstructed" if res.reconstructed else "") + ")")
-    con.print(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip())
-    con.print(f"status: {', '.join(d['status'])}")
-    con.print(f"LHS measures: {res.lhs}")
-    con.print(click.style("conclusion:", bold=True))
+    con.print(f"[bold]{esc(res.key)}[/bold]  " + esc(f"{res.title}  ({res.kind.value}; variant {res.variant}"
+              + (", reconstructed" if res.reconstructed else "") + ")"))
+    con.print(esc(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip()))
+    con.print(esc(f"status: {', '.join(d['status'])}"))
+    con.print(esc(f"LHS measures: {res.lhs}"))
+    con.print("[bold]conclusion:[/bold]")
     click.echo(res.text().split("\n", 2)[2])
     table = Table("symbol", "meaning", "domain", title="symbols")
     for s in res.symbols:
-        table.add_row(s.name + (f" (or {s.name}2 = square)" if s.squared_input else ""), s.meaning,
-                      s.domain.describe + (" (user-supplied, not in the sources)" if s.unrecovered else ""))
+        table.add_row(esc(s.name + (f" (or {s.name}2 = square)" if s.squared_input else "")), esc(s.meaning),
+                      esc(s.domain.describe + (" (user-supplied, not in the sources)" if s.unrecovered else "")))
     con.print(table)
     for agg in d["aggregates"]:
-        con.print(f"{agg['name']} = {agg['definition']}  (from {', '.join(agg['inputs'])})")
+        con.print(esc(f"{agg['name']} = {agg['definition']}  (from {', '.join(agg['inputs'])})"))
     if res.rate:
-        con.print("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate))
+        con.print(esc("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate)))
     for flag in res.flags:
-        con.print(f"[yellow]flag:[/yellow] {flag}")
+        con.print(f"[yellow]flag:[/yellow] {esc(flag)}")
     others = [v.key for v in variants(res.id) if v.key != res.key]
     if others:
-        con.print("other variants: " + ", ".join(others))
+        con.print(esc("other variants: " + ", ".join(others)))
 
 
 @click.command("check")
@@ -111,21 +112,21 @@ def _print_check(res, out: dict) -> None:
     con = Console()
     verdict = {True: "[green]all hypotheses hold[/green]", False: "[red]a hypothesis fails[/red]",
                None: "[yellow]hypotheses unverified[/yellow]"}[out["holds"]]
-    con.print(f"[bold]{res.key}[/bold] ({res.kind.value}) bound = {out['value']:.7g}   {verdict}")
+    con.print(f"[bold]{esc(res.key)}[/bold] " + esc(f"({res.kind.value}) bound = {out['value']:.7g}") + f"   {verdict}")
     for name, val in out["terms"].items():
-        con.print(f"  {name:<24} {val:.7g}")
+        con.print(esc(f"  {name:<24} {val:.7g}"))
     table = Table("hypothesis", "holds", "lhs", "rhs", "margin")
     for c in out["conditions"]:
         mark = {True: "[green]yes[/green]", False: "[red]NO[/red]", None: "[yellow]unverified[/yellow]"}[c["holds"]]
         fmt = lambda x: "" if x is None else f"{x:.6g}"  # noqa: E731
-        table.add_row(c["name"], mark, fmt(c["lhs"]), fmt(c["rhs"]), fmt(c["margin"]) or c["reason"])
+        table.add_row(esc(c["name"]), mark, esc(fmt(c["lhs"])), esc(fmt(c["rhs"])), esc(fmt(c["margin"]) or c["reason"]))
     if out["conditions"]:
         con.print(table)
     for v in out["variants"]:
         if "error" in v:
-            con.print(f"  variant {v['key']}: {v['error']}")
+            con.print(esc(f"  variant {v['key']}: {v['error']}"))
         else:
-            con.print(f"  variant {v['key']}: bound = {v['value']:.7g}, hypotheses hold: {v['holds']}")
+            con.print(esc(f"  variant {v['key']}: bound = {v['value']:.7g}, hypotheses hold: {v['holds']}"))
 
 
 @click.command("solve")
