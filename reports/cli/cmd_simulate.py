@@ -7,6 +7,7 @@ import click
 from reports.cli.common import (
     COUNT,
     atomic_write_text,
+    check_device,
     check_output_path,
     echo_json,
     esc,
@@ -64,12 +65,14 @@ def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, devic
 
     Metrics per round: F(x)-F*, ||grad F(x)||^2, ||x-x*||^2 (and f_log for lower-bound, where
     --target is checked on f_log as the paper logged it; rounds_to.round_true_f is on f).
-    Sizes that cannot fit in memory or in CONVBOUND_MAX_SECONDS (default 3600) are refused up
+    Sizes that cannot fit in memory or in CONVBOUND_MAX_SECONDS (default 600) are refused up
     front with the estimate. Exit status 1 when every trial diverged (the summary says so).
     """
     from reports.cli.common import parse_number
 
+    check_device(device)
     values = parse_assignments(assignments)
+    _refuse_non_finite_and_bad_seeds(values)
     eps = None if target is None else parse_number("--target", target)
     if eps is not None and eps <= 0:
         raise _bad(f"--target={target} must be positive (an accuracy such as 1e-3)")
@@ -109,6 +112,24 @@ def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, devic
                    "no metric to report; lower the step size", err=True)
         return EXIT_ALL_DIVERGED
     return 0
+
+
+def _refuse_non_finite_and_bad_seeds(values) -> None:
+    """Every KEY=VALUE number of a simulation is finite (eta=inf, mu_prox=nan mean nothing), and the
+    instance seed lies in the seed range, whatever the component that reads it."""
+    import math
+
+    from reports.cli.common import SEED_MAX
+
+    for key, text in values.items():
+        try:
+            x = float(text)
+        except ValueError:
+            continue  # text keys (dist, base, variant) and non-numbers: the registry names them
+        if not math.isfinite(x):
+            raise _bad(f"{key}={text} is not allowed; give a finite number")
+        if key == "instance" and not (x.is_integer() and 0 <= x <= SEED_MAX):
+            raise _bad(f"instance={text} is a seed: give an integer with 0 <= instance < 2^63")
 
 
 def _bad(message: str) -> Exception:

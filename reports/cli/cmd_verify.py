@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, echo_json, esc, seed_option
+from reports.cli.common import COUNT, check_device, echo_json, esc, seed_option
 
 
 def _styles() -> dict[str, str]:
@@ -42,6 +42,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
 
     from verify.suite import all_ok, run_suite, select
 
+    check_device(device)
     select(list(ids))  # bad ids fail before any work
     err = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),

@@ -79,6 +79,23 @@ FINITE = _Finite()
 COUNT = click.IntRange(min=1)
 
 
+def check_device(text: str) -> str:
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``, with the GPU present: checked before any work is done."""
+    import re
+
+    if not re.fullmatch(r"auto|cpu|cuda(:\d{1,3})?", text):
+        raise UserInputError(f"--device {short_text(text)!r} is not a device; use auto, cpu, cuda or cuda:N")
+    if text.startswith("cuda"):
+        import torch  # only when a GPU is asked for
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(text.partition(":")[2] or 0)
+        if index >= count:
+            raise UserInputError(f"--device {text}: " + (f"only {count} CUDA GPU(s) here (cuda:0..cuda:{count - 1})"
+                                                         if count else "no CUDA GPU is available; use cpu or auto"))
+    return text
+
+
 def canonical_name(kind: str, word: str, names: Iterable[str]) -> str:
     """The registered name that ``word`` means, with hyphens and underscores taken as the same letter.
 

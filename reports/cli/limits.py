@@ -3,7 +3,7 @@
 ``--trials 10^9``, ``--rounds 10^9``, ``K=1e12``, ``region --clients 10^7`` used to allocate until the
 process crashed or ran for hours. Each command states its sizes here first; a run whose memory
 estimate exceeds half the machine's memory, or whose time estimate exceeds the budget, is refused
-with the estimate (exit 2). The budget is ``CONVBOUND_MAX_SECONDS`` seconds (default 3600).
+with the estimate (exit 2). The budget is ``CONVBOUND_MAX_SECONDS`` seconds (default 600: ten minutes).
 
 The estimates are deliberately rough (a factor of a few): they separate "minutes" from "days" and
 "gigabytes" from "terabytes", which is all a refusal needs. The constants were measured on a 2-core
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bounds.errors import UserInputError
 
-DEFAULT_MAX_SECONDS = 3600.0
+DEFAULT_MAX_SECONDS = 600.0
 _BYTES = 8  # float64
 # simulate: per round, a few tensor operations per local step (Python and dispatch overhead) ...
 _ROUND_OVERHEAD_S = 2e-4
@@ -25,7 +25,7 @@ _ROUND_OVERHEAD_S = 2e-4
 _ELEMENTS_PER_S = 2e8
 # region: the rank oracle and the sort of the polymatroid solver, per client (named models, 10^5 clients: ~9 s)
 _REGION_S_PER_CLIENT = 1e-4
-_REGION_BYTES_PER_CLIENT = 2_000
+_REGION_BYTES_PER_CLIENT = 400
 # F3AST sampler: per client per round per run
 _SAMPLER_S_PER_ELEMENT = 2e-8
 
