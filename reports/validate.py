@@ -46,7 +46,7 @@ def _from_verify_list(items: list[Any]) -> dict[str, Any]:
         _check_verification(v, f"[{i}]")
     seeds = sorted({v.get("seed") for v in items if isinstance(v.get("seed"), int)})
     devices = sorted({str(v["device"]) for v in items if v.get("device")})
-    versions = next((v["versions"] for v in items if isinstance(v.get("versions"), Mapping)), {})
+    versions: Mapping[str, Any] = next((v["versions"] for v in items if isinstance(v.get("versions"), Mapping)), {})
     missing = "not in a 'convbound verify --json' file"
     return {
         "schema": SCHEMA, "title": "convbound verification report (from verify --json)", "quick": None,

@@ -83,8 +83,12 @@ class Verification:
     def from_dict(cls, data: Mapping[str, Any]) -> Verification:
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in names}
+        # bounds.jsonable wrote infinities as "inf"/"-inf": read them back as floats (null stays None)
+        for key in ("lhs", "rhs", "ratio"):
+            if key in kw:
+                kw[key] = _number(kw[key])
         if "ci" in kw:
-            kw["ci"] = tuple(kw["ci"])
+            kw["ci"] = tuple(_number(x) for x in kw["ci"])
         for key in ("conditions", "notes"):
             if key in kw:
                 kw[key] = tuple(kw[key])
@@ -97,3 +101,7 @@ class Verification:
         from dataclasses import replace
 
         return replace(self, **changes)
+
+
+def _number(x: Any) -> Any:
+    return float(x) if x in ("inf", "-inf") else x

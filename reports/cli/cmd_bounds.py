@@ -32,7 +32,7 @@ def list_cmd(as_json: bool) -> None:
     table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
     for row in rows:
         table.add_row(esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
-                      esc(row["title"] + (" [reconstructed]" if row["reconstructed"] else "")))
+                      esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")))
     Console().print(table)
 
 

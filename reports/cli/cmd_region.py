@@ -68,7 +68,7 @@ def _figure_bytes(fig, path: str) -> bytes:
               help="A named model (table1, table1-markov, always, scarce, home-devices, smartphones, uneven, cyclic) or a TOML file.")
 @click.option("--clients", type=COUNT, default=None, help="Number of clients of a named model (default: the paper's, 100).")
 @click.option("--model-seed", type=SEED, default=0, show_default=True, help="Seed of a named model's random parameters.")
-@click.option("--k", "k", type=COUNT, default=None, help="Cap: at most K clients per round (default: the model's).")
+@click.option("--k", "k", type=int, default=None, help="Cap: at most K clients per round (default: the model's).")
 @click.option("--objective", type=click.Choice(["p2", "p"]), default="p2", show_default=True,
               help="H = sum p^2/r (p2) or sum p/r (p), eq. (3).")
 @click.option("--weights", "weights_file", default=None, metavar="FILE", help="Weights p (JSON list or numbers); default the model's (uniform except 'uneven').")

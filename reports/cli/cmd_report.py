@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -48,12 +49,12 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     console = Console(stderr=True)
     t0 = time.perf_counter()
     with console.status("starting", spinner="dots") as status:
-        last = {"msg": None, "t": t0}
+        last: dict[str, Any] = {"msg": None, "t": t0}
 
         def progress(message: str) -> None:
             now = time.perf_counter()
             if last["msg"] is not None and not last["msg"].startswith("verify: "):
-                console.print(f"[dim]{now - t0:6.1f}s[/dim] {last['msg']} [green]done[/green] "
+                console.print(f"[dim]{now - t0:6.1f}s[/dim] {esc(last['msg'])} [green]done[/green] "
                               f"[dim]({now - last['t']:.1f}s)[/dim]")
             last["msg"], last["t"] = message, now
             status.update(message)

@@ -122,3 +122,15 @@ def test_interrupted_write_leaves_no_temporary_file(tmp_path, monkeypatch):
         with pytest.raises(exc):
             common.atomic_write_text(tmp_path / "x.csv", "a,b\n")
         assert list(tmp_path.iterdir()) == []
+
+
+def test_all_diverged_simulation_is_not_a_silent_success(convbound):
+    run = convbound("simulate", "--problem", "quadratic", "--trials", "4", "--rounds", "50", "--device", "cpu",
+                    "eta=50", "--json")
+    assert run.code == 1
+    out = run.json()
+    assert out["status"] == "all trials diverged" and out["diverged"]["count"] == 4
+    assert "every one of the 4 trials diverged" in run.err
+    ok = convbound("simulate", "--problem", "quadratic", "--trials", "4", "--rounds", "5", "--device", "cpu",
+                   "eta=0.01", "--json")
+    assert ok.code == 0 and ok.json()["status"] == "ok"
