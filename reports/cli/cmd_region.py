@@ -14,6 +14,7 @@ from reports.cli.common import (
     FINITE,
     SEED,
     atomic_write_bytes,
+    canonical_name,
     check_output_path,
     echo_json,
     esc,
@@ -109,6 +110,10 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
 
         refuse_if_too_big(region_cost(clients, rounds if simulate else 0, runs if simulate else 0),
                           "lower --clients" + (", --rounds or --runs" if simulate else ""))
+    from rate_region.models import MODEL_NAMES
+
+    if not (model_spec.endswith(".toml") or "/" in model_spec):
+        model_spec = canonical_name("availability model", model_spec, MODEL_NAMES)  # home_devices = home-devices
     model = get_model(model_spec, clients, model_seed)
     cap = make_cap(k, model.cap)
     p = None if weights_file is None else np.asarray(_read_weights(weights_file))
