@@ -2,26 +2,54 @@
 
 >>> from bounds import get
 >>> get("FAST.T1").check({...})  # doctest: +SKIP
+
+The names below load on first use (PEP 562), so ``import bounds.errors`` (what every layer and
+the CLI's error handling need) does not load sympy and the registry of results.
 """
 
-from bounds.errors import UserInputError
-from bounds.registry import all_results, get, ids, variants
-from bounds.result import (
-    PARTICIPATION_KINDS,
-    Aggregate,
-    Assumption,
-    Hypothesis,
-    Kind,
-    ParticipationAssumption,
-    Provenance,
-    Result,
-    Status,
-    Term,
-)
-from bounds.symbols import Domain, SymbolInfo, sym
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_WHERE = {
+    "UserInputError": "bounds.errors",
+    "all_results": "bounds.registry", "get": "bounds.registry", "ids": "bounds.registry",
+    "variants": "bounds.registry",
+    "PARTICIPATION_KINDS": "bounds.result", "Assumption": "bounds.result",
+    "ParticipationAssumption": "bounds.result",
+    "Aggregate": "bounds.result", "Hypothesis": "bounds.result", "Kind": "bounds.result",
+    "Provenance": "bounds.result", "Result": "bounds.result", "Status": "bounds.result", "Term": "bounds.result",
+    "Domain": "bounds.symbols", "SymbolInfo": "bounds.symbols", "sym": "bounds.symbols",
+}
 
 __all__ = [
     "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Domain", "Hypothesis", "Kind", "ParticipationAssumption",
     "Provenance", "Result", "Status", "SymbolInfo", "Term",
     "UserInputError", "all_results", "get", "ids", "sym", "variants",
 ]
+
+if TYPE_CHECKING:
+    from bounds.errors import UserInputError
+    from bounds.registry import all_results, get, ids, variants
+    from bounds.result import (
+        PARTICIPATION_KINDS,
+        Aggregate,
+        Assumption,
+        Hypothesis,
+        Kind,
+        ParticipationAssumption,
+        Provenance,
+        Result,
+        Status,
+        Term,
+    )
+    from bounds.symbols import Domain, SymbolInfo, sym
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'bounds' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value

@@ -95,8 +95,17 @@ def model_from_dict(data: dict, text: str = "", source: str = "<dict>") -> Avail
         capd = data["cap"]
         if not isinstance(capd, dict) or set(capd) != {"values", "probs"}:
             raise UserInputError(f"{source}: [cap] ({_line_of(text, 'cap')}) needs exactly 'values' and 'probs'")
+        for key in ("values", "probs"):
+            # a string or a scalar where a list belongs ("values = 3") used to end in a TypeError
+            vals = capd[key]
+            if not isinstance(vals, list) or not vals or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                raise UserInputError(f"{source}: [cap] {key} ({_line_of(text, 'cap')}) must be a non-empty list of "
+                                     f"numbers, e.g. values = [1, 2] and probs = [0.5, 0.5]")
         if len(capd["values"]) != len(capd["probs"]):
             raise UserInputError(f"{source}: [cap] values and probs differ in length")
+        if not all(float(v).is_integer() and v >= 0 for v in capd["values"]):
+            raise UserInputError(f"{source}: [cap] values must be non-negative integers (caps K)")
         cap = {int(v): float(p) for v, p in zip(capd["values"], capd["probs"])}
     else:
         cap = data.get("k", 1 if kind != "named" else None)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.errors import UserInputError
-from reports.jsonable import jsonable
+from reports.jsonable import strict_json
 
 FILES = ("index.html", "report.pdf", "results.json")
 
@@ -23,6 +23,10 @@ FILES = ("index.html", "report.pdf", "results.json")
 def check_target(out: str | os.PathLike[str], force: bool) -> Path:
     """Refuse a target that is a file, or a non-empty directory without ``force``."""
     target = Path(out)
+    # the temporary directory beside the target is named .NAME.tmp-XXXXXXXX: leave room for the affixes
+    if len(os.fsencode(target.name)) > _name_max(target.parent if target.parent.is_dir() else Path(".")) - 16:
+        raise UserInputError(f"--out name is longer than the file system allows ({len(target.name)} characters); "
+                             "choose a shorter one")
     if target.exists() and not target.is_dir():
         raise UserInputError(f"{target} exists and is not a directory; choose another --out")
     if target.is_dir() and any(target.iterdir()):
@@ -39,12 +43,21 @@ def check_target(out: str | os.PathLike[str], force: bool) -> Path:
     parent = target.resolve().parent
     if not parent.is_dir():
         raise UserInputError(f"directory {parent} does not exist; create it or choose another --out")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserInputError(f"directory {parent} is not writable; choose another --out")
     return target
+
+
+def _name_max(directory: Path) -> int:
+    try:
+        return int(os.pathconf(directory, "PC_NAME_MAX"))
+    except (OSError, ValueError):
+        return 255
 
 
 def to_json(doc: Mapping[str, Any]) -> str:
     """Strict JSON (non-finite floats become null / "inf"), numpy scalars and arrays as lists."""
-    return json.dumps(jsonable(doc), indent=1, allow_nan=False)
+    return strict_json(doc, indent=1)
 
 
 def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: bool = False,
@@ -57,7 +70,10 @@ def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: 
     target = check_target(out, force)
     step = progress or (lambda message: None)
     plain = json.loads(to_json(doc))  # render exactly what results.json will hold
-    tmp = Path(tempfile.mkdtemp(dir=target.resolve().parent, prefix=f".{target.name}.tmp-"))
+    try:
+        tmp = Path(tempfile.mkdtemp(dir=target.resolve().parent, prefix=f".{target.name}.tmp-"))
+    except OSError as exc:
+        raise UserInputError(f"cannot write {target}: {exc.strerror or exc}") from None
     try:
         step("drawing figures")
         figures = report_figures(plain)
@@ -67,6 +83,9 @@ def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: 
         (tmp / "report.pdf").write_bytes(render_pdf(plain, figures))
         (tmp / "results.json").write_text(to_json(plain), encoding="utf-8")
         _swap_into_place(tmp, target, force)
+    except OSError as exc:  # a full disk, a file system that refuses: output not written is an error
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UserInputError(f"cannot write {target}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

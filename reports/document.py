@@ -25,8 +25,6 @@ from typing import Any
 
 SCHEMA = "convbound.report/1"
 
-VERDICTS = ("holds", "violated", "inconclusive", "unverified", "inapplicable", "pending")
-
 
 @dataclass(frozen=True)
 class Alert:

@@ -20,96 +20,123 @@ VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "fails": "#b3261e"
 
 
 def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None) -> bytes:
-    """PDF bytes of a report document (figures drawn here unless given)."""
-    from reportlab.lib import colors
-    from reportlab.lib.pagesizes import A4
-    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
-    from reportlab.lib.units import mm
-    from reportlab.platypus import Image, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
-
-    figures = report_figures(doc) if figures is None else figures
-    by_anchor: dict[str, list[FigureImage]] = {}
-    for f in figures:
-        by_anchor.setdefault(f.anchor, []).append(f)
-
-    styles = getSampleStyleSheet()
-    body = ParagraphStyle("body", parent=styles["BodyText"], fontSize=9.5, leading=12.5)
-    small = ParagraphStyle("small", parent=body, fontSize=8, leading=10, textColor=colors.HexColor("#5b6673"))
-    cell = ParagraphStyle("cell", parent=body, fontSize=8, leading=10)
-    h1 = styles["Title"]
-    h2 = ParagraphStyle("h2", parent=styles["Heading2"], keepWithNext=1)
-    h3 = ParagraphStyle("h3", parent=styles["Heading3"], fontSize=11, keepWithNext=1)
+    """PDF bytes of a report document (figures drawn here unless given), one function per section."""
     buf = io.BytesIO()
-    page = SimpleDocTemplate(buf, pagesize=A4, leftMargin=16 * mm, rightMargin=16 * mm, topMargin=14 * mm,
-                             bottomMargin=14 * mm, title=str(doc.get("title", "convbound report")),
-                             author="convbound", subject="verification report")
-    width = page.width
-    story: list[Any] = []
+    k = _Kit(doc, report_figures(doc) if figures is None else figures, buf)
+    for section in (_title_and_banner, _summary, _checks, _results, _rates_sampler_participation, _environment):
+        section(k, doc)
+    k.page.build(k.story, onFirstPage=_footer, onLaterPages=_footer)
+    return buf.getvalue()
 
-    def P(text: str, style=body) -> Paragraph:
-        return Paragraph(text, style)
 
+class _Kit:
+    """What every section draws with: the page, its styles, the story being built, and small builders."""
+
+    def __init__(self, doc: Mapping[str, Any], figures: list[FigureImage], buf: io.BytesIO) -> None:
+        from reportlab.lib import colors
+        from reportlab.lib.pagesizes import A4
+        from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+        from reportlab.lib.units import mm
+        from reportlab.platypus import Image, KeepTogether, Paragraph, SimpleDocTemplate, Spacer, Table, TableStyle
+
+        self.colors, self.mm, self.Image, self.KeepTogether = colors, mm, Image, KeepTogether
+        self.Paragraph, self.Spacer, self.Table, self.TableStyle = Paragraph, Spacer, Table, TableStyle
+        self.by_anchor: dict[str, list[FigureImage]] = {}
+        for f in figures:
+            self.by_anchor.setdefault(f.anchor, []).append(f)
+        styles = getSampleStyleSheet()
+        self.body = ParagraphStyle("body", parent=styles["BodyText"], fontSize=9.5, leading=12.5)
+        self.small = ParagraphStyle("small", parent=self.body, fontSize=8, leading=10,
+                                    textColor=colors.HexColor("#5b6673"))
+        self.cell = ParagraphStyle("cell", parent=self.body, fontSize=8, leading=10)
+        self.h1 = styles["Title"]
+        self.h2 = ParagraphStyle("h2", parent=styles["Heading2"], keepWithNext=1)
+        self.h3 = ParagraphStyle("h3", parent=styles["Heading3"], fontSize=11, keepWithNext=1)
+        self.page = SimpleDocTemplate(buf, pagesize=A4, leftMargin=16 * mm, rightMargin=16 * mm, topMargin=14 * mm,
+                                      bottomMargin=14 * mm, title=str(doc.get("title", "convbound report")),
+                                      author="convbound", subject="verification report")
+        self.width = self.page.width
+        self.story: list[Any] = []
+
+    def P(self, text: str, style=None):
+        return self.Paragraph(text, self.body if style is None else style)
+
+    @staticmethod
     def t(x: Any) -> str:
         return escape(fmt(x) if not isinstance(x, str) else x)
 
+    @staticmethod
     def verdict(v: str) -> str:
         return f'<font color="{VERDICT_COLOURS.get(v, "#000000")}"><b>{escape(v)}</b></font>'
 
-    def formula(tex: str, max_w: float, display: bool = False):
+    def formula(self, tex: str, max_w: float, display: bool = False):
         png = formula_png(tex, 14.0 if display else 12.0)
         if png is None:
-            return P(f'<font face="Courier" size="7">{escape(tex)}</font>', cell)
+            return self.P(f'<font face="Courier" size="7">{escape(tex)}</font>', self.cell)
         w, h = (v * 72 / 150 for v in png_size(png))
         scale = min(1.0, max_w / w)
-        return Image(io.BytesIO(png), width=w * scale, height=h * scale, hAlign="LEFT")
+        return self.Image(io.BytesIO(png), width=w * scale, height=h * scale, hAlign="LEFT")
 
-    def grid(rows: list[list[Any]], widths: list[float] | None = None, header: bool = True) -> Table:
-        tbl = Table(rows, colWidths=widths, repeatRows=1 if header else 0, hAlign="LEFT")
+    def grid(self, rows: list[list[Any]], widths: list[float] | None = None, header: bool = True):
+        colors = self.colors
+        tbl = self.Table(rows, colWidths=widths, repeatRows=1 if header else 0, hAlign="LEFT")
         style = [("VALIGN", (0, 0), (-1, -1), "TOP"), ("LINEBELOW", (0, 0), (-1, -1), 0.25, colors.HexColor("#d8dde3")),
                  ("LEFTPADDING", (0, 0), (-1, -1), 3), ("RIGHTPADDING", (0, 0), (-1, -1), 3)]
         if header:
             style.append(("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#f0f3f6")))
-        tbl.setStyle(TableStyle(style))
+        tbl.setStyle(self.TableStyle(style))
         return tbl
 
-    def figs(key: str) -> None:
-        for f in by_anchor.get(key, []):
+    def figs(self, key: str) -> None:
+        for f in self.by_anchor.get(key, []):
             w, h = png_size(f.png)
-            fw = min(width, 160 * mm)
-            story.append(KeepTogether([Image(io.BytesIO(f.png), width=fw, height=fw * h / w),
-                                       P(escape(f.caption), small), Spacer(1, 4)]))
+            fw = min(self.width, 160 * self.mm)
+            self.story.append(self.KeepTogether([self.Image(io.BytesIO(f.png), width=fw, height=fw * h / w),
+                                                 self.P(escape(f.caption), self.small), self.Spacer(1, 4)]))
 
-    def kv(pairs: list[tuple[str, Any]]) -> Table:
-        rows = [[P(escape(k), cell), P(_value(v), cell)] for k, v in pairs if v not in (None, "", {}, [])]
-        return grid(rows or [[P("–", cell), P("", cell)]], [35 * mm, width - 35 * mm], header=False)
+    def kv(self, pairs: list[tuple[str, Any]]):
+        rows = [[self.P(escape(k), self.cell), self.P(_value(v), self.cell)] for k, v in pairs
+                if v not in (None, "", {}, [])]
+        return self.grid(rows or [[self.P("–", self.cell), self.P("", self.cell)]],
+                         [35 * self.mm, self.width - 35 * self.mm], header=False)
 
-    # Title and banner
+    def box(self, lines: list[Any], fill: str, edge: str):
+        return _box(self.Table, self.TableStyle, self.colors, lines, self.width, fill, edge)
+
+
+def _title_and_banner(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """The title, the run's facts, and the boxes of alerts and notices."""
+    P, t, body, small, story = k.P, k.t, k.body, k.small, k.story
     env = doc.get("environment") or {}
-    story.append(P(escape(str(doc.get("title", "convbound report"))), h1))
+    story.append(P(escape(str(doc.get("title", "convbound report"))), k.h1))
     git = env.get("git") or {}
     story.append(P(f"Created {t(env.get('created', ''))} · {'quick' if doc.get('quick') else 'full'} suite · "
                    f"device {t(env.get('device', ''))} · seed {t(env.get('seed', ''))}"
                    + (f" · commit {escape(git.get('commit', '')[:12])}" if git else ""), small))
-    story.append(Spacer(1, 6))
+    story.append(k.Spacer(1, 6))
     found = alerts(doc)
     bad = [a for a in found if a.level == "alert"]
     notes = [a for a in found if a.level == "notice"]
     if bad:
         lines = [P(f'<font color="#5f100b"><b>{len(bad)} problem{"s" if len(bad) != 1 else ""} with the evidence</b></font>', body)]
         lines += [P("• " + escape(a.message), body) for a in bad]
-        story.append(_box(Table, TableStyle, colors, lines, width, "#fdecea", "#b3261e"))
+        story.append(k.box(lines, "#fdecea", "#b3261e"))
     elif doc.get("verifications"):
         others = [r for r in summary_rows(doc) if r.section == "verify" and not r.as_expected]
         lines = [P("<b>No certificate is violated unexpectedly, and every negative control failed as it should.</b>", body)]
         if others:
             lines.append(P("Not as expected: " + ", ".join(f"{escape(r.id)} ({escape(r.verdict)})" for r in others),
                            body))
-        story.append(_box(Table, TableStyle, colors, lines, width, "#e9f6ec", "#1f7a3a"))
+        story.append(k.box(lines, "#e9f6ec", "#1f7a3a"))
     if notes:
         lines = [P("<b>Notes</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
-        story.append(_box(Table, TableStyle, colors, lines, width, "#fff6e0", "#e0b040"))
+        story.append(k.box(lines, "#fff6e0", "#e0b040"))
 
-    # Summary
+
+def _summary(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """The verdict table, checks first, then encoded results."""
+    P, verdict, grid, body = k.P, k.verdict, k.grid, k.body
+    cell, h2, h3, width, story = k.cell, k.h2, k.h3, k.width, k.story
     rows = summary_rows(doc)
     story.append(P("Summary of verdicts", h2))
     for section, heading in (("verify", "Checks"), ("bounds", "Encoded results (hypotheses at the worked-example values)")):
@@ -128,9 +155,13 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
             table.append([P(f'<a href="#{r.anchor}" color="#2d5b9a">{escape(r.id)}</a>', cell),
                           P(verdict(r.verdict) + mark, cell), P(escape(r.kind), cell),
                           P(escape(r.title + (": " + r.detail if r.detail else "")), cell)])
-        story.append(grid(table, [38 * mm, 30 * mm, 18 * mm, width - 86 * mm]))
+        story.append(grid(table, [38 * k.mm, 30 * k.mm, 18 * k.mm, width - 86 * k.mm]))
 
-    # Checks
+
+def _checks(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """One subsection per certificate, rate check and negative control."""
+    P, t, verdict, figs, body = k.P, k.t, k.verdict, k.figs, k.body
+    small, cell, h2, h3, story = k.small, k.cell, k.h2, k.h3, k.story
     if doc.get("verifications"):
         story.append(P("Checks: certificates, rates and negative controls", h2))
         for v in doc["verifications"]:
@@ -156,7 +187,11 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
             if v.get("instance"):
                 story.append(P("<b>instance</b>: " + _inline(v["instance"]), small))
 
-    # Results
+
+def _results(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """One subsection per encoded result: conclusion, terms, hypotheses at the example values."""
+    P, t, verdict, formula, grid, figs = k.P, k.t, k.verdict, k.formula, k.grid, k.figs
+    small, cell, h2, h3, width, story = k.small, k.cell, k.h2, k.h3, k.width, k.story
     if doc.get("results"):
         story.append(P("Encoded results at the suite's constants", h2))
         for r in doc["results"]:
@@ -173,11 +208,11 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
             terms = [[P("<b>Term</b>", cell), P("<b>Formula</b>", cell), P("<b>At example</b>", cell)]]
             for term in r.get("terms") or []:
                 val = (ex["check"]["terms"].get(term["name"]) if ex else None)
-                terms.append([P(escape(term["name"]), cell), formula(term["latex"], width - 70 * mm),
+                terms.append([P(escape(term["name"]), cell), formula(term["latex"], width - 70 * k.mm),
                               P(t(val) if ex else "–", cell)])
             if ex:
                 terms.append([P("<b>bound</b>", cell), P("sum of terms", cell), P(f"<b>{t(ex['check']['value'])}</b>", cell)])
-            story.append(grid(terms, [35 * mm, width - 65 * mm, 30 * mm]))
+            story.append(grid(terms, [35 * k.mm, width - 65 * k.mm, 30 * k.mm]))
             if r.get("hypotheses"):
                 hyp = [[P("<b>Hypothesis</b>", cell), P("<b>Condition</b>", cell), P("<b>At example</b>", cell)]]
                 conds = ex["check"]["conditions"] if ex else []
@@ -187,9 +222,9 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
                                                    if c.get("holds") is None else
                                                    verdict("holds" if c.get("holds") else "fails")
                                                    + f" ({t(c.get('lhs'))} vs {t(c.get('rhs'))})")
-                    hyp.append([P(escape(h["name"]), cell), formula(h["latex"], width - 95 * mm), P(state, cell)])
-                story.append(Spacer(1, 3))
-                story.append(grid(hyp, [40 * mm, width - 95 * mm, 55 * mm]))
+                    hyp.append([P(escape(h["name"]), cell), formula(h["latex"], width - 95 * k.mm), P(state, cell)])
+                story.append(k.Spacer(1, 3))
+                story.append(grid(hyp, [40 * k.mm, width - 95 * k.mm, 55 * k.mm]))
             if ex:
                 story.append(P(f"Example values ({escape(str(ex.get('source', '')))}): "
                                + ", ".join(f"{escape(str(k))}={escape(str(val))}" for k, val in ex["values"].items()), small))
@@ -199,7 +234,11 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
                 story.append(P(f'<font color="#8a5a00">Flag: {escape(flag)}</font>', small))
             figs(anchor("res", r["key"]))
 
-    # Rates, sampler, participation
+
+def _rates_sampler_participation(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """The rate region, the large-N r*, the F3AST sampler and the participation pattern."""
+    P, t, grid, figs, kv = k.P, k.t, k.grid, k.figs, k.kv
+    body, cell, h2, h3, story = k.body, k.cell, k.h2, k.h3, k.story
     if doc.get("region"):
         reg = doc["region"]
         story.append(P('<a name="region"/>Participation rate region (F3AST Table I)', h2))
@@ -220,7 +259,12 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
                 story.append(P(escape(doc[key]["description"]), body))
             figs(key)
 
-    # Environment
+
+def _environment(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """How to rerun: command, versions, device, seed, commit, section times."""
+    P, kv, small, h2, story = k.P, k.kv, k.small, k.h2, k.story
+    env = doc.get("environment") or {}
+    git = env.get("git") or {}
     story.append(P("Environment", h2))
     story.append(P("Rerun with: <font face='Courier'>" + escape(str(env.get("command", ""))) + "</font>", small))
     pairs = [(k, env.get(k)) for k in ("created", "python", "platform", "device", "seed")]
@@ -230,9 +274,6 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     if doc.get("timings_s"):
         pairs.append(("section times", ", ".join(f"{k} {fmt(v)} s" for k, v in doc["timings_s"].items())))
     story.append(kv(pairs))
-
-    page.build(story, onFirstPage=_footer, onLaterPages=_footer)
-    return buf.getvalue()
 
 
 def _box(Table, TableStyle, colors, lines, width, fill: str, edge: str):

@@ -18,6 +18,7 @@ import numpy as np
 from bounds.errors import UserInputError
 from reports.document import SCHEMA
 from reports.environment import environment
+from reports.jsonable import jsonable
 
 Progress = Callable[[str], None]
 
@@ -55,7 +56,7 @@ def result_entry(result) -> dict[str, Any]:
     except UserInputError as exc:
         entry["example_error"] = str(exc)
         return entry
-    entry["example"] = {"source": "spec worked example (bounds)", "values": _plain(values), "check": check}
+    entry["example"] = {"source": "spec worked example (bounds)", "values": jsonable(values), "check": check}
     entry["sweep"] = _sweep(result, values)
     return entry
 
@@ -123,7 +124,7 @@ def region_section() -> dict[str, Any]:
         "r_star": np.asarray(opt.r_star).tolist(),
         "H_star": float(opt.H),
         "table": {"columns": ["point", "r_1", "r_2", "H = Σ p²/r", "H₁ = Σ p/r", "achievable"], "rows": rows},
-        "optimum": _plain(opt.to_dict()),
+        "optimum": jsonable(opt.to_dict()),
     }
 
 
@@ -139,7 +140,7 @@ def large_n_section() -> dict[str, Any]:
     return {
         "model": f"{LARGE_N_MODEL}: {DESCRIPTIONS.get(LARGE_N_MODEL, '')}",
         "N": int(model.n_clients),
-        "cap": _plain(opt.cap),
+        "cap": jsonable(opt.cap),
         "method": opt.method,
         "solver": opt.solver,
         "status": opt.status,
@@ -170,7 +171,7 @@ def sampler_section(quick: bool, seed: int) -> dict[str, Any]:
         "t": np.asarray(run.times)[keep].tolist(),
         "r": np.asarray(run.mean_trajectory)[keep].tolist(),
         "r_star": None if run.r_star is None else np.asarray(run.r_star).tolist(),
-        "summary": _plain(summary),
+        "summary": jsonable(summary),
     }
 
 
@@ -188,7 +189,7 @@ def participation_section(seed: int) -> dict[str, Any]:
                         + ", ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
                                     for k, v in pattern.constants.items()) + "."),
         "weights": w.tolist(),
-        "constants": _plain(dict(pattern.constants)),
+        "constants": jsonable(dict(pattern.constants)),
     }
 
 
@@ -309,15 +310,3 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     devices = sorted({str(v.get("device")) for v in doc["verifications"] if v.get("device")})
     doc["environment"] = environment(device=", ".join(devices) if devices else device, seed=seed, argv=argv)
     return doc
-
-
-def _plain(x: Any) -> Any:
-    if isinstance(x, Mapping):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    return x

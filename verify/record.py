@@ -6,34 +6,14 @@ contract with the report renderer; keep them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-import numpy as np
-
+from bounds.jsonable import jsonable
 from verify.verdict import VERDICTS
 
 KINDS = ("certificate", "rate", "control")
-
-
-def _plain(x: Any) -> Any:
-    """Strict-JSON-friendly copy: numpy to Python, non-finite floats to None."""
-    if isinstance(x, Mapping):
-        return {str(k): _plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_plain(v) for v in x]
-    if isinstance(x, np.ndarray):
-        return _plain(x.tolist())
-    if isinstance(x, (np.bool_, bool)):
-        return bool(x)
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (float, np.floating)):
-        x = float(x)
-        return x if math.isfinite(x) else None
-    return x
 
 
 @dataclass(frozen=True)
@@ -95,7 +75,7 @@ class Verification:
         return self.verdict == self.expected
 
     def to_dict(self) -> dict[str, Any]:
-        out = _plain(asdict(self))
+        out = jsonable(asdict(self))
         out["ok"] = self.ok
         return out
 
@@ -103,8 +83,12 @@ class Verification:
     def from_dict(cls, data: Mapping[str, Any]) -> Verification:
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in names}
+        # bounds.jsonable wrote infinities as "inf"/"-inf": read them back as floats (null stays None)
+        for key in ("lhs", "rhs", "ratio"):
+            if key in kw:
+                kw[key] = _number(kw[key])
         if "ci" in kw:
-            kw["ci"] = tuple(kw["ci"])
+            kw["ci"] = tuple(_number(x) for x in kw["ci"])
         for key in ("conditions", "notes"):
             if key in kw:
                 kw[key] = tuple(kw[key])
@@ -117,3 +101,7 @@ class Verification:
         from dataclasses import replace
 
         return replace(self, **changes)
+
+
+def _number(x: Any) -> Any:
+    return float(x) if x in ("inf", "-inf") else x

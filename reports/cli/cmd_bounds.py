@@ -6,10 +6,9 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from reports.cli.common import echo_json, parse_assignments, parse_number
+from reports.cli.common import echo_json, esc, parse_assignments, parse_number
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 
@@ -34,7 +33,8 @@ def list_cmd(as_json: bool) -> None:
         return
     table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
     for row in rows:
-        table.add_row(row["key"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else ""))
+        table.add_row(esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
+                      esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")))
     Console().print(table)
 
 
@@ -55,27 +55,27 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
         return
     d = res.to_dict()
     con = Console()
-    con.print(f"[bold]{res.key}[/bold]  {res.title}  ({res.kind.value}; variant {res.variant}"
-              + (", reconstructed" if res.reconstructed else "") + ")")
-    con.print(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip())
-    con.print(f"status: {', '.join(d['status'])}")
-    con.print(f"LHS measures: {res.lhs}")
-    con.print(click.style("conclusion:", bold=True))
+    con.print(f"[bold]{esc(res.key)}[/bold]  " + esc(f"{res.title}  ({res.kind.value}; variant {res.variant}"
+              + (", reconstructed" if res.reconstructed else "") + ")"))
+    con.print(esc(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip()))
+    con.print(esc(f"status: {', '.join(d['status'])}"))
+    con.print(esc(f"LHS measures: {res.lhs}"))
+    con.print("[bold]conclusion:[/bold]")
     click.echo(res.text().split("\n", 2)[2])
     table = Table("symbol", "meaning", "domain", title="symbols")
     for s in res.symbols:
-        table.add_row(s.name + (f" (or {s.name}2 = square)" if s.squared_input else ""), s.meaning,
-                      s.domain.describe + (" (user-supplied, not in the sources)" if s.unrecovered else ""))
+        table.add_row(esc(s.name + (f" (or {s.name}2 = square)" if s.squared_input else "")), esc(s.meaning),
+                      esc(s.domain.describe + (" (user-supplied, not in the sources)" if s.unrecovered else "")))
     con.print(table)
     for agg in d["aggregates"]:
-        con.print(f"{agg['name']} = {agg['definition']}  (from {', '.join(agg['inputs'])})")
+        con.print(esc(f"{agg['name']} = {agg['definition']}  (from {', '.join(agg['inputs'])})"))
     if res.rate:
-        con.print("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate))
+        con.print(esc("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate)))
     for flag in res.flags:
-        con.print(f"[yellow]flag:[/yellow] {flag}")
+        con.print(f"[yellow]flag:[/yellow] {esc(flag)}")
     others = [v.key for v in variants(res.id) if v.key != res.key]
     if others:
-        con.print("other variants: " + ", ".join(others))
+        con.print(esc("other variants: " + ", ".join(others)))
 
 
 @click.command("check")
@@ -162,26 +162,26 @@ def _print_check(res, out: dict) -> None:
     verdict = {True: "[green]all hypotheses hold[/green]" if n_conditions else "no hypotheses",
                False: "[red]a hypothesis fails[/red]",
                None: "[yellow]hypotheses not all verified (see the reasons)[/yellow]"}[out["holds"]]
-    con.print(f"[bold]{escape(res.key)}[/bold] ({res.kind.value}) bound = {escape(_fmt_value(out['value']))}   {verdict}")
+    con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
     for name, val in out["terms"].items():
-        con.print(f"  {escape(name):<24} {escape(_fmt_value(val))}")
+        con.print(f"  {esc(name):<24} {esc(_fmt_value(val))}")
     for note in out.get("notes", []):
-        con.print(f"[yellow]note:[/yellow] {escape(note)}")
+        con.print(f"[yellow]note:[/yellow] {esc(note)}")
     table = Table("hypothesis", "holds", "lhs", "rhs", "margin / reason")
     for c in out["conditions"]:
         h = c["holds"]
         mark = ("[green]yes[/green]" if h is True else "[red]NO[/red]" if h is False else
-                "[yellow]unverified[/yellow]" if h is None else escape(_fmt_value(h)))
+                "[yellow]unverified[/yellow]" if h is None else esc(_fmt_value(h)))
         detail = _fmt_value(c["margin"]) if c["margin"] is not None and not c["reason"] else c["reason"]
-        table.add_row(escape(c["name"]), mark, escape(_fmt_value(c["lhs"])), escape(_fmt_value(c["rhs"])),
-                      escape(detail))
+        table.add_row(esc(c["name"]), mark, esc(_fmt_value(c["lhs"])), esc(_fmt_value(c["rhs"])),
+                      esc(detail))
     if out["conditions"]:
         con.print(table)
     for v in out["variants"]:
         if "error" in v:
-            con.print(f"  variant {escape(v['key'])}: {escape(v['error'])}")
+            con.print(f"  variant {esc(v['key'])}: {esc(v['error'])}")
         else:
-            con.print(f"  variant {escape(v['key'])}: bound = {escape(_fmt_value(v['value']))}, "
+            con.print(f"  variant {esc(v['key'])}: bound = {esc(_fmt_value(v['value']))}, "
                       f"hypotheses hold: {'unverified' if v['holds'] is None else v['holds']}")
 
 

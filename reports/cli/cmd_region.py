@@ -9,7 +9,18 @@ from pathlib import Path
 import click
 
 from bounds.errors import UserInputError
-from reports.cli.common import atomic_write_bytes, echo_json, parse_float_list
+from reports.cli.common import (
+    COUNT,
+    FINITE,
+    SEED,
+    atomic_write_bytes,
+    canonical_name,
+    check_output_path,
+    echo_json,
+    esc,
+    parse_float_list,
+    short_text,
+)
 
 
 def register(cli: click.Group) -> None:
@@ -56,8 +67,8 @@ def _figure_bytes(fig, path: str) -> bytes:
 @click.command("region")
 @click.option("--model", "model_spec", required=True, metavar="NAME|FILE",
               help="A named model (table1, table1-markov, always, scarce, home-devices, smartphones, uneven, cyclic) or a TOML file.")
-@click.option("--clients", type=int, default=None, help="Number of clients of a named model (default: the paper's, 100).")
-@click.option("--model-seed", type=int, default=0, show_default=True, help="Seed of a named model's random parameters.")
+@click.option("--clients", type=COUNT, default=None, help="Number of clients of a named model (default: the paper's, 100).")
+@click.option("--model-seed", type=SEED, default=0, show_default=True, help="Seed of a named model's random parameters.")
 @click.option("--k", "k", type=int, default=None, help="Cap: at most K clients per round (default: the model's).")
 @click.option("--objective", type=click.Choice(["p2", "p"]), default="p2", show_default=True,
               help="H = sum p^2/r (p2) or sum p/r (p), eq. (3).")
@@ -66,13 +77,13 @@ def _figure_bytes(fig, path: str) -> bytes:
 @click.option("--check", "check", default=None, metavar="r1,r2,...", help="Test whether this rate vector is achievable.")
 @click.option("--simulate", is_flag=True, help="Run the F3AST sampler (eqs. 4-5) and report the distance to r*.")
 @click.option("--sampler", type=click.Choice(["f3ast", "naive"]), default="f3ast", show_default=True)
-@click.option("--beta", type=float, default=1e-3, show_default=True, help="Rate smoothing beta of eq. (5).")
-@click.option("--rounds", type=int, default=20_000, show_default=True)
-@click.option("--runs", type=int, default=8, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the simulation.")
+@click.option("--beta", type=FINITE, default=1e-3, show_default=True, help="Rate smoothing beta of eq. (5).")
+@click.option("--rounds", type=COUNT, default=20_000, show_default=True)
+@click.option("--runs", type=COUNT, default=8, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--plot", default=None, metavar="FILE", help="Write a plot (.png/.pdf/.svg) of R, or of r(t) with --simulate.")
-@click.option("--force", is_flag=True, help="Overwrite the --plot file.")
+@click.option("--force", is_flag=True, help="Overwrite the --plot file (a regular file only).")
 def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, method, check, simulate, sampler, beta,
                rounds, runs, seed, as_json, plot, force) -> None:
     """Achievable participation rates R (F3AST eq. 2), r* = argmin H (eq. 3), membership, and the sampler."""
@@ -84,10 +95,25 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
     if check is not None and simulate:
         raise UserInputError("--check and --simulate cannot be combined; run them separately")
     if plot is not None:
-        if Path(plot).exists() and not force:
-            raise UserInputError(f"{plot} exists; pass --force to overwrite it")
+        check_output_path(plot, force=force)  # before the work, not after
         if Path(plot).suffix.lower() not in (".png", ".pdf", ".svg", ""):
-            raise UserInputError(f"--plot {plot}: unsupported format; use .png, .pdf or .svg")
+            raise UserInputError(f"--plot {short_text(plot)}: unsupported format; use .png, .pdf or .svg")
+    if not 0 < beta <= 1:
+        raise UserInputError(f"--beta {beta} must lie in (0, 1] (rate smoothing of eq. (5))")
+    r = None
+    if check is not None:
+        r = parse_float_list("--check", check)
+        if any(not 0 <= x <= 1 for x in r):
+            raise UserInputError(f"--check {short_text(check)}: rates are probabilities per round and must lie in [0, 1]")
+    if clients is not None:
+        from reports.cli.limits import refuse_if_too_big, region_cost
+
+        refuse_if_too_big(region_cost(clients, rounds if simulate else 0, runs if simulate else 0),
+                          "lower --clients" + (", --rounds or --runs" if simulate else ""))
+    from rate_region.models import MODEL_NAMES
+
+    if not (model_spec.endswith(".toml") or "/" in model_spec):
+        model_spec = canonical_name("availability model", model_spec, MODEL_NAMES)  # home_devices = home-devices
     model = get_model(model_spec, clients, model_seed)
     cap = make_cap(k, model.cap)
     p = None if weights_file is None else np.asarray(_read_weights(weights_file))
@@ -95,7 +121,6 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
     if check is not None:
         from rate_region.region import membership
 
-        r = parse_float_list("--check", check)
         res = membership(model, cap, r)
         fig = None
         if plot is not None and model.n_clients <= 64:
@@ -159,17 +184,18 @@ def _print_optimum(model, opt) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"r* = argmin H over R: {model.name}, {model.n_clients} clients, cap {opt.cap['description']}")
+    t = Table(title=esc(f"r* = argmin H over R: {model.name}, {model.n_clients} clients, cap {opt.cap['description']}"))
     t.add_column("quantity")
     t.add_column("value")
-    t.add_row("r*", _fmt(opt.r_star))
-    t.add_row(f"H(r*), objective {opt.objective}", f"{opt.H:.10g}")
-    t.add_row("H(1) full participation", f"{opt.H_full:.10g}")
-    t.add_row("price H(r*)/H(1)", f"{opt.H / opt.H_full:.6g}" if opt.H_full > 0 else "-")
-    t.add_row("method", opt.method + (f" ({opt.solver})" if opt.solver else ""))
-    t.add_row("status", f"{opt.status}: {opt.message}")
+    rows = [("r*", _fmt(opt.r_star)), (f"H(r*), objective {opt.objective}", f"{opt.H:.10g}"),
+            ("H(1) full participation", f"{opt.H_full:.10g}"),
+            ("price H(r*)/H(1)", f"{opt.H / opt.H_full:.6g}" if opt.H_full > 0 else "-"),
+            ("method", opt.method + (f" ({opt.solver})" if opt.solver else "")),
+            ("status", f"{opt.status}: {opt.message}")]
     if opt.kkt:
-        t.add_row("KKT", ", ".join(f"{k}={v:.3g}" for k, v in opt.kkt.items() if v is not None))
+        rows.append(("KKT", ", ".join(f"{k}={v:.3g}" for k, v in opt.kkt.items() if v is not None)))
+    for name, value in rows:
+        t.add_row(esc(name), esc(value))
     Console().print(t)
 
 
@@ -177,15 +203,17 @@ def _print_membership(res) -> None:
     from rich.console import Console
 
     con = Console()
-    con.print(f"r = {_fmt(res.r)}: [bold]{'achievable' if res.achievable else 'NOT achievable'}[/bold] ({res.method})")
-    con.print(res.message)
+    con.print(esc(f"r = {_fmt(res.r)}: ") + f"[bold]{'achievable' if res.achievable else 'NOT achievable'}[/bold] "
+              + esc(f"({res.method})"))
+    con.print(esc(res.message))
     if res.direction is not None:
-        con.print(f"separating direction d = {_fmt(res.direction)}: d.r - max_R d.x = {res.margin:.6g} > 0")
+        con.print(esc(f"separating direction d = {_fmt(res.direction)}: d.r - max_R d.x = {res.margin:.6g} > 0"))
     if res.policy is not None:
         d = res.policy.to_dict(max_rows=30)
-        con.print(f"static policy ({d['n_rows']} rows; configuration -> selected set with probability):")
+        con.print(esc(f"static policy ({d['n_rows']} rows; configuration -> selected set with probability):"))
         for row in d["rows"]:
-            con.print(f"  A={row['available']} (K={row['cap']}, pi={row['config_prob']:.4g}): select {row['select']} w.p. {row['prob']:.4g}")
+            con.print(esc(f"  A={row['available']} (K={row['cap']}, pi={row['config_prob']:.4g}): "
+                          f"select {row['select']} w.p. {row['prob']:.4g}"))
         if d["truncated"]:
             con.print("  ... (use --json for all rows)")
 
@@ -195,11 +223,11 @@ def _print_simulation(run) -> None:
 
     con = Console()
     s = run.summary()
-    con.print(f"{run.sampler} sampler, beta={run.beta:g}, {run.rounds} rounds x {run.runs} runs (seed {run.seed})")
-    con.print(f"mean final r(T)          = {_fmt(s['mean_final_r'])}")
-    con.print(f"selection freq (2nd half) = {_fmt(s['mean_frequency'])}")
+    con.print(esc(f"{run.sampler} sampler, beta={run.beta:g}, {run.rounds} rounds x {run.runs} runs (seed {run.seed})"))
+    con.print(esc(f"mean final r(T)          = {_fmt(s['mean_final_r'])}"))
+    con.print(esc(f"selection freq (2nd half) = {_fmt(s['mean_frequency'])}"))
     if run.r_star is not None:
-        con.print(f"r* ({run.r_star_method})      = {_fmt(run.r_star)}")
+        con.print(esc(f"r* ({run.r_star_method})      = {_fmt(run.r_star)}"))
         for key in ("distance_final", "distance_frequency"):
             d = s[key]
-            con.print(f"{key}: mean {d['mean']:.4g}, 95% CI [{d['ci95'][0]:.4g}, {d['ci95'][1]:.4g}], max {d['max']:.4g}")
+            con.print(esc(f"{key}: mean {d['mean']:.4g}, 95% CI [{d['ci95'][0]:.4g}, {d['ci95'][1]:.4g}], max {d['max']:.4g}"))

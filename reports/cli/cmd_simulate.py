@@ -4,85 +4,184 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import atomic_write_text, echo_json, parse_assignments
+from reports.cli.common import (
+    COUNT,
+    atomic_write_text,
+    check_device,
+    check_output_path,
+    echo_json,
+    esc,
+    parse_assignments,
+    seed_option,
+)
+
+# exit status of a run in which every trial diverged: it ran, but there is no number to report
+EXIT_ALL_DIVERGED = 1
 
 
-def _epilog() -> str:
-    from quadratics.registry import help_text  # light: no torch import at module level of registry users
+class _ListingCommand(click.Command):
+    """A command whose epilog (the registry's list of KEY=VALUE names) is built only for its own --help.
 
-    return "\b\nKEY=VALUE names (defaults shown):\n" + help_text()
+    Why: the listing imports ``quadratics.registry`` and with it torch; building it while the CLI
+    registers its commands made every `convbound` call pay for torch.
+    """
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        try:
+            from quadratics.registry import help_text
+
+            text = help_text()
+        except Exception as exc:  # the listing must never break --help
+            text = f"(the list of names is not available: {exc})"
+        formatter.write_paragraph()
+        formatter.write_text("KEY=VALUE names (defaults shown):")
+        with formatter.indentation():
+            for line in text.splitlines():
+                formatter.write_text(line)
 
 
 def register(cli: click.Group) -> None:
-    try:
-        epilog = _epilog()
-    except Exception:  # the listing must never break the whole CLI
-        epilog = None
+    cli.add_command(simulate_cmd)
 
-    @cli.command("simulate", epilog=epilog)
-    @click.option("--problem", required=True, help="quadratic | lower-bound | nonconvex")
-    @click.option("--algorithm", default="fedavg", show_default=True,
-                  help="fedavg fedprox scaffold fast f3ast amplified_fedavg amplified_scaffold")
-    @click.option("--pattern", default="uniform", show_default=True,
-                  help="uniform cyclic regularized arbitrary fast availability")
-    @click.argument("assignments", nargs=-1)
-    @click.option("--trials", type=int, default=20, show_default=True, help="independent runs (one batch)")
-    @click.option("--rounds", type=int, default=100, show_default=True, help="communication rounds")
-    @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
-    @click.option("--out", type=click.Path(dir_okay=False), default=None, help="write per-round means and CI (CSV)")
-    @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
-    @click.option("--target", type=float, default=None, help="report the first round with mean objective gap <= EPS")
-    @click.option("--seed", type=int, default=0, show_default=True)
-    @click.option("--force", is_flag=True, help="overwrite --out")
-    def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, device, out, as_json, target, seed,
-                     force) -> None:
-        """Simulate T trials of an algorithm; report final metrics with confidence intervals.
 
-        Metrics per round: F(x)-F*, ||grad F(x)||^2, ||x-x*||^2 (and f_log for lower-bound, where
-        --target is checked on f_log as the paper logged it; rounds_to.round_true_f is on f).
-        """
-        from pathlib import Path
+@click.command("simulate", cls=_ListingCommand)
+@click.option("--problem", required=True, help="quadratic | lower-bound | nonconvex (hyphens and underscores alike)")
+@click.option("--algorithm", default="fedavg", show_default=True,
+              help="fedavg fedprox scaffold fast f3ast amplified-fedavg amplified-scaffold")
+@click.option("--pattern", default="uniform", show_default=True,
+              help="uniform cyclic regularized arbitrary fast availability")
+@click.argument("assignments", nargs=-1)
+@click.option("--trials", type=COUNT, default=20, show_default=True, help="independent runs (one batch)")
+@click.option("--rounds", type=COUNT, default=100, show_default=True, help="communication rounds")
+@click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="write per-round means and CI (CSV)")
+@click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
+@click.option("--target", default=None, help="report the first round with mean objective gap <= EPS")
+@seed_option()
+@click.option("--force", is_flag=True, help="overwrite --out (a regular file only)")
+def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, device, out, as_json, target, seed,
+                 force) -> int:
+    """Simulate T trials of an algorithm; report final metrics with confidence intervals.
 
-        from bounds.errors import UserInputError
-        from quadratics.engine import resolve_device, simulate
-        from quadratics.registry import build
+    Metrics per round: F(x)-F*, ||grad F(x)||^2, ||x-x*||^2 (and f_log for lower-bound, where
+    --target is checked on f_log as the paper logged it; rounds_to.round_true_f is on f).
+    Sizes that cannot fit in memory or in CONVBOUND_MAX_SECONDS (default 600) are refused up
+    front with the estimate. Exit status 1 when every trial diverged (the summary says so).
+    """
+    from reports.cli.common import parse_number
 
-        values = parse_assignments(assignments)
-        if trials < 1 or rounds < 1:
-            raise UserInputError("--trials and --rounds must be at least 1")
-        dev = resolve_device(device)
-        prob, pat, alg = build(problem, pattern, algorithm, values)
-        if out is not None and Path(out).exists() and not force:
-            raise UserInputError(f"{out} exists; pass --force to overwrite it")
-        from rich.console import Console
-        from rich.progress import Progress
+    check_device(device)
+    values = parse_assignments(assignments)
+    _refuse_non_finite_and_bad_seeds(values)
+    eps = None if target is None else parse_number("--target", target)
+    if eps is not None and eps <= 0:
+        raise _bad(f"--target={target} must be positive (an accuracy such as 1e-3)")
+    if out is not None:
+        check_output_path(out, force=force)  # before minutes of simulation, not after
+    from quadratics.engine import resolve_device, simulate
+    from quadratics.registry import ALGORITHMS, PATTERNS, PROBLEMS, build
 
-        console = Console(stderr=True)
-        show = console.is_terminal and rounds * trials >= 20000
-        with Progress(console=console, transient=True, disable=not show) as bar:
-            task = bar.add_task("simulating", total=rounds)
-            sim = simulate(prob, alg, pat, trials, rounds, seed=seed, device=dev,
-                           progress=(lambda r: bar.update(task, completed=r)) if show else None)
-        summary = sim.summary(target).to_dict()
-        if out is not None:
-            atomic_write_text(out, sim.to_csv(), force=force)
-            summary["csv"] = str(out)
-        if as_json:
-            echo_json(summary)
-            return
-        from rich.table import Table
+    problem = _canonical("problem", problem, PROBLEMS)
+    pattern = _canonical("pattern", pattern, PATTERNS)
+    algorithm = _canonical("algorithm", algorithm, ALGORITHMS)
+    _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, PROBLEMS, ALGORITHMS)
+    dev = resolve_device(device)
+    prob, pat, alg = build(problem, pattern, algorithm, values)
+    from rich.console import Console
+    from rich.progress import Progress
 
-        table = Table(title=f"{alg.name} / {pat.name} / {prob.name}: {trials} trials, {rounds} rounds")
-        for col in ("metric", "mean", "95% CI", "trials"):
-            table.add_column(col)
-        for name, f in summary["final"].items():
-            table.add_row(name, f"{f['mean']:.6g}", f"[{f['ci_low']:.6g}, {f['ci_high']:.6g}]", str(f["trials"]))
-        out_console = Console()
-        out_console.print(table)
-        rt = summary["rounds_to"]
-        if target is not None:
-            out_console.print(f"rounds to {rt['metric']} <= {target}: {rt['round']}"
-                              + (f" (true f: {rt.get('round_true_f')})" if "round_true_f" in rt else ""))
-        d = summary["diverged"]
-        out_console.print(f"diverged: {d['count']} of {d['trials']}" + (f", first at round {d['first_round']}" if d["count"] else ""))
-        out_console.print(f"client local steps per second: {summary['steps_per_second']:,.0f} on {summary['versions']['device']}")
+    console = Console(stderr=True)
+    show = console.is_terminal and rounds * trials >= 20000
+    with Progress(console=console, transient=True, disable=not show) as bar:
+        task = bar.add_task("simulating", total=rounds)
+        sim = simulate(prob, alg, pat, trials, rounds, seed=seed, device=dev,
+                       progress=(lambda r: bar.update(task, completed=r)) if show else None)
+    summary = sim.summary(eps).to_dict()
+    d = summary["diverged"]
+    all_diverged = d["count"] >= d["trials"]
+    summary["status"] = "all trials diverged" if all_diverged else "ok"
+    if out is not None:
+        atomic_write_text(out, sim.to_csv(), force=force)
+        summary["csv"] = str(out)
+    if as_json:
+        echo_json(summary)
+    else:
+        _print_summary(summary, alg, pat, prob, trials, rounds, eps)
+    if all_diverged:
+        click.echo(f"convbound: every one of the {d['trials']} trials diverged (first at round {d['first_round']}): "
+                   "no metric to report; lower the step size", err=True)
+        return EXIT_ALL_DIVERGED
+    return 0
+
+
+def _refuse_non_finite_and_bad_seeds(values) -> None:
+    """Every KEY=VALUE number of a simulation is finite (eta=inf, mu_prox=nan mean nothing), and the
+    instance seed lies in the seed range, whatever the component that reads it."""
+    import math
+
+    from reports.cli.common import SEED_MAX
+
+    for key, text in values.items():
+        try:
+            x = float(text)
+        except ValueError:
+            continue  # text keys (dist, base, variant) and non-numbers: the registry names them
+        if not math.isfinite(x):
+            raise _bad(f"{key}={text} is not allowed; give a finite number")
+        if key == "instance" and not (x.is_integer() and 0 <= x <= SEED_MAX):
+            raise _bad(f"instance={text} is a seed: give an integer with 0 <= instance < 2^63")
+
+
+def _bad(message: str) -> Exception:
+    from bounds.errors import UserInputError
+
+    return UserInputError(message)
+
+
+def _canonical(kind: str, word: str, table) -> str:
+    from reports.cli.common import canonical_name
+
+    return canonical_name(kind, word, table)
+
+
+def _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, problems, algorithms) -> None:
+    """Read the sizes (M clients, dimension d, K local steps) as the run will and refuse what cannot fit."""
+    from reports.cli.common import parse_number
+    from reports.cli.limits import refuse_if_too_big, simulation_cost
+
+    def size(key: str, table, name: str, default: int) -> int:
+        spec = table.get(name)
+        if key in values:
+            x = parse_number(key, values[key])
+        elif spec is not None and key in spec.keys and spec.keys[key].default is not None:
+            x = float(spec.keys[key].default)
+        else:
+            return default
+        return max(1, int(min(x, 1e30)))  # the registry rejects non-integers and non-positive sizes itself
+
+    M = size("M", problems, problem, 10)
+    d = size("d", problems, problem, 4)
+    K = size("K", algorithms, algorithm, 1)
+    refuse_if_too_big(simulation_cost(trials, rounds, M, d, K),
+                      "lower --trials, --rounds, M, d or K")
+
+
+def _print_summary(summary, alg, pat, prob, trials, rounds, eps) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=esc(f"{alg.name} / {pat.name} / {prob.name}: {trials} trials, {rounds} rounds"))
+    for col in ("metric", "mean", "95% CI", "trials"):
+        table.add_column(col)
+    for name, f in summary["final"].items():
+        table.add_row(esc(name), esc(f"{f['mean']:.6g}"), esc(f"[{f['ci_low']:.6g}, {f['ci_high']:.6g}]"),
+                      str(f["trials"]))
+    out = Console()
+    out.print(table)
+    rt = summary["rounds_to"]
+    if eps is not None:
+        out.print(esc(f"rounds to {rt['metric']} <= {eps}: {rt['round']}"
+                      + (f" (true f: {rt.get('round_true_f')})" if "round_true_f" in rt else "")))
+    d = summary["diverged"]
+    out.print(esc(f"diverged: {d['count']} of {d['trials']}" + (f", first at round {d['first_round']}" if d["count"] else "")))
+    out.print(esc(f"client local steps per second: {summary['steps_per_second']:,.0f} on {summary['versions']['device']}"))

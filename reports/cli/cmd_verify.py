@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import echo_json
+from reports.cli.common import COUNT, check_device, echo_json, esc, seed_option
 
-_STYLE = {"holds": "green", "violated": "red", "inconclusive": "yellow", "unverified": "cyan",
-          "inapplicable": "magenta", "pending": "dim"}
+
+def _styles() -> dict[str, str]:
+    """Colour of each verdict, keyed by the one list of verdict names (verify.verdict)."""
+    from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, PENDING, UNVERIFIED, VERDICTS, VIOLATED
+
+    colours = {HOLDS: "green", VIOLATED: "red", INCONCLUSIVE: "yellow", UNVERIFIED: "cyan",
+               INAPPLICABLE: "magenta", PENDING: "dim"}
+    return {v: colours.get(v, "") for v in VERDICTS}
 
 
 def _fmt(x) -> str:
@@ -15,64 +21,69 @@ def _fmt(x) -> str:
 
 
 def register(cli: click.Group) -> None:
-    @cli.command("verify")
-    @click.argument("ids", nargs=-1, required=True)
-    @click.option("--quick", is_flag=True, help="smaller Monte Carlo sizes (whole suite < 2 min on 2 CPU cores)")
-    @click.option("--trials", type=int, default=None, help="trials per check (default: per check)")
-    @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
-    @click.option("--seed", type=int, default=0, show_default=True)
-    @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
-    def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
-        """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
+    cli.add_command(verify_cmd)
 
-        Exit status 0 when every verdict is as expected (certificates hold, negative controls
-        violated), 1 otherwise, 2 on bad input.
-        """
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        from verify.suite import all_ok, run_suite, select
+@click.command("verify")
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--quick", is_flag=True, help="smaller Monte Carlo sizes (whole suite < 2 min on 2 CPU cores)")
+@click.option("--trials", type=COUNT, default=None, help="trials per check (default: per check)")
+@click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
+@seed_option()
+@click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
+def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
+    """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
-        select(list(ids))  # bad ids fail before any work
-        err = Console(stderr=True)
-        with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn(), console=err, transient=True) as bar:
-            task = bar.add_task("verify", total=None)
+    Exit status 0 when every verdict is as expected (certificates hold, negative controls
+    violated), 1 otherwise, 2 on bad input.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-            def progress(done: int, total: int, cid: str) -> None:
-                bar.update(task, completed=done, total=total, description=f"verify {cid}")
+    from verify.suite import all_ok, run_suite, select
 
-            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
-        if as_json:
-            echo_json([v.to_dict() for v in results])
-        else:
-            from rich.markup import escape
-            from rich.table import Table
+    check_device(device)
+    select(list(ids))  # bad ids fail before any work
+    err = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("verify", total=None)
 
-            table = Table(title="convbound verify", show_lines=False)
-            table.add_column("id", no_wrap=True)
-            table.add_column("verdict", no_wrap=True, min_width=12)
-            table.add_column("ok", no_wrap=True)
-            for col in ("LHS", "CI", "RHS", "ratio", "n"):
-                table.add_column(col, justify="right", no_wrap=True)
-            for v in results:
-                style = _STYLE.get(v.verdict, "")
-                mark = "[green]yes[/green]" if v.ok else f"[red]no[/red] (want {v.expected})"
-                table.add_row(escape(v.id), f"[{style}]{v.verdict}[/{style}]", mark, _fmt(v.lhs),
-                              f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]", _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
-            out = Console()
-            if out.width < 120:
-                out = Console(width=120)
-            out.print(table)
-            shown: set[str] = set()
-            for v in results:
-                for note in v.notes:
-                    if note in shown:
-                        continue
-                    if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
-                        shown.add(note)
-                        out.print(f"[bold]{escape(v.id)}[/bold]: {escape(note)}")
-        ok = all_ok(results)
-        if not as_json:
-            Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
-        return 0 if ok else 1
+        def progress(done: int, total: int, cid: str) -> None:
+            bar.update(task, completed=done, total=total, description=f"verify {cid}")
+
+        results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
+    if as_json:
+        echo_json([v.to_dict() for v in results])
+    else:
+        from rich.table import Table
+
+        styles = _styles()
+
+        table = Table(title="convbound verify", show_lines=False)
+        table.add_column("id", no_wrap=True)
+        table.add_column("verdict", no_wrap=True, min_width=12)
+        table.add_column("ok", no_wrap=True)
+        for col in ("LHS", "CI", "RHS", "ratio", "n"):
+            table.add_column(col, justify="right", no_wrap=True)
+        for v in results:
+            style = styles.get(v.verdict, "") or "none"
+            mark = "[green]yes[/green]" if v.ok else f"[red]no[/red] (want {esc(v.expected)})"
+            table.add_row(esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
+                          esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
+        out = Console()
+        if out.width < 120:
+            out = Console(width=120)
+        out.print(table)
+        shown: set[str] = set()
+        for v in results:
+            for note in v.notes:
+                if note in shown:
+                    continue
+                if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
+                    shown.add(note)
+                    out.print(f"[bold]{esc(v.id)}[/bold]: {esc(note)}")
+    ok = all_ok(results)
+    if not as_json:
+        Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
+    return 0 if ok else 1

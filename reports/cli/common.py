@@ -1,19 +1,23 @@
-"""Helpers shared by the command modules: KEY=VALUE parsing, JSON output, atomic writes."""
+"""Helpers shared by the command modules: KEY=VALUE parsing, names, seeds, markup escaping, JSON output,
+and atomic writes that replace only regular files.
+
+Light on purpose (click, the standard library, ``bounds.errors``): every command module imports it
+at start-up.
+"""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
 from bounds.errors import UserInputError
-from reports.jsonable import jsonable
+from reports.jsonable import strict_json
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
@@ -31,14 +35,89 @@ def parse_assignments(items: Iterable[str]) -> dict[str, str]:
 
 
 def parse_number(key: str, text: str) -> float:
-    """A float from user text, with a message that names the key when it is not a number."""
+    """A finite float from user text, with a message that names the key when it is not one."""
     try:
         value = float(text)
     except ValueError:
         raise UserInputError(f"{key}={text!r} is not a number (for example {key}=0.5 or {key}=1e-3)") from None
-    if math.isnan(value):
-        raise UserInputError(f"{key}=nan is not allowed; give a finite number")
+    if not math.isfinite(value):
+        raise UserInputError(f"{key}={text} is not allowed; give a finite number")
     return value
+
+
+# Seeds: numpy's SeedSequence takes any non-negative integer, torch's generator a signed 64-bit one;
+# the range both accept (and that JSON readers keep exactly enough to replay) is 0 <= seed < 2^63.
+SEED_MAX = 2**63 - 1
+SEED = click.IntRange(0, SEED_MAX)
+
+
+def seed_option(*names: str, help: str = "Seed (0 <= seed < 2^63).") -> Callable[[Any], Any]:
+    """A ``--seed``-style option that refuses negative seeds and seeds beyond 2^63 - 1 (exit 2)."""
+    return click.option(*(names or ("--seed",)), type=SEED, default=0, show_default=True, help=help)
+
+
+class _Finite(click.ParamType):
+    """A float option that must be finite (click's FLOAT takes 'nan' and 'inf')."""
+
+    name = "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float) and math.isfinite(value):
+            return value
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{short_text(value)!r} is not a number", param, ctx)
+        if not math.isfinite(x):
+            self.fail(f"{value} is not allowed; give a finite number", param, ctx)
+        return x
+
+
+FINITE = _Finite()
+
+# counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by reports.cli.limits
+COUNT = click.IntRange(min=1)
+
+
+def check_device(text: str) -> str:
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N``, with the GPU present: checked before any work is done."""
+    import re
+
+    if not re.fullmatch(r"auto|cpu|cuda(:\d{1,3})?", text):
+        raise UserInputError(f"--device {short_text(text)!r} is not a device; use auto, cpu, cuda or cuda:N")
+    if text.startswith("cuda"):
+        import torch  # only when a GPU is asked for
+
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        index = int(text.partition(":")[2] or 0)
+        if index >= count:
+            raise UserInputError(f"--device {text}: " + (f"only {count} CUDA GPU(s) here (cuda:0..cuda:{count - 1})"
+                                                         if count else "no CUDA GPU is available; use cpu or auto"))
+    return text
+
+
+def canonical_name(kind: str, word: str, names: Iterable[str]) -> str:
+    """The registered name that ``word`` means, with hyphens and underscores taken as the same letter.
+
+    ``amplified-fedavg`` and ``lower_bound`` find ``amplified_fedavg`` and ``lower-bound``; an
+    unknown word is left as it is, for the registry's own 'unknown ... did you mean' message.
+    """
+    names = list(names)
+    if word in names:
+        return word
+    folded = {n.replace("-", "_").lower(): n for n in names}
+    return folded.get(word.replace("-", "_").lower(), word)
+
+
+def esc(value: Any) -> str:
+    """``value`` as text that rich prints literally: ``[x]^4`` or ``E[w^i]`` is not taken for markup.
+
+    Every string that comes from data or from the user (IDs, titles, conditions, messages) goes
+    through this before it is placed in a rich markup string or a table cell.
+    """
+    from rich.markup import escape
+
+    return escape(str(value))
 
 
 def parse_float_list(key: str, text: str) -> list[float]:
@@ -50,8 +129,8 @@ def parse_float_list(key: str, text: str) -> list[float]:
 
 
 def dumps(obj: Any) -> str:
-    """Strict JSON (no NaN/Infinity tokens): non-finite floats become null or "inf"."""
-    return json.dumps(jsonable(obj), indent=2, allow_nan=False)
+    """Strict JSON (no NaN/Infinity tokens): non-finite floats become null or "inf" (``reports.jsonable``)."""
+    return strict_json(obj, indent=2)
 
 
 def echo_json(obj: Any) -> None:
@@ -66,19 +145,61 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, force: bool = 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool = False) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same directory and a rename.
 
-    An existing file is never replaced unless ``force``; a missing parent directory is an error.
+    An existing path is replaced only with ``force`` and only when it is a regular file (never a
+    device such as /dev/full, a FIFO, a symbolic link or a directory); a missing parent directory,
+    a directory we may not write to, a name too long, a full disk: each is a ``UserInputError``
+    (exit 2, one line), since output that was not written is an error, never a silent success.
+    The temporary file is removed on any failure, an interrupt and SIGTERM included.
     """
     target = Path(path)
-    if target.exists() and not force:
-        raise UserInputError(f"{target} exists; pass --force to overwrite it")
-    if not target.parent.exists():
-        raise UserInputError(f"directory {target.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    check_output_path(target, force=force)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:200]}.", suffix=".tmp")
+    except OSError as exc:
+        raise UserInputError(f"cannot write {short_text(target)}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UserInputError(f"cannot write {short_text(target)}: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> Path:
+    """Refuse, before any work, an output file path that cannot or must not be written.
+
+    Refused: an existing path without ``force``; with ``force``, anything but a regular file
+    (a symbolic link, a device, a FIFO, a directory); a missing parent directory; a parent that is
+    not writable; a file name longer than the file system allows.
+    """
+    target = Path(path)
+    if os.path.lexists(target):
+        if not force:
+            raise UserInputError(f"{short_text(target)} exists; pass --force to overwrite it")
+        if target.is_symlink() or not target.is_file():
+            kind = "a symbolic link" if target.is_symlink() else ("a directory" if target.is_dir() else
+                                                                  "not a regular file (a device or a FIFO)")
+            raise UserInputError(f"{short_text(target)} is {kind}; --force replaces only regular files: "
+                                 "choose another path")
+    parent = target.parent
+    if not parent.is_dir():
+        raise UserInputError(f"directory {short_text(parent)} does not exist; create it or choose another path")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserInputError(f"directory {short_text(parent)} is not writable; choose another path")
+    try:
+        limit = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        limit = 255
+    if len(os.fsencode(target.name)) > limit:
+        raise UserInputError(f"file name {short_text(target.name)} is longer than {limit} bytes; choose a shorter one")
+    return target
+
+
+def short_text(path: Any, limit: int = 120) -> str:
+    text = str(path)
+    return text if len(text) <= limit else f"{text[:60]}...({len(text)} characters)...{text[-40:]}"

@@ -1,19 +1,31 @@
 """Entry point of the `convbound` command.
 
-User mistakes (``UserInputError``, click usage errors) become one line on stderr and exit 2;
-heavy libraries are imported inside the commands so `convbound list` stays quick.
+User mistakes (``UserInputError``, click usage errors) become one line on stderr and exit 2; an
+interrupt (Ctrl-C) exits 130 and SIGTERM 143, after the commands' clean-up has run (temporary files
+and directories are removed). Every ``cmd_*.py`` module of this package defines its commands at
+module level, imports only click and light helpers there, and adds them in ``register(cli)``; the
+heavy libraries (torch, cvxpy, matplotlib, scipy.stats) are imported inside the command bodies, so
+`convbound --help`, `list`, `show`, `check` and `solve` never load them.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
+import signal
 import sys
 
 import click
 
 import reports.cli as _cli_pkg
-from bounds.errors import UserInputError
+
+# exit statuses: 2 bad input (click's convention), 128 + signal number for a signal (the shell's)
+EXIT_USAGE = 2
+EXIT_INTERRUPT = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+# a word longer than this in an error message (e.g. a pasted 100,000-character argument) is shortened
+_LONG_WORD = 80
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -28,13 +40,37 @@ def _register_all() -> None:
             importlib.import_module(f"reports.cli.{info.name}").register(cli)
 
 
-def _fail(message: str) -> int:
-    click.echo(f"convbound: error: {message}", err=True)
-    return 2
+def shorten(message: str) -> str:
+    """One line, with every very long word cut to its ends and its length (no argument echoed whole)."""
+    def cut(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return f"{word[:40]}...({len(word)} characters)...{word[-20:]}"
+
+    return re.sub(r"\S{" + str(_LONG_WORD + 1) + ",}", cut, " ".join(str(message).split()))
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> int:
+    click.echo(f"convbound: error: {shorten(message)}", err=True)
+    return code
+
+
+class _Terminated(BaseException):
+    """SIGTERM as an exception, so that ``finally`` and ``except BaseException`` clean-up runs."""
+
+
+def _on_sigterm(signum, frame) -> None:
+    raise _Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bounds.errors import UserInputError  # bounds/__init__ is lazy: this loads no sympy
+
     _register_all()
+    previous = None
+    try:
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:  # not the main thread (e.g. called from a worker): keep the default
+        previous = None
     try:
         rv = cli.main(args=argv, prog_name="convbound", standalone_mode=False)
     except UserInputError as exc:
@@ -43,12 +79,22 @@ def main(argv: list[str] | None = None) -> int:
         # click's own usage errors (unknown option, missing argument) are one line too
         hint = f" (see 'convbound {exc.ctx.info_name} --help')" if exc.ctx and exc.ctx.parent else ""
         sys.exit(_fail(exc.format_message() + hint))
-    except click.exceptions.Abort:
-        sys.exit(_fail("aborted"))
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C into Abort; the shell's convention for an interrupt is 130, not bad input
+        if isinstance(exc.__cause__, KeyboardInterrupt):
+            sys.exit(_fail("interrupted", EXIT_INTERRUPT))
+        sys.exit(_fail("aborted", 1))
+    except KeyboardInterrupt:
+        sys.exit(_fail("interrupted", EXIT_INTERRUPT))
+    except _Terminated:
+        sys.exit(_fail("terminated (SIGTERM); temporary files removed", EXIT_TERMINATED))
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         sys.exit(_fail(exc.format_message()))
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     sys.exit(rv if isinstance(rv, int) else 0)
 
 

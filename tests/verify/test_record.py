@@ -21,9 +21,10 @@ def test_round_trip_and_strict_json():
         assert key in d
 
 
-def test_non_finite_become_null():
+def test_non_finite_follow_the_one_converter():
+    # bounds.jsonable: NaN -> null ("not computed"), infinities kept as "inf"/"-inf" (an unbounded interval)
     d = Verification("x", "t", "unverified", lhs=1.0, ci=(float("-inf"), float("inf")), ratio=float("nan")).to_dict()
-    assert d["ci"] == [None, None] and d["ratio"] is None
+    assert d["ci"] == ["-inf", "inf"] and d["ratio"] is None
     json.dumps(d, allow_nan=False)
 
 
@@ -35,3 +36,9 @@ def test_control_ok_means_violated():
 def test_bad_verdict_rejected():
     with pytest.raises(ValueError):
         Verification("x", "t", "maybe")
+
+
+def test_infinite_interval_round_trips():
+    v = Verification("x", "t", "inconclusive", lhs=1.0, ci=(float("-inf"), float("inf")), rhs=2.0, trials=1)
+    back = Verification.from_dict(json.loads(json.dumps(v.to_dict(), allow_nan=False)))
+    assert back.ci == (float("-inf"), float("inf")) and back.lhs == 1.0

@@ -1,0 +1,101 @@
+"""One estimator of what a run will cost, so that absurd sizes are refused before anything is allocated.
+
+``--trials 10^9``, ``--rounds 10^9``, ``K=1e12``, ``region --clients 10^7`` used to allocate until the
+process crashed or ran for hours. Each command states its sizes here first; a run whose memory
+estimate exceeds half the machine's memory, or whose time estimate exceeds the budget, is refused
+with the estimate (exit 2). The budget is ``CONVBOUND_MAX_SECONDS`` seconds (default 600: ten minutes).
+
+The estimates are deliberately rough (a factor of a few): they separate "minutes" from "days" and
+"gigabytes" from "terabytes", which is all a refusal needs. The constants were measured on a 2-core
+CPU machine (``tests/benchmarks``) and are generous to the run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from bounds.errors import UserInputError
+
+DEFAULT_MAX_SECONDS = 600.0
+_BYTES = 8  # float64
+# simulate: per round, a few tensor operations per local step (Python and dispatch overhead) ...
+_ROUND_OVERHEAD_S = 2e-4
+# ... plus the arithmetic: element updates of iterate, gradient, noise and control variates per second
+_ELEMENTS_PER_S = 2e8
+# region: the rank oracle and the sort of the polymatroid solver, per client (named models, 10^5 clients: ~9 s)
+_REGION_S_PER_CLIENT = 1e-4
+_REGION_BYTES_PER_CLIENT = 400
+# F3AST sampler: per client per round per run
+_SAMPLER_S_PER_ELEMENT = 2e-8
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Estimated peak memory (bytes) and running time (seconds) of a run, and what it was computed from."""
+
+    bytes: float
+    seconds: float
+    what: str
+
+    def describe(self) -> str:
+        return f"about {_size(self.bytes)} of memory and {_duration(self.seconds)}"
+
+
+def simulation_cost(trials: int, rounds: int, clients: int, dim: int, local_steps: int) -> Cost:
+    """The batched engine: state [trials, clients, dim] in a few copies, metrics [rounds, trials]."""
+    # the problems are affine-plus-elementwise (per-client vectors, no dense d x d matrix): data ~ clients x dim
+    state = 8.0 * trials * clients * dim * _BYTES + 4.0 * clients * dim * _BYTES
+    metrics = 6.0 * (rounds + 1) * trials * _BYTES
+    seconds = rounds * local_steps * (_ROUND_OVERHEAD_S + 4.0 * trials * clients * dim / _ELEMENTS_PER_S)
+    return Cost(state + metrics, seconds, f"{trials} trials x {rounds} rounds x {clients} clients x "
+                                            f"dimension {dim} x {local_steps} local steps")
+
+
+def region_cost(clients: int, rounds: int = 0, runs: int = 0) -> Cost:
+    """r* over a named model of ``clients`` clients; with ``rounds`` the sampler's runs as well."""
+    seconds = clients * _REGION_S_PER_CLIENT + rounds * runs * clients * _SAMPLER_S_PER_ELEMENT
+    memory = clients * _REGION_BYTES_PER_CLIENT + runs * clients * 4 * _BYTES
+    what = f"{clients} clients" + (f", {rounds} rounds x {runs} runs" if rounds else "")
+    return Cost(memory, seconds, what)
+
+
+def refuse_if_too_big(cost: Cost, hint: str) -> None:
+    """Raise ``UserInputError`` with the estimate when ``cost`` cannot fit in memory or in the time budget."""
+    memory = _memory_bytes()
+    budget = _max_seconds()
+    if cost.bytes > memory / 2:
+        raise UserInputError(f"{cost.what} needs {cost.describe()}; this machine has {_size(memory)}: {hint}")
+    if cost.seconds > budget:
+        raise UserInputError(f"{cost.what} needs {cost.describe()}, over the {_duration(budget)} budget "
+                             f"(set CONVBOUND_MAX_SECONDS to raise it): {hint}")
+
+
+def _memory_bytes() -> float:
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 16e9
+
+
+def _max_seconds() -> float:
+    text = os.environ.get("CONVBOUND_MAX_SECONDS", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return DEFAULT_MAX_SECONDS
+    return value if value > 0 else DEFAULT_MAX_SECONDS
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n / 1e3:.3g} kB"
+
+
+def _duration(s: float) -> str:
+    for unit, scale in (("years", 3.15e7), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s:.3g} s"

@@ -1,0 +1,53 @@
+"""Fast start: `convbound --help`, `list`, `show`, `check`, `solve` load none of the heavy libraries.
+
+Checked in a fresh interpreter (subprocess) by reading ``sys.modules`` after the command ran, so
+nothing imported by the test session itself can hide an import. No timing here: the times are the
+benchmark's business (tests/benchmarks/bench_startup.py).
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("torch", "cvxpy", "matplotlib", "scipy.stats", "dask", "optuna", "PEPit", "pyarrow", "polars", "jinja2",
+         "reportlab")
+T1 = ["L=1", "K=5", "m=10", "n=5", "q=0.5", "sigma2=1", "sigma_G2=0.25", "zeta=1", "R=1000", "eta_c=0.005"]
+
+_PROBE = """
+import json, sys
+from reports.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+heavy = %r
+print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules]}), file=sys.stderr)
+"""
+
+
+def _loaded(argv):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", _PROBE % (HEAVY,), *argv], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("argv", [
+    ["--help"], ["list"], ["list", "--json"], ["show", "FAST.T1"], ["check", "FAST.T1", *T1],
+    ["solve", "FAST.T1", "--for", "eta_c", *T1[:-1]], ["region", "--help"], ["verify", "--help"],
+])
+def test_light_commands_load_no_heavy_library(argv):
+    out = _loaded(argv)
+    assert out["code"] in (0, None)
+    assert out["loaded"] == []
+
+
+def test_the_probe_sees_a_heavy_import():
+    # the same probe on a command that needs torch must report it, or the test above proves nothing
+    out = _loaded(["simulate", "--help"])
+    assert out["code"] in (0, None) and "torch" in out["loaded"]
