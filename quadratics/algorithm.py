@@ -4,6 +4,15 @@
 ``Algorithm.round(state, bound, q [T,M], r, gen, aux) -> state``; ``state["x"]`` is the global
 model [T,d]. Only clients with q > 0 matter; the round gathers the ``n`` largest weights per trial
 (n = max participants over trials) and runs their K local steps as one [T, n, d] tensor program.
+
+**One local step** (:func:`local_sgd`, every algorithm's): d_k = g_k + correction + mu_prox (y_k - x),
+y_{k+1} = y_k - eta_k d_k, g_k = grad F_i(y_k) + xi_k. The algorithms are variations of it:
+FedAvg (no correction, no prox), FedProx (mu_prox), SCAFFOLD and Amplified SCAFFOLD (a control-variate
+correction and the kept raw gradient sum), F3AST (its aggregation weights), FAST (a pattern), the
+amplified methods (a window-level server step); see :mod:`quadratics.local_methods` and
+:mod:`quadratics.amplified`. :func:`_reference_steps` is that step written once for any problem
+(``bound.grad``); problems with an elementwise affine gradient (``bound.affine``) run exact rewrites of
+it (tabulated steps, closed-form affine coordinates, a numpy loop), tested against it to rounding.
 """
 
 from __future__ import annotations
@@ -101,13 +110,14 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     as z * (-eta scale) with z only as wide as ``bound.noise_law`` says. The raw gradient sum
     follows by telescoping: sum_k d_k = (y_0 - y_K) / eta.
     ``eta`` may also be K step sizes (one per local step, e.g. a :mod:`quadratics.schedule` row):
-    then :func:`_scheduled_sgd` runs, with the same noise draws.
+    then :func:`_reference_steps` runs, with the same noise draws; so does any problem without
+    ``affine`` (the general path: one ``bound.grad`` per step).
     Coordinates without nonlinearity and noise (all but x3 for the LB objective) are affine per
     step and take their K steps in closed form; only the others run the step loop
     (:func:`_affine_split`, :func:`_split_sgd`; not with FedProx's kept gradient sum).
     """
-    if not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0:
-        return _scheduled_sgd(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
+    if (not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0) or getattr(bound, "affine", None) is None:
+        return _reference_steps(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
     split = None if keep_grad_sum and mu_prox else _affine_split(bound, eta, mu_prox, K)
     if split is not None:
         return _split_sgd(bound, split, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
@@ -360,57 +370,45 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     return y, gsum
 
 
-def _scheduled_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, etas: Any, gen: Any,
-                   correction: torch.Tensor | None, mu_prox: float,
-                   keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """:func:`local_sgd` with step eta_k at local step k (``etas``: K positive numbers).
+def _draw(gen: Any, shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
+    """Standard normals of ``shape`` from the engine's stream or a torch.Generator (do not write to them)."""
+    if isinstance(gen, torch.Generator):
+        return torch.randn(shape, generator=gen, device=like.device, dtype=like.dtype)
+    return gen.normal(shape)
 
-    The eta = 1 tables give the direction d_k = A y - o_k - c fn(y) with A = a + mu_prox and
-    o_k = -(b + xi_k) + mu_prox x - correction, so y_{k+1} = y_k - eta_k d_k; the noise is drawn
-    exactly as in the constant-step path (same stream, same shape), so a constant schedule
-    reproduces it. The raw gradient sum is accumulated (no telescoping with varying steps).
+
+def _reference_steps(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: Any, gen: Any,
+                     correction: torch.Tensor | None, mu_prox: float,
+                     keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`local_sgd` for any problem: K steps y <- y - eta_k (g + correction + mu_prox (y - x)) with
+    g = bound.grad(y, ctx) + z_k scale, batched over [T, n]; ``eta`` one number or K numbers.
+
+    The noise of the round is drawn exactly as in the tabulated paths (one [K,T,n,width] request), so
+    both give the same trajectories to rounding. Returns y_K and, if asked, sum_k g_k (raw gradients).
     """
-    etas = [float(e) for e in (etas.tolist() if hasattr(etas, "tolist") else etas)]
-    if len(etas) != K:
-        raise UserInputError(f"{len(etas)} step sizes given for K={K} local steps")
+    if isinstance(eta, (int, float)) or getattr(eta, "ndim", 1) == 0:
+        etas = [float(eta)] * K
+    else:
+        etas = [float(e) for e in (eta.tolist() if hasattr(eta, "tolist") else eta)]
+        if len(etas) != K:
+            raise UserInputError(f"{len(etas)} step sizes given for K={K} local steps")
     T, n = idx.shape
     d = x.shape[1]
-    tables = _step_tables(bound, 1.0, mu_prox)
-    table, per_client, shrink1, ncoef_noise, nl = tables[:5]
-    if per_client:
-        g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
-        shrink1, nb = g.select(0, 0), g.select(0, 1)
-    else:
-        nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
-    A = 1.0 - shrink1  # a + mu_prox
+    ctx = bound.prepare(idx)
+    width, scale = bound.noise_law
+    z = None if scale is None else _draw(gen, (K, T, n, width), x)
     x_b = x.unsqueeze(1)
-    if mu_prox:
-        nb = nb.add(x_b, alpha=mu_prox)
-    if correction is not None:
-        nb = nb.sub(correction)
-    if ncoef_noise is not None:
-        shape = (K, T, n, bound.noise_law[0])
-        z = (torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype) if isinstance(gen, torch.Generator)
-             else gen.normal(shape))
-        offsets = torch.addcmul(nb, z, ncoef_noise).unbind(0)
-    else:
-        offsets = (nb,) * K
     y = x_b.expand(T, n, d)
-    dsum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum else None
-    ysum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum and mu_prox else None
-    for eta_k, off in zip(etas, offsets):
-        direction = torch.addcmul(-off, A, y)
-        if nl is not None:
-            direction.addcmul_(nl[0], nl[1](y), value=-1.0)
-        if ysum is not None:
-            ysum.add_(y)
-        if dsum is not None:
-            dsum.add_(direction)
-        y = y.sub(direction, alpha=eta_k)
-    if dsum is None:
-        return y, None
-    if correction is not None:
-        dsum.sub_(correction, alpha=K)
-    if ysum is not None:
-        dsum.sub_(ysum - K * x_b, alpha=mu_prox)
-    return y, dsum
+    gsum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum else None
+    for k, eta_k in enumerate(etas):
+        g = bound.grad(y, ctx)
+        if z is not None:
+            g.addcmul_(z[k], scale)
+        if gsum is not None:
+            gsum.add_(g)
+        if correction is not None:
+            g.add_(correction)
+        if mu_prox:
+            g.add_(y - x_b, alpha=mu_prox)
+        y = y.sub(g, alpha=eta_k)
+    return y, gsum

@@ -97,6 +97,7 @@ class Simulation:
                 rounds_to["round_true_f"] = first_round_at_or_below(self.mean("gap"), target)
         div = self.diverged_round > 0
         diverged = {"count": int(div.sum()), "trials": self.trials,
+                    "rule": "first round with a non-finite value or ||x - x*|| > 1e6 max(1, ||x0 - x*||)",
                     "first_round": int(self.diverged_round[div].min()) if div.any() else None,
                     "rounds": [int(x) for x in self.diverged_round[div]]}
         info = {"participation": {"mean_per_round": float(self.participants.mean()),

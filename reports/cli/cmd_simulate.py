@@ -20,7 +20,7 @@ def register(cli: click.Group) -> None:
         epilog = None
 
     @cli.command("simulate", epilog=epilog)
-    @click.option("--problem", required=True, help="quadratic | lower-bound | nonconvex")
+    @click.option("--problem", required=True, help="quadratic | quadratic-diagonal | quadratic-rotated | logistic | lower-bound | nonconvex")
     @click.option("--algorithm", default="fedavg", show_default=True,
                   help="fedavg fedprox scaffold fast f3ast amplified_fedavg amplified_scaffold")
     @click.option("--pattern", default="uniform", show_default=True,
