@@ -89,7 +89,6 @@ def test_lower_bound_smoothness_by_finite_differences():
 
 def test_lower_bound_noise_only_on_x3():
     pb = lower_bound_objective(sigma=1.5)
-    bound = pb.bind(torch.device("cpu"), torch.float64)
     z = _noise(pb, NOISE_SAMPLES, 4)
     assert np.all(z[:, [0, 1, 3]] == 0)
     _assert_mean_in_ci(z[:, 2] ** 2, 2.25)
