@@ -101,9 +101,9 @@ def test_full_participation_drifts_to_the_closed_form_fixed_point(make):
 
 def test_client_apply_both_layouts_match_a_loop():
     rng = np.random.default_rng(3)
-    mats = torch.as_tensor(rng.standard_normal((9, 3, 5)))
-    for n in (1, 2, 9):  # n = 1, 2 of 9 clients: gathered layout; n = 9: client-major
-        idx = torch.as_tensor(np.argsort(rng.random((4, 9)), 1)[:, :n])
+    mats = torch.as_tensor(rng.standard_normal((40, 3, 5)))
+    for n in (1, 2, 3, 40):  # n = 1, 2 of 40 clients: gathered layout; n = 3, 40: client-major
+        idx = torch.as_tensor(np.argsort(rng.random((4, 40)), 1)[:, :n])
         v = torch.as_tensor(rng.standard_normal((4, n, 5)))
         out = client_apply(mats, idx, v).numpy()
         w = torch.as_tensor(rng.standard_normal((4, n, 3)))
