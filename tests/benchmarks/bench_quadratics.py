@@ -30,7 +30,7 @@ def numpy_reference_lb(problem, eta: float, K: int, rounds: int, trials: int, se
     """FedAvg on the LB objective under LB.PART cyclic participation, one client step at a time."""
     rng = np.random.default_rng(seed)
     P, groups, S, M = 480, 2, 1, problem.M
-    mu, H, L, lamb, c, zeta, sigma = (problem.mu, problem.H, problem.L, problem.lamb, problem.c,
+    mu, H, a_even, lamb, c, zeta, sigma = (problem.mu, problem.H, problem.a_even, problem.lamb, problem.c,
                                       problem.zeta, problem.sigma)
     x2s = problem.x_star[1]
     xs = np.zeros((trials, problem.d))
@@ -46,7 +46,7 @@ def numpy_reference_lb(problem, eta: float, K: int, rounds: int, trials: int, se
                 y = x.copy()
                 for _ in range(K):
                     g = np.array([mu * (y[0] - c), H * (y[1] - x2s), H / 4 * (y[2] + max(y[2], 0.0)),
-                                  (L if i % 2 == 0 else lamb) / 2 * y[3] + (zeta if i % 2 == 0 else -zeta)])
+                                  (a_even if i % 2 == 0 else lamb) / 2 * y[3] + (zeta if i % 2 == 0 else -zeta)])
                     g[2] += sigma * rng.standard_normal()
                     y = y - eta * g
                     steps += 1
