@@ -42,6 +42,10 @@ class Bound(Protocol):
       A problem that has it takes the tabulated affine step kernels of :mod:`quadratics.algorithm`
       (the same steps as the general path, to rounding; tests compare them);
     * ``metric_rows(x [N,d]) -> [len(metric_names), N]``: all metrics at once (preferred).
+
+    The affine kernels cache their step tables in the bound's ``__dict__`` (a bound is a plain
+    object bound once per run). ``Problem.bind(device, dtype)`` makes the bound; the engine also reads
+    the problem's ``x0``, ``d``, ``M``, ``metric_names``, ``target_metric`` and ``describe()``.
     """
 
     M: int
