@@ -36,7 +36,7 @@ class Algorithm(NamedTuple):
     params: Mapping[str, Any]
     K: int
     init: Callable[[Any, torch.Tensor, int], State]
-    round: Callable[[State, Any, torch.Tensor, int, torch.Generator, Mapping[str, Any]], State]
+    round: Callable[[State, Any, torch.Tensor, int, Any, Mapping[str, Any]], State]  # gen: stream or Generator
 
 
 def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -234,14 +234,14 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     step loop only over the others; same noise draws (same stream, same shape) as the full loop."""
     fast = split["np"]
     if fast is not None and not mu_prox and correction is None and type(gen) is GaussianStream:
-        y = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
-        if y is not None:
-            return y, (None if not keep_grad_sum else (x.unsqueeze(1) - y).div_(eta))
+        yn = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
+        if yn is not None:
+            return yn, (None if not keep_grad_sum else (x.unsqueeze(1) - yn).div_(eta))
     T, n = idx.shape
     d = x.shape[1]
     flat = idx.reshape(-1)
     x_b = x.unsqueeze(1)
-    y = None
+    y: torch.Tensor | None = None
     if not split["all"]:  # the closed-form coordinates
         pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
         P, Q = pq.select(0, 0), pq.select(0, 1)
@@ -313,6 +313,7 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
             y = yl
         else:
             y.index_copy_(2, L, yl)  # (faster than a copy into a strided view)
+    assert y is not None  # (set above: closed form, loop, or both)
     if not keep_grad_sum:
         return y, None
     gsum = (x_b - y).div_(eta)

@@ -210,11 +210,11 @@ def curvature_quadratic(family: str = "rotated", L: float = 1.0, mu: float = 0.1
     sup = ball_sup(A - Abar[None], gs, radius) if M > 1 else np.zeros(1)
     F_star = float(np.mean(0.5 * np.einsum("md,mde,me->m", x_star - b, A, x_star - b)))
     sigma_G2 = float(sup.max())
-    constants = {
+    constants: dict[str, float] = {
         "L": float(ev.max()), "L_F": float(ev_bar.max()), "mu": float(ev.min()), "mu_F": float(ev_bar.min()),
         "sigma": float(sigma), "sigma2": float(sigma) ** 2,
         "zeta": float(np.max(np.linalg.norm(gs, axis=1))), "zeta2_avg": float(np.mean(np.sum(gs**2, 1))),
-        "sigma_G2": sigma_G2, "sigma_G": float(np.sqrt(sigma_G2)), "radius": radius,
+        "sigma_G2": sigma_G2, "sigma_G": float(np.sqrt(sigma_G2)), "radius": float(radius),
         "Gamma": F_star, "F_star": F_star,
         "Delta": float(0.5 * x_star @ Abar @ x_star), "D0": float(x_star @ x_star),
     }

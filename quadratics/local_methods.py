@@ -76,7 +76,7 @@ def local_method(name: str, eta: Any, K: int, eta_g: float = 1.0, mu_prox: float
                          sum_wg=z.clone())
         return state
 
-    def round_(state: State, bound: Any, q: torch.Tensor, r: int, gen: torch.Generator,
+    def round_(state: State, bound: Any, q: torch.Tensor, r: int, gen: Any,
                aux: Mapping[str, Any]) -> State:
         x = state["x"]
         d = x.shape[1]
@@ -98,6 +98,7 @@ def local_method(name: str, eta: Any, K: int, eta_g: float = 1.0, mu_prox: float
         x_new = aggregate(x, y, w, eta_g)
         new = dict(state)
         if control:
+            assert gsum is not None and ex is not None  # (kept when control)
             cw = qa if variant == "paper" else (qa > 0).to(x.dtype)
             new["sum_w"] = state["sum_w"].scatter_add(1, idx, cw)
             new["sum_wg"] = state["sum_wg"].scatter_add(1, ex, cw[..., None] * gsum)
@@ -147,7 +148,7 @@ def f3ast(eta: Any, K: int, eta_g: float = 1.0) -> Algorithm:
 
 def fast(eta: float, K: int, eta_g: float = 1.0, base: str = "fedavg", mu_prox: float = 0.0) -> Algorithm:
     """FAST = a base method run under the FAST snapshot pattern ("FAST+" with base fedprox/scaffold)."""
-    bases = {"fedavg": dict(), "fedprox": dict(mu_prox=mu_prox), "scaffold": dict(control=True)}
+    bases: dict[str, dict[str, Any]] = {"fedavg": {}, "fedprox": {"mu_prox": mu_prox}, "scaffold": {"control": True}}
     if base not in bases:
         raise unknown("FAST base algorithm", base, bases)
     return local_method(f"fast+{base}", eta, K, eta_g, **bases[base])

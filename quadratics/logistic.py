@@ -164,8 +164,8 @@ def logistic_regression(d: int = 10, M: int = 10, n: int = 50, lam: float = 0.1,
     w_true *= 2.0 / np.linalg.norm(w_true)
     y = np.where(rng.random((M, n)) < _sigmoid(a @ w_true), 1.0, -1.0)
     Z = y[..., None] * a
-    x_star, gn = newton(Z.reshape(1, M * n, d), lam)
-    x_star, gn = x_star[0], float(gn[0])
+    xs_b, gn_b = newton(Z.reshape(1, M * n, d), lam)
+    x_star, gn = xs_b[0], float(gn_b[0])
     if gn > NEWTON_TOL:
         raise UserInputError(f"Newton's method reached ||grad F|| = {gn:.3g} > {NEWTON_TOL:g}; try a larger lam")
     w_i, _ = newton(Z, lam)
@@ -179,7 +179,7 @@ def logistic_regression(d: int = 10, M: int = 10, n: int = 50, lam: float = 0.1,
     a_i = top / np.sqrt(n)
     sG = (1 - 1 / M) * a_i + (a_i.sum() - a_i) / M
     L_F = float(np.linalg.svd(Z.reshape(M * n, d), compute_uv=False)[0] ** 2 / (4 * M * n) + lam)
-    constants = {
+    constants: dict[str, float] = {
         "L": float(lip.max()), "L_F": L_F, "mu": float(lam), "mu_F": float(lam),
         "sigma": float(sigma), "sigma2": float(sigma) ** 2,
         "zeta": float(np.max(np.linalg.norm(gs, axis=1))), "zeta2_avg": float(np.mean(np.sum(gs**2, 1))),

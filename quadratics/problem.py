@@ -105,6 +105,15 @@ class Problem:
         """Objective weights pi_i (uniform 1/M in every construction here)."""
         return np.full(self.M, 1.0 / self.M)
 
+    def client_grads(self, x: np.ndarray) -> np.ndarray:
+        """[M,d] exact client gradients at x (each family implements it)."""
+        raise NotImplementedError
+
+    @property
+    def noise_std(self) -> np.ndarray:
+        """[d] per-coordinate standard deviation of the gradient noise (each family implements it)."""
+        raise NotImplementedError
+
     def sample_grad(self, x: np.ndarray, i: int, rng: np.random.Generator) -> np.ndarray:
         """One stochastic gradient of client i at x (numpy, for reference loops and tests)."""
         return self.client_grads(x)[i] + rng.standard_normal(self.d) * self.noise_std
@@ -163,7 +172,7 @@ class GaussianStream:
         self.pool = torch.empty(0, device=device, dtype=dtype)
         self.pool_np: np.ndarray | None = None
         self.used = 0
-        self._views: tuple[tuple[int, ...], list[torch.Tensor], int] | None = None
+        self._views: tuple[tuple[int, ...], tuple[torch.Tensor, ...], int] | None = None
 
     def _refill(self, need: int) -> None:
         size = max(need, self.block)

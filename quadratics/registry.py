@@ -94,6 +94,12 @@ SYMBOLS: dict[str, str] = {
     "D0": "||x0 - x*||^2 (FAST's kappa in Theorem 2)",
 }
 
+def _availability(**kw: Any) -> Any:
+    from .availability import availability  # imports rate_region: only when chosen
+
+    return availability(**kw)
+
+
 PATTERNS: dict[str, Spec] = {
     "uniform": Spec(_par.uniform, {"S": _k(int, 1, "clients per round")}, "S of M uniformly without replacement"),
     "cyclic": Spec(_par.cyclic, {"S": _k(int, 1, "clients per round"), "P": _k(int, 480, "period"),
@@ -111,7 +117,7 @@ PATTERNS: dict[str, Spec] = {
                                 "lam": _k(float, 1.0, "adaptive gain"), "dist": _k(str, "beta", "ACP law"),
                                 "a": _k(float, 0.5, "first shape"), "b": _k(float, 0.5, "second shape/scale")},
                  "FAST snapshots mixed into arbitrary participation"),
-    "availability": Spec(None, {"model": _k(str, "home-devices", "rate_region model name"),
+    "availability": Spec(_availability, {"model": _k(str, "home-devices", "rate_region model name"),
                                 "S": _k(int, None, "cap K_t (default: the model's)"),
                                 "selection": _k(str, "f3ast", "f3ast|naive"), "beta": _k(float, 1e-3, "rate smoothing"),
                                 "objective": _k(str, "p2", "H objective p2|p"), "rates": _k(str, "post", "post|pre")},
@@ -191,11 +197,7 @@ def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any])
     pattern = canonical(PATTERNS, pattern) or pattern
     if pattern == "fast":
         qa["adaptive"] = bool(qa["adaptive"])
-    if pattern == "availability":
-        from .availability import availability
-        pat = availability(M=prob.M, **qa)
-    else:
-        pat = qs.builder(M=prob.M, **qa)
+    pat = qs.builder(M=prob.M, **qa)
     aa = args(al)
     if "P" in aa and aa["P"] is None:
         aa["P"] = pat.constants.get("P") or 1

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 
-def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[Any, Any, Any, Any]:
     """(mean, low, high, n) over ``axis`` ignoring NaN; with n < 2 the interval is NaN."""
     n = np.sum(np.isfinite(values), axis=axis)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
