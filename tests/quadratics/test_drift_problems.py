@@ -49,6 +49,16 @@ def test_sigma_G_is_the_sup_on_the_domain(make):
     diff = np.stack([pb.client_grads(xi) - pb.grad(xi) for xi in x])  # [N, M, d]
     sampled = np.max(np.sum(diff**2, -1))
     assert sampled <= sG2 * (1 + 1e-12)
+    sampled_avg = np.max(np.mean(np.sum(diff**2, -1), 1))
+    avg2 = pb.constants["sigma_G2_avg"]
+    assert sampled_avg <= avg2 * (1 + 1e-12) and avg2 <= sG2 and avg2 >= pb.constants["zeta2_avg"]
+    start = e[np.argmax(np.mean(np.sum(diff**2, -1), 1))]
+
+    def neg_avg(v):
+        return -np.mean([np.sum((pb.A[i] @ (pb.x_star + v - pb.b[i]) - pb.grad(pb.x_star + v)) ** 2) for i in range(pb.M)])
+    res = optimize.minimize(neg_avg, start, method="SLSQP", constraints=[{"type": "ineq", "fun": lambda v: rho**2 - v @ v}],
+                            options={"ftol": 1e-14, "maxiter": 500})
+    assert -res.fun == pytest.approx(avg2, rel=1e-7)
     # local maximisation on the sphere from the best sampled points reaches the stated value
     best = 0.0
     for i in range(pb.M):
