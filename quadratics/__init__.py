@@ -1,7 +1,10 @@
 """quadratics: batched simulation of FL algorithms under participation patterns on objectives
 with exact constants.
 
-Problems: :func:`heterogeneous_quadratic`, :func:`lower_bound_objective`, :func:`cosine_nonconvex`.
+Problems: :func:`heterogeneous_quadratic` (shared Hessian), :func:`diagonal_quadratic` and
+:func:`rotated_quadratic` (distinct client Hessians: client drift), :func:`logistic_regression`,
+:func:`lower_bound_objective`, :func:`cosine_nonconvex`; what the engine calls on them:
+:class:`quadratics.problem.Bound`.
 Patterns: :func:`uniform`, :func:`cyclic`, :func:`regularized`, :func:`arbitrary`,
 :func:`fast_mixture`, :func:`availability` (rate_region models + F3AST/naive selection),
 :func:`static_policy` (a fixed static policy's selection law, known rates).
@@ -14,9 +17,11 @@ Engine: :func:`simulate` -> :class:`Simulation` (``.summary(target).to_dict()``,
 from .algorithm import Algorithm, active, local_sgd
 from .amplified import amplified_fedavg, amplified_scaffold
 from .availability import static_policy
+from .curvature import curvature_quadratic, diagonal_quadratic, rotated_quadratic
 from .engine import resolve_device, simulate
 from .heterogeneous import heterogeneous_quadratic
-from .local_methods import f3ast, fast, fedavg, fedprox, scaffold
+from .local_methods import f3ast, fast, fedavg, fedprox, local_method, scaffold
+from .logistic import logistic_regression
 from .lower_bound import lower_bound_objective
 from .nonconvex import cosine_nonconvex
 from .participation import Pattern, arbitrary, cyclic, regularized, uniform
@@ -26,8 +31,8 @@ from .summary import Simulation, Summary, t_interval
 
 __all__ = [
     "Algorithm", "Pattern", "Simulation", "StepSchedule", "Summary", "active", "amplified_fedavg",
-    "amplified_scaffold", "arbitrary", "cosine_nonconvex", "cyclic", "f3ast", "f3ast_steps", "fast",
-    "fast_mixture", "fedavg", "fedprox", "heterogeneous_quadratic", "local_sgd", "lower_bound_objective",
-    "regularized", "resolve_device", "scaffold", "simulate", "static_policy", "step_schedule", "t_interval",
-    "uniform",
+    "amplified_scaffold", "arbitrary", "cosine_nonconvex", "curvature_quadratic", "cyclic", "diagonal_quadratic",
+    "f3ast", "f3ast_steps", "fast", "fast_mixture", "fedavg", "fedprox", "heterogeneous_quadratic", "local_method",
+    "local_sgd", "logistic_regression", "lower_bound_objective", "regularized", "resolve_device", "rotated_quadratic",
+    "scaffold", "simulate", "static_policy", "step_schedule", "t_interval", "uniform",
 ]

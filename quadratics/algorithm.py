@@ -4,6 +4,15 @@
 ``Algorithm.round(state, bound, q [T,M], r, gen, aux) -> state``; ``state["x"]`` is the global
 model [T,d]. Only clients with q > 0 matter; the round gathers the ``n`` largest weights per trial
 (n = max participants over trials) and runs their K local steps as one [T, n, d] tensor program.
+
+**One local step** (:func:`local_sgd`, every algorithm's): d_k = g_k + correction + mu_prox (y_k - x),
+y_{k+1} = y_k - eta_k d_k, g_k = grad F_i(y_k) + xi_k. The algorithms are variations of it:
+FedAvg (no correction, no prox), FedProx (mu_prox), SCAFFOLD and Amplified SCAFFOLD (a control-variate
+correction and the kept raw gradient sum), F3AST (its aggregation weights), FAST (a pattern), the
+amplified methods (a window-level server step); see :mod:`quadratics.local_methods` and
+:mod:`quadratics.amplified`. :func:`_reference_steps` is that step written once for any problem
+(``bound.grad``); problems with an elementwise affine gradient (``bound.affine``) run exact rewrites of
+it (tabulated steps, closed-form affine coordinates, a numpy loop), tested against it to rounding.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ class Algorithm(NamedTuple):
     params: Mapping[str, Any]
     K: int
     init: Callable[[Any, torch.Tensor, int], State]
-    round: Callable[[State, Any, torch.Tensor, int, torch.Generator, Mapping[str, Any]], State]
+    round: Callable[[State, Any, torch.Tensor, int, Any, Mapping[str, Any]], State]  # gen: stream or Generator
 
 
 def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -54,10 +63,10 @@ def aggregate(x: torch.Tensor, y: torch.Tensor, w: torch.Tensor, eta_g: float) -
 def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[Any, ...]:
     """Per-client step data of all M clients, built once per (bound, eta, mu_prox).
 
-    Returns (table, per_client, shrink, noise_coef, nonlinear, shapes): table [2, M, d] holding
+    Returns (table, per_client, shrink, noise_coef, nonlinear): table [2, M, d] holding
     1 - eta (a_i + mu_prox) and -eta b_i when the curvature a is per client (per_client True), else
     [M, d] holding -eta b_i (and the shared shrink 1 - eta (a + mu_prox) [d]); noise_coef = -eta scale;
-    nonlinear = (-eta coef, fn) or None; shapes: a cache for :func:`_materialised`.
+    nonlinear = (-eta coef, fn) or None (both coefficients [d], as the Bound protocol says).
     """
     cache = bound.__dict__.setdefault("_step_tables", {})
     key = (eta, mu_prox)
@@ -72,16 +81,8 @@ def _step_tables(bound: Any, eta: float, mu_prox: float) -> tuple[Any, ...]:
         scale = bound.noise_law[1]
         nl = bound.nonlinear
         cache[key] = (table, per_client, None if per_client else shrink, None if scale is None else -eta * scale,
-                      None if nl is None else (-eta * nl[0], nl[1]), {})
+                      None if nl is None else (-eta * nl[0], nl[1]))
     return cache[key]
-
-
-def _materialised(tables: tuple[Any, ...], v: torch.Tensor, shape: tuple[int, int, int]) -> torch.Tensor:
-    """v [d] (a coefficient of ``tables``) expanded to ``shape`` as contiguous memory, cached with the tables."""
-    cache = tables[-1]
-    if shape not in cache:
-        cache[shape] = v.expand(shape).contiguous()
-    return cache[shape]
 
 
 def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float | Any, gen: Any,
@@ -101,68 +102,23 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     as z * (-eta scale) with z only as wide as ``bound.noise_law`` says. The raw gradient sum
     follows by telescoping: sum_k d_k = (y_0 - y_K) / eta.
     ``eta`` may also be K step sizes (one per local step, e.g. a :mod:`quadratics.schedule` row):
-    then :func:`_scheduled_sgd` runs, with the same noise draws.
+    then :func:`_reference_steps` runs, with the same noise draws; so does any problem without
+    ``affine`` (the general path: one ``bound.grad`` per step).
     Coordinates without nonlinearity and noise (all but x3 for the LB objective) are affine per
     step and take their K steps in closed form; only the others run the step loop
-    (:func:`_affine_split`, :func:`_split_sgd`; not with FedProx's kept gradient sum).
+    (:func:`_affine_split`, :func:`_split_sgd`). FedProx with a kept gradient sum takes the general step.
     """
-    if not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0:
-        return _scheduled_sgd(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
-    split = None if keep_grad_sum and mu_prox else _affine_split(bound, eta, mu_prox, K)
-    if split is not None:
-        return _split_sgd(bound, split, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
-    T, n = idx.shape
-    d = x.shape[1]
-    tables = _step_tables(bound, eta, mu_prox)
-    table, per_client, shrink, ncoef_noise, nl = tables[:5]
-    if per_client:  # one gather; both halves stay contiguous (strided operands are slower)
-        g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
-        shrink, nb = g.select(0, 0), g.select(0, 1)
-    else:
-        nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
-    x_b = x.unsqueeze(1)
-    if mu_prox:
-        nb = nb.add(x_b, alpha=eta * mu_prox)
-    if correction is not None:
-        nb = nb.add(correction, alpha=-eta)
-    if ncoef_noise is not None:
-        shape = (K, T, n, bound.noise_law[0])
-        if isinstance(gen, torch.Generator):
-            z = torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype)
-        else:
-            z = gen.normal(shape)
-        offsets = torch.addcmul(nb, z, ncoef_noise).unbind(0)  # K x [T,n,d]: -eta (b + xi_k)
-    else:
-        offsets = (nb,) * K
-    y = x_b  # broadcast over the n clients by the first step
-    ysum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum and mu_prox else None
-    if ysum is not None:
-        for off in offsets:
-            ysum.add_(y)
-            y = torch.addcmul(off, shrink, y) if nl is None else torch.addcmul(off, shrink, y).addcmul_(nl[0], nl[1](y))
-    elif ncoef_noise is None:  # the offsets are one shared tensor: no in-place steps
-        for off in offsets:
-            y = torch.addcmul(off, shrink, y) if nl is None else torch.addcmul(off, shrink, y).addcmul_(nl[0], nl[1](y))
-    elif nl is None:
-        for off in offsets:  # each offset is this round's own memory: step in place
-            y = off.addcmul_(shrink, y)
-    else:
-        # a materialised coefficient: same-shape operands take torch's fast path (broadcast ones do not)
-        ncoef, fn = _materialised(tables, nl[0], (T, n, d)), nl[1]
-        for off in offsets:
-            y = off.addcmul_(shrink, y).addcmul_(ncoef, fn(y))
-    if not keep_grad_sum:
-        return y, None
-    gsum = (x_b - y).div_(eta)
-    if correction is not None:
-        gsum.sub_(correction, alpha=K)
-    if ysum is not None:
-        gsum.sub_(ysum - K * x_b, alpha=mu_prox)
-    return y, gsum
+    if (not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0) or getattr(bound, "affine", None) is None:
+        return _reference_steps(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
+    if keep_grad_sum and mu_prox:  # no built-in method keeps FedProx's raw gradient sum: the general step
+        return _reference_steps(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
+    return _split_sgd(bound, _affine_split(bound, eta, mu_prox, K), x, idx, K, eta, gen, correction, mu_prox,
+                      keep_grad_sum)
 
 
-def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, Any] | None:
-    """Closed-form data for the coordinates whose local steps are affine, or None when there are none.
+def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, Any]:
+    """Closed-form data for the coordinates whose local steps are affine (possibly none), and the step
+    data of the others.
 
     A coordinate j with nonlinear coefficient 0 and noise scale 0 (read from ``bound.nonlinear`` and
     ``bound.noise_law``) has a diagonal affine step y <- s y + o with s, o constant over the K steps
@@ -179,40 +135,38 @@ def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, A
         d = nb.shape[1]
         s = table[0] if per_client else shrink.reshape(1, -1).expand(M, d)
         loop = torch.zeros(d, dtype=torch.bool, device=nb.device)
-        ok = True
         for coef in (None if nl is None else nl[0], ncoef_noise):
             if coef is not None:
-                ok = ok and coef.shape == (d,)
-                loop |= coef != 0 if coef.shape == (d,) else True
-        if not ok or bool(loop.all()):
-            cache[key] = None
-        else:
-            P, S = torch.ones_like(nb), torch.zeros_like(nb)
-            for _ in range(K):  # by multiplication, so a factor 1 (no curvature) gives S = K exactly
-                S.add_(P)
-                P.mul_(s)
-            L = loop.nonzero().reshape(-1)
-            pick = (lambda v: None if v is None else v.index_select(0, L).contiguous())
-            steps = torch.stack([s.index_select(1, L), nb.index_select(1, L)])
-            # a contiguous block of looped coordinates is read as a view (no gather);
-            # step data equal for all clients is used as one row (no per-round gather)
-            first = int(L[0]) if L.numel() else 0
-            uniform = bool((steps == steps[:, :1]).all())
-            # a relu kink with one shared step factor s and kink coefficient c on every looped
-            # coordinate: s y + c relu(y) = (s + c) leaky_relu(y, s / (s + c)), two operations a step
-            leaky = None
-            if uniform and nl is not None and nl[1] in (torch.relu, torch.nn.functional.relu) and L.numel():
-                sv, cv = steps[0, 0], nl[0].index_select(0, L)
-                if bool((sv == sv[0]).all()) and bool((cv == cv[0]).all()) and float(sv[0] + cv[0]) != 0.0:
-                    leaky = (float(sv[0]) / float(sv[0] + cv[0]), float(sv[0] + cv[0]))
-            PQ = torch.stack([P, S * nb])
-            cache[key] = {
-                "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, L, first, K, ncoef_noise, pick, PQ),
-                "PQ": PQ, "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
-                "block": L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all()),
-                "first": first, "uniform": uniform, "loop": steps,
-                "ncoef_noise": pick(ncoef_noise), "nl": None if nl is None else (pick(nl[0]), nl[1]), "shapes": {},
-            }
+                loop |= coef != 0
+        P, S = torch.ones_like(nb), torch.zeros_like(nb)
+        for _ in range(K):  # by multiplication, so a factor 1 (no curvature) gives S = K exactly
+            S.add_(P)
+            P.mul_(s)
+        L = loop.nonzero().reshape(-1)
+        pick = (lambda v: None if v is None else v.index_select(0, L).contiguous())
+        steps = torch.stack([s.index_select(1, L), nb.index_select(1, L)])
+        # a contiguous block of looped coordinates is read as a view (no gather);
+        # step data equal for all clients is used as one row (no per-round gather)
+        first = int(L[0]) if L.numel() else 0
+        uniform = bool((steps == steps[:, :1]).all())
+        # a relu kink with one shared step factor s and kink coefficient c on every looped
+        # coordinate: s y + c relu(y) = (s + c) leaky_relu(y, s / (s + c)), two operations a step
+        leaky = None
+        if uniform and nl is not None and nl[1] in (torch.relu, torch.nn.functional.relu) and L.numel():
+            sv, cv = steps[0, 0], nl[0].index_select(0, L)
+            if bool((sv == sv[0]).all()) and bool((cv == cv[0]).all()) and float(sv[0] + cv[0]) != 0.0:
+                leaky = (float(sv[0]) / float(sv[0] + cv[0]), float(sv[0] + cv[0]))
+        PQ = torch.stack([P, S * nb])
+        # a step factor shared by all clients (one curvature) is used as one row: only -eta b is gathered
+        shared = None if per_client else shrink.reshape(-1).index_select(0, L).contiguous()
+        cache[key] = {
+            "shared": shared, "all": L.numel() == d,
+            "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, L, first, K, ncoef_noise, pick, PQ),
+            "PQ": PQ, "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
+            "block": L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all()),
+            "first": first, "uniform": uniform, "loop": steps,
+            "ncoef_noise": pick(ncoef_noise), "nl": None if nl is None else (pick(nl[0]), nl[1]), "shapes": {},
+        }
     return cache[key]
 
 
@@ -280,24 +234,26 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     step loop only over the others; same noise draws (same stream, same shape) as the full loop."""
     fast = split["np"]
     if fast is not None and not mu_prox and correction is None and type(gen) is GaussianStream:
-        y = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
-        if y is not None:
-            return y, (None if not keep_grad_sum else (x.unsqueeze(1) - y).div_(eta))
+        yn = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
+        if yn is not None:
+            return yn, (None if not keep_grad_sum else (x.unsqueeze(1) - yn).div_(eta))
     T, n = idx.shape
     d = x.shape[1]
     flat = idx.reshape(-1)
     x_b = x.unsqueeze(1)
-    pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
-    P, Q = pq.select(0, 0), pq.select(0, 1)
-    if mu_prox or correction is not None:
-        S = split["S"].index_select(0, flat).view(T, n, d)
-        nb = split["nb"].index_select(0, flat).view(T, n, d)
-        if mu_prox:
-            nb = nb.add(x_b, alpha=eta * mu_prox)
-        if correction is not None:
-            nb = nb.add(correction, alpha=-eta)
-        Q = S * nb
-    y = torch.addcmul(Q, P, x_b)
+    y: torch.Tensor | None = None
+    if not split["all"]:  # the closed-form coordinates
+        pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
+        P, Q = pq.select(0, 0), pq.select(0, 1)
+        if mu_prox or correction is not None:
+            S = split["S"].index_select(0, flat).view(T, n, d)
+            nb = split["nb"].index_select(0, flat).view(T, n, d)
+            if mu_prox:
+                nb = nb.add(x_b, alpha=eta * mu_prox)
+            if correction is not None:
+                nb = nb.add(correction, alpha=-eta)
+            Q = S * nb
+        y = torch.addcmul(Q, P, x_b)
     w, L = split["w"], split["L"]
     if w:
         first = split["first"]
@@ -308,13 +264,15 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
             if (T, n) not in shapes:
                 shapes[(T, n)] = split["loop"][:, :1].expand(2, T * n, w).reshape(2, T, n, w)
             shrink, nbl = shapes[(T, n)].unbind(0)
+        elif split["shared"] is not None:  # one step factor for all clients: gather only -eta b
+            shrink, nbl = split["shared"], split["loop"][1].index_select(0, flat).view(T, n, w)
         else:
             g = split["loop"].index_select(1, flat).view(2, T, n, w)
             shrink, nbl = g.select(0, 0), g.select(0, 1)
         if mu_prox:
             nbl = nbl.add(x_l, alpha=eta * mu_prox)
         if correction is not None:
-            nbl = nbl.add(correction.index_select(2, L), alpha=-eta)
+            nbl = nbl.add(correction if split["all"] else correction.index_select(2, L), alpha=-eta)
         ncoef_noise, nl = split["ncoef_noise"], split["nl"]
         if ncoef_noise is not None:
             width = bound.noise_law[0]
@@ -323,7 +281,7 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
                 z = torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype)
             else:
                 z = gen.normal(shape)
-            if width != 1:
+            if width != 1 and not split["all"]:
                 z = z.index_select(3, L)
             offsets = torch.addcmul(nbl, z, ncoef_noise).unbind(0)
         else:
@@ -351,7 +309,11 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
             ncoef, fn = shapes[("nl", T, n)], nl[1]
             for off in offsets:
                 yl = off.addcmul_(shrink, yl).addcmul_(ncoef, fn(yl))
-        y.index_copy_(2, L, yl)  # (faster than a copy into a strided view)
+        if y is None:
+            y = yl
+        else:
+            y.index_copy_(2, L, yl)  # (faster than a copy into a strided view)
+    assert y is not None  # (set above: closed form, loop, or both)
     if not keep_grad_sum:
         return y, None
     gsum = (x_b - y).div_(eta)
@@ -360,57 +322,45 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     return y, gsum
 
 
-def _scheduled_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, etas: Any, gen: Any,
-                   correction: torch.Tensor | None, mu_prox: float,
-                   keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
-    """:func:`local_sgd` with step eta_k at local step k (``etas``: K positive numbers).
+def _draw(gen: Any, shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
+    """Standard normals of ``shape`` from the engine's stream or a torch.Generator (do not write to them)."""
+    if isinstance(gen, torch.Generator):
+        return torch.randn(shape, generator=gen, device=like.device, dtype=like.dtype)
+    return gen.normal(shape)
 
-    The eta = 1 tables give the direction d_k = A y - o_k - c fn(y) with A = a + mu_prox and
-    o_k = -(b + xi_k) + mu_prox x - correction, so y_{k+1} = y_k - eta_k d_k; the noise is drawn
-    exactly as in the constant-step path (same stream, same shape), so a constant schedule
-    reproduces it. The raw gradient sum is accumulated (no telescoping with varying steps).
+
+def _reference_steps(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: Any, gen: Any,
+                     correction: torch.Tensor | None, mu_prox: float,
+                     keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`local_sgd` for any problem: K steps y <- y - eta_k (g + correction + mu_prox (y - x)) with
+    g = bound.grad(y, ctx) + z_k scale, batched over [T, n]; ``eta`` one number or K numbers.
+
+    The noise of the round is drawn exactly as in the tabulated paths (one [K,T,n,width] request), so
+    both give the same trajectories to rounding. Returns y_K and, if asked, sum_k g_k (raw gradients).
     """
-    etas = [float(e) for e in (etas.tolist() if hasattr(etas, "tolist") else etas)]
-    if len(etas) != K:
-        raise UserInputError(f"{len(etas)} step sizes given for K={K} local steps")
+    if isinstance(eta, (int, float)) or getattr(eta, "ndim", 1) == 0:
+        etas = [float(eta)] * K
+    else:
+        etas = [float(e) for e in (eta.tolist() if hasattr(eta, "tolist") else eta)]
+        if len(etas) != K:
+            raise UserInputError(f"{len(etas)} step sizes given for K={K} local steps")
     T, n = idx.shape
     d = x.shape[1]
-    tables = _step_tables(bound, 1.0, mu_prox)
-    table, per_client, shrink1, ncoef_noise, nl = tables[:5]
-    if per_client:
-        g = table.index_select(1, idx.reshape(-1)).view(2, T, n, d)
-        shrink1, nb = g.select(0, 0), g.select(0, 1)
-    else:
-        nb = table.index_select(0, idx.reshape(-1)).view(T, n, d)
-    A = 1.0 - shrink1  # a + mu_prox
+    ctx = bound.prepare(idx)
+    width, scale = bound.noise_law
+    z = None if scale is None else _draw(gen, (K, T, n, width), x)
     x_b = x.unsqueeze(1)
-    if mu_prox:
-        nb = nb.add(x_b, alpha=mu_prox)
-    if correction is not None:
-        nb = nb.sub(correction)
-    if ncoef_noise is not None:
-        shape = (K, T, n, bound.noise_law[0])
-        z = (torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype) if isinstance(gen, torch.Generator)
-             else gen.normal(shape))
-        offsets = torch.addcmul(nb, z, ncoef_noise).unbind(0)
-    else:
-        offsets = (nb,) * K
     y = x_b.expand(T, n, d)
-    dsum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum else None
-    ysum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum and mu_prox else None
-    for eta_k, off in zip(etas, offsets):
-        direction = torch.addcmul(-off, A, y)
-        if nl is not None:
-            direction.addcmul_(nl[0], nl[1](y), value=-1.0)
-        if ysum is not None:
-            ysum.add_(y)
-        if dsum is not None:
-            dsum.add_(direction)
-        y = y.sub(direction, alpha=eta_k)
-    if dsum is None:
-        return y, None
-    if correction is not None:
-        dsum.sub_(correction, alpha=K)
-    if ysum is not None:
-        dsum.sub_(ysum - K * x_b, alpha=mu_prox)
-    return y, dsum
+    gsum = torch.zeros((T, n, d), device=x.device, dtype=x.dtype) if keep_grad_sum else None
+    for k, eta_k in enumerate(etas):
+        g = bound.grad(y, ctx)
+        if z is not None:
+            g.addcmul_(z[k], scale)
+        if gsum is not None:
+            gsum.add_(g)
+        if correction is not None:
+            g.add_(correction)
+        if mu_prox:
+            g.add_(y - x_b, alpha=mu_prox)
+        y = y.sub(g, alpha=eta_k)
+    return y, gsum

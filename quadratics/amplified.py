@@ -15,67 +15,21 @@ With P = 1 and gamma = 1 this is SCAFFOLD (window = round).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from bounds.errors import UserInputError
 
-import torch
+from .algorithm import Algorithm
+from .local_methods import VARIANTS, local_method
 
-from bounds.errors import UserInputError, unknown
-
-from .algorithm import Algorithm, State, active, aggregate, local_sgd
-from .problem import check_count
-
-VARIANTS = ("paper", "code")
+__all__ = ["VARIANTS", "amplified", "amplified_fedavg", "amplified_scaffold"]
 
 
 def amplified(name: str, eta: float, K: int, gamma: float, P: int, control: bool,
               eta_g: float = 1.0, variant: str = "paper") -> Algorithm:
-    K, P = check_count("K", K), check_count("P", P)
+    """The amplified window (P, gamma) over the one local-method round (:func:`quadratics.local_methods.local_method`)."""
     if not (eta > 0 and eta_g > 0 and gamma > 0):
         raise UserInputError(f"eta={eta}, eta_g={eta_g} and gamma={gamma} must be positive")
-    if variant not in VARIANTS:
-        raise unknown("Amplified SCAFFOLD variant", variant, VARIANTS)
-
-    def init(bound: Any, x0: torch.Tensor, M: int) -> State:
-        T, d = x0.shape
-        state = {"x": x0.clone(), "anchor": x0.clone()}
-        if control:
-            z = torch.zeros((T, M, d), dtype=x0.dtype, device=x0.device)
-            state.update(ci=z, c=torch.zeros_like(x0), sum_w=torch.zeros((T, M), dtype=x0.dtype, device=x0.device),
-                         sum_wg=z.clone())
-        return state
-
-    def round_(state: State, bound: Any, q: torch.Tensor, r: int, gen: torch.Generator,
-               aux: Mapping[str, Any]) -> State:
-        x = state["x"]
-        d = x.shape[1]
-        idx, qa = active(q, aux)
-        new = dict(state)
-        corr = None
-        if control:
-            ex = idx[..., None].expand(-1, -1, d)
-            corr = state["c"][:, None, :] - torch.gather(state["ci"], 1, ex)
-        y, gsum = local_sgd(bound, x, idx, K, eta, gen, corr, keep_grad_sum=control)
-        x_new = aggregate(x, y, qa, eta_g)
-        if control:
-            # paper: weight q_s^i per round; code: count of rounds (each worth K gradients)
-            w = qa if variant == "paper" else (qa > 0).to(x.dtype)
-            new["sum_w"] = state["sum_w"].scatter_add(1, idx, w)
-            new["sum_wg"] = state["sum_wg"].scatter_add(1, ex, w[..., None] * gsum)
-        if (r + 1) % P == 0:
-            x_new = state["anchor"] + gamma * (x_new - state["anchor"])
-            new["anchor"] = x_new
-            if control:
-                sw = new["sum_w"][..., None]
-                new["ci"] = torch.where(sw > 0, new["sum_wg"] / (K * sw.clamp_min(1e-300)), state["ci"])
-                new["c"] = new["ci"].mean(1)
-                new["sum_w"] = torch.zeros_like(new["sum_w"])
-                new["sum_wg"] = torch.zeros_like(new["sum_wg"])
-        new["x"] = x_new
-        return new
-
-    params = {"eta": eta, "K": K, "gamma": gamma, "P": P, "eta_g": eta_g, "variant": variant if control else None}
-    return Algorithm(name, params, K, init, round_)
+    return local_method(name, eta, K, eta_g, control=control, P=P, gamma=gamma, variant=variant,
+                        window_params=True)
 
 
 def amplified_fedavg(eta: float, K: int, gamma: float, P: int, eta_g: float = 1.0) -> Algorithm:

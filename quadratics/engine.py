@@ -4,8 +4,10 @@
 pattern (weights per round and trial), T independent trials sharing the problem instance.
 **Quantity**: per round r = 0..R (row 0 is x0, row r the model after r rounds) and trial: the
 problem's metrics (F(x)-F*, ||grad F(x)||^2, ||x-x*||^2, and f_log - f* for the LB objective),
-the number of participants, per-client participation counts; divergence (first round with a
-non-finite model or metric) per trial. Randomness: the gradient noise comes from one
+the number of participants, per-client participation counts; divergence per trial: the first
+round whose model or metrics are not finite, or whose distance to the optimum exceeds
+``DIVERGENCE_FACTOR`` (10^6) times max(1, ||x0 - x*||) (``dist_sq`` > 10^12 max(1, ||x0 - x*||^2));
+a trial's values from that round on are NaN, never averaged in. Randomness: the gradient noise comes from one
 :class:`quadratics.problem.GaussianStream` seeded with ``seed`` (numpy's generator on CPU, a
 torch.Generator on other devices; blocks of N(0, 1) values), the pattern's from numpy streams
 keyed by (seed, round): same seed + same device kind -> identical trajectories. Participation is
@@ -28,6 +30,7 @@ from .participation import Pattern
 from .problem import GaussianStream, check_count
 from .summary import Simulation
 
+DIVERGENCE_FACTOR = 1e6  # ||x_r - x*|| beyond this multiple of max(1, ||x0 - x*||): diverged
 _FEW = 16  # clients up to which per-client columns beat reductions over the client axis
 
 
@@ -198,6 +201,9 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
     bad = np.zeros((rounds + 1, trials), dtype=bool)
     for v in arrays.values():
         bad |= ~np.isfinite(v)
+    if "dist_sq" in arrays:
+        with np.errstate(invalid="ignore"):
+            bad |= arrays["dist_sq"] > DIVERGENCE_FACTOR**2 * np.maximum(1.0, arrays["dist_sq"][:1])
     diverged_round = np.where(bad.any(0), bad.argmax(0), 0)  # 0 = never (row 0 is x0, always finite)
     for v in arrays.values():  # after divergence a trial has no values, never averaged in
         v[np.arange(rounds + 1)[:, None] >= np.where(diverged_round > 0, diverged_round, rounds + 1)[None, :]] = np.nan

@@ -26,7 +26,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law, isotropic_noise
+from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,9 +76,6 @@ class _QuadraticBound:
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         return torch.addcmul(ctx, self.lam, y)
-
-    def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
-        return isotropic_noise(K, T, n, self.d, self.sigma, gen, self.device, self.dtype)
 
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         e = x - self.xs

@@ -24,7 +24,7 @@ import torch
 
 from bounds.errors import UserInputError
 
-from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law, isotropic_noise
+from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
 
 
 def _min_1d(lam: float, centre: float, beta: float) -> float:
@@ -92,9 +92,6 @@ class _CosineBound:
 
     def grad(self, y: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
         return torch.addcmul(ctx, self.lam, y).sub_(self.beta * torch.sin(y))
-
-    def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor:
-        return isotropic_noise(K, T, n, self.d, self.sigma, gen, self.device, self.dtype)
 
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         e = x - self.bbar

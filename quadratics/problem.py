@@ -20,26 +20,65 @@ from bounds.errors import UserInputError
 
 
 class Bound(Protocol):
-    """A problem on one device/dtype: the engine's hot-path operations.
+    """A problem bound to one torch device/dtype: exactly what the engine and the algorithms use.
 
-    ``prepare(idx [T,n])`` gathers per-client data once per round; ``grad(y [T,n,d], ctx)``
-    returns the clients' exact gradients, which have the form a * y + b + coef * fn(y) with
-    ``affine(ctx) -> (a, b)`` and ``nonlinear = (coef, fn)`` or None (elementwise fn); ``noise(K, T, n, gen)`` draws [K,T,n,d] gradient noise;
-    ``noise_law = (width, scale)``: that noise is ``z * scale`` with z [K,T,n,width] standard normal
-    (width 1 or d) and scale [d] (None when there is no noise); ``M`` clients;
-    ``metrics(x [T,d])`` returns {name: [T]} (at least ``gap``, ``grad_sq``, ``dist_sq``); optional
-    ``metric_rows(x [N,d]) -> [len(metric_names), N]`` gives them all at once (the engine prefers it).
+    Required (every problem):
+
+    * ``M`` (clients), ``d`` (dimension), ``device``, ``dtype``: the binding;
+    * ``prepare(idx [T,n]) -> ctx``: per-client data of the round's active clients (idx holds
+      distinct clients per trial), gathered once per round and handed to ``grad``;
+    * ``grad(y [T,n,d], ctx) -> [T,n,d]``: the exact gradients grad F_{idx[t,j]}(y[t,j]) (a fresh
+      tensor), batched over trials and clients; the general local-step path calls it once per step;
+    * ``noise_law = (width, scale)``: the gradient noise of one step is ``z * scale`` with
+      z [K,T,n,width] standard normal drawn by the engine (width 1 or d) and scale [d]
+      (None: no noise);
+    * ``metrics(x [N,d]) -> {name: [N]}`` with at least ``gap``, ``grad_sq``, ``dist_sq`` (called
+      once at the start, and per block of rounds unless ``metric_rows`` is given).
+
+    Optional (faster paths; the engine checks with ``getattr``):
+
+    * ``affine(ctx) -> (a, b)`` with ``nonlinear = (coef, fn)`` or None: the gradient is
+      a * y + b + coef * fn(y) elementwise (a [d] or [T,n,d], b [T,n,d], coef [d], fn elementwise).
+      A problem that has it takes the tabulated affine step kernels of :mod:`quadratics.algorithm`
+      (the same steps as the general path, to rounding; tests compare them);
+    * ``metric_rows(x [N,d]) -> [len(metric_names), N]``: all metrics at once (preferred).
+
+    The affine kernels cache their step tables in the bound's ``__dict__`` (a bound is a plain
+    object bound once per run). ``Problem.bind(device, dtype)`` makes the bound; the engine also reads
+    the problem's ``x0``, ``d``, ``M``, ``metric_names``, ``target_metric`` and ``describe()``.
     """
 
     M: int
+    d: int
+    device: torch.device
+    dtype: torch.dtype
     noise_law: tuple[int, torch.Tensor | None]
 
     def prepare(self, idx: torch.Tensor) -> Any: ...
     def grad(self, y: torch.Tensor, ctx: Any) -> torch.Tensor: ...
-    def affine(self, ctx: Any) -> tuple[torch.Tensor, torch.Tensor]: ...
-    nonlinear: tuple[torch.Tensor, Any] | None
-    def noise(self, K: int, T: int, n: int, gen: torch.Generator) -> torch.Tensor: ...
     def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]: ...
+
+
+def client_apply(mats: torch.Tensor, idx: torch.Tensor, v: torch.Tensor, transpose: bool = False) -> torch.Tensor:
+    """out[t,j] = mats[idx[t,j]] @ v[t,j] (or its transpose) for mats [M,p,q], idx [T,n], v [T,n,q].
+
+    Two batched layouts, no loop over clients. Client-major: the vectors are scattered (distinct
+    clients per trial) into [M,T,q], multiplied by each client's own matrix in one ``bmm`` (a
+    matrix-matrix product; zeros for absent clients, so M/n times the needed work) and gathered
+    back. Gathered: the matrices of the active clients [T n,p,q] times one vector each, which is
+    memory-bound (measured on CPU, d = 100: ~20x slower per multiply-add than the client-major
+    product), so it is used only when M > 16 n.
+    """
+    M, T, n = mats.shape[0], idx.shape[0], idx.shape[1]
+    m = mats.transpose(1, 2) if transpose else mats
+    if M <= 16 * n:
+        rows = torch.arange(T, device=idx.device)[:, None].expand(T, n)
+        cm = v.new_zeros((M, T, m.shape[2]))
+        cm[idx, rows] = v
+        out = torch.bmm(cm, m.transpose(1, 2))  # [M,T,q] x [M,q,p]
+        return out[idx, rows]
+    g = m.index_select(0, idx.reshape(-1))  # [T n, p, q]
+    return torch.bmm(g, v.reshape(T * n, -1, 1)).view(T, n, -1)
 
 
 @dataclass(frozen=True)
@@ -65,6 +104,15 @@ class Problem:
     def p(self) -> np.ndarray:
         """Objective weights pi_i (uniform 1/M in every construction here)."""
         return np.full(self.M, 1.0 / self.M)
+
+    def client_grads(self, x: np.ndarray) -> np.ndarray:
+        """[M,d] exact client gradients at x (each family implements it)."""
+        raise NotImplementedError
+
+    @property
+    def noise_std(self) -> np.ndarray:
+        """[d] per-coordinate standard deviation of the gradient noise (each family implements it)."""
+        raise NotImplementedError
 
     def sample_grad(self, x: np.ndarray, i: int, rng: np.random.Generator) -> np.ndarray:
         """One stochastic gradient of client i at x (numpy, for reference loops and tests)."""
@@ -124,7 +172,7 @@ class GaussianStream:
         self.pool = torch.empty(0, device=device, dtype=dtype)
         self.pool_np: np.ndarray | None = None
         self.used = 0
-        self._views: tuple[tuple[int, ...], list[torch.Tensor], int] | None = None
+        self._views: tuple[tuple[int, ...], tuple[torch.Tensor, ...], int] | None = None
 
     def _refill(self, need: int) -> None:
         size = max(need, self.block)
@@ -175,21 +223,7 @@ class GaussianStream:
         return out
 
 
-def standard_normal(gen: torch.Generator | GaussianStream, shape: tuple[int, ...], device: torch.device,
-                    dtype: torch.dtype) -> torch.Tensor:
-    """N(0, 1) values of ``shape`` from the engine's stream or a plain torch.Generator (a fresh tensor)."""
-    if isinstance(gen, GaussianStream):
-        return gen.normal(shape).clone()
-    return torch.randn(shape, generator=gen, device=device, dtype=dtype)
-
-
-def isotropic_noise(K: int, T: int, n: int, d: int, sigma: float, gen: torch.Generator | GaussianStream,
-                    device: torch.device, dtype: torch.dtype) -> torch.Tensor:
-    """Gaussian noise with E||xi||^2 = sigma^2 split evenly over d coordinates."""
-    z = standard_normal(gen, (K, T, n, d), device, dtype)
-    return z.mul_(sigma / np.sqrt(d)) if sigma > 0 else z.zero_()
-
-
 def isotropic_law(d: int, sigma: float, device: torch.device, dtype: torch.dtype) -> tuple[int, torch.Tensor | None]:
-    """``noise_law`` of :func:`isotropic_noise`: width d, scale sigma / sqrt(d) per coordinate."""
+    """``noise_law`` of isotropic Gaussian noise with E||xi||^2 = sigma^2 split evenly over d coordinates:
+    width d, scale sigma / sqrt(d) per coordinate (None when sigma = 0)."""
     return d, (torch.full((d,), sigma / np.sqrt(d), device=device, dtype=dtype) if sigma > 0 else None)

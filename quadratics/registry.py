@@ -3,6 +3,11 @@
 Keys are shared across components: a key given once goes to every chosen component that takes
 it (``M`` is the problem's and the pattern's; ``P`` the pattern's and an amplified algorithm's).
 ``build(problem, pattern, algorithm, values)`` validates every key and returns the three objects.
+Names are looked up with hyphens and underscores alike (``amplified-scaffold`` = ``amplified_scaffold``).
+
+**Symbols** (one meaning each across the simulator and the CLI; :data:`SYMBOLS`): ``zeta`` is
+heterogeneity, never FAST's initial gap (the papers' zeta of FAST is the constant ``Delta`` =
+F(x0) - F*); ``L`` is smoothness, never the lower-bound objective's x4 coefficient (``a_even``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ from bounds.errors import UserInputError, unknown
 from . import amplified as _amp
 from . import local_methods as _loc
 from . import participation as _par
+from .curvature import diagonal_quadratic, rotated_quadratic
 from .heterogeneous import heterogeneous_quadratic
+from .logistic import logistic_regression
 from .lower_bound import lower_bound_objective
 from .nonconvex import cosine_nonconvex
 from .snapshot import fast_mixture
@@ -49,7 +56,8 @@ PROBLEMS: dict[str, Spec] = {
         "instance": _k(int, 0, "seed of the instance draw")}, "shared-Hessian heterogeneous quadratics"),
     "lower-bound": Spec(lower_bound_objective, {
         "mu": _k(float, 1.0, "x1 curvature"), "H": _k(float, 16.0, "smoothness"),
-        "L": _k(float, 2.0, "even clients' x4 coefficient"), "lamb": _k(float, 1.0, "odd clients' x4 coefficient"),
+        "a_even": _k(float, 2.0, "even clients' x4 coefficient (the paper code's L)"),
+        "lamb": _k(float, 1.0, "odd clients' x4 coefficient"),
         "c": _k(float, 1.0, "x1 target"), "zeta": _k(float, 16.0, "heterogeneity (at x*)"),
         "sigma": _k(float, 1.0, "noise std on x3"), "M": _k(int, 2, "clients (even)")},
         "4-D lower-bound objective of the Amplified SCAFFOLD experiments (lamb <= mu <= H/16)"),
@@ -60,6 +68,37 @@ PROBLEMS: dict[str, Spec] = {
         "sigma": _k(float, 1.0, "gradient noise"), "spread": _k(float, 3.0, "range of the centre"),
         "instance": _k(int, 0, "seed of the instance draw")}, "quadratic + amp * sum cos(x_j), exact inf F"),
 }
+_CURV = {
+    "L": _k(float, 1.0, "largest client curvature"), "mu": _k(float, 0.1, "smallest client curvature"),
+    "d": _k(int, 10, "dimension"), "M": _k(int, 10, "clients"),
+    "zeta": _k(float, 1.0, "heterogeneity at x*: max_i ||grad F_i(x*)||"),
+    "sigma": _k(float, 1.0, "gradient noise, E||xi||^2 = sigma^2"), "D0": _k(float, 1.0, "||x0 - x*||^2"),
+    "mix": _k(float, 1.0, "client curvature spread in [0,1] (0: shared Hessian)"),
+    "radius": _k(float, None, "sigma_G domain ||x - x*|| <= radius (default 2 sqrt(D0) + 1)"),
+    "instance": _k(int, 0, "seed of the instance draw")}
+PROBLEMS.update({
+    "quadratic-diagonal": Spec(diagonal_quadratic, dict(_CURV), "per-client diagonal Hessians (client drift)"),
+    "quadratic-rotated": Spec(rotated_quadratic, dict(_CURV), "per-client rotated Hessians Q_i diag Q_i^T (client drift)"),
+    "logistic": Spec(logistic_regression, {
+        "d": _k(int, 10, "dimension"), "M": _k(int, 10, "clients"), "n": _k(int, 50, "samples per client"),
+        "lam": _k(float, 0.1, "L2 coefficient (= mu)"), "spread": _k(float, 1.0, "client feature-mean distance"),
+        "sigma": _k(float, 1.0, "gradient noise"), "instance": _k(int, 0, "seed of the data draw")},
+        "L2-regularised logistic regression, distinct client data"),
+})
+
+SYMBOLS: dict[str, str] = {
+    "zeta": "heterogeneity (problem key; at x* for lower-bound, quadratic-*, logistic constants)",
+    "Delta": "initial gap F(x0) - F* (FAST's zeta, Amplified SCAFFOLD's Delta)",
+    "sigma_G": "sup_x max_i ||grad F_i - grad F|| (FAST A3; on the stated domain for quadratic-diagonal/rotated)",
+    "L": "smoothness (lower-bound: H; the paper code's x4 coefficient L is a_even)",
+    "D0": "||x0 - x*||^2 (FAST's kappa in Theorem 2)",
+}
+
+def _availability(**kw: Any) -> Any:
+    from .availability import availability  # imports rate_region: only when chosen
+
+    return availability(**kw)
+
 
 PATTERNS: dict[str, Spec] = {
     "uniform": Spec(_par.uniform, {"S": _k(int, 1, "clients per round")}, "S of M uniformly without replacement"),
@@ -78,7 +117,7 @@ PATTERNS: dict[str, Spec] = {
                                 "lam": _k(float, 1.0, "adaptive gain"), "dist": _k(str, "beta", "ACP law"),
                                 "a": _k(float, 0.5, "first shape"), "b": _k(float, 0.5, "second shape/scale")},
                  "FAST snapshots mixed into arbitrary participation"),
-    "availability": Spec(None, {"model": _k(str, "home-devices", "rate_region model name"),
+    "availability": Spec(_availability, {"model": _k(str, "home-devices", "rate_region model name"),
                                 "S": _k(int, None, "cap K_t (default: the model's)"),
                                 "selection": _k(str, "f3ast", "f3ast|naive"), "beta": _k(float, 1e-3, "rate smoothing"),
                                 "objective": _k(str, "p2", "H objective p2|p"), "rates": _k(str, "post", "post|pre")},
@@ -118,10 +157,22 @@ def _convert(name: str, key: Key, text: Any) -> Any:
     return value
 
 
+def canonical(table: Mapping[str, Any], name: str) -> str | None:
+    """The key of ``table`` that ``name`` means, hyphens and underscores alike; None if none."""
+    if name in table:
+        return name
+    want = name.replace("_", "-")
+    for key in table:
+        if key.replace("_", "-") == want:
+            return key
+    return None
+
+
 def _spec(table: Mapping[str, Spec], kind: str, name: str) -> Spec:
-    if name not in table:
+    key = canonical(table, name)
+    if key is None:
         raise unknown(kind, name, table)
-    return table[name]
+    return table[key]
 
 
 def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any]) -> tuple[Any, Any, Any]:
@@ -143,13 +194,10 @@ def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any])
         pa["beta"] = pa.pop("amp")
     prob = ps.builder(**pa)
     qa = args(qs)
+    pattern = canonical(PATTERNS, pattern) or pattern
     if pattern == "fast":
         qa["adaptive"] = bool(qa["adaptive"])
-    if pattern == "availability":
-        from .availability import availability
-        pat = availability(M=prob.M, **qa)
-    else:
-        pat = qs.builder(M=prob.M, **qa)
+    pat = qs.builder(M=prob.M, **qa)
     aa = args(al)
     if "P" in aa and aa["P"] is None:
         aa["P"] = pat.constants.get("P") or 1
@@ -165,4 +213,6 @@ def help_text() -> str:
         for name, spec in table.items():
             keys = " ".join(f"{k}={'' if v.default is None else v.default}" for k, v in spec.keys.items())
             lines.append(f"  {name}: {keys}")
+    lines.append("names: hyphens and underscores alike. symbols (one meaning each):")
+    lines += [f"  {k}: {v}" for k, v in SYMBOLS.items()]
     return "\n".join(lines)

@@ -59,7 +59,7 @@ def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None =
         raise UserInputError(f"lam={lam} must be >= 0")
     _check_law(dist, a, b)
     pool = np.arange(M)
-    q0 = 1.0 / I if I is not None else (0.0 if adaptive else float(q))
+    q0 = 1.0 / I if I is not None else (0.0 if adaptive or q is None else float(q))
 
     def init(trials: int, seed: int) -> SnapshotState:
         logw = np.log(propensities(dist, a, b, M, trials, seed))

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 
-def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[Any, Any, Any, Any]:
     """(mean, low, high, n) over ``axis`` ignoring NaN; with n < 2 the interval is NaN."""
     n = np.sum(np.isfinite(values), axis=axis)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -97,6 +97,7 @@ class Simulation:
                 rounds_to["round_true_f"] = first_round_at_or_below(self.mean("gap"), target)
         div = self.diverged_round > 0
         diverged = {"count": int(div.sum()), "trials": self.trials,
+                    "rule": "first round with a non-finite value or ||x - x*|| > 1e6 max(1, ||x0 - x*||)",
                     "first_round": int(self.diverged_round[div].min()) if div.any() else None,
                     "rounds": [int(x) for x in self.diverged_round[div]]}
         info = {"participation": {"mean_per_round": float(self.participants.mean()),

@@ -15,7 +15,8 @@ from importlib import import_module
 from bounds.errors import UserInputError, unknown
 from verify.record import Verification
 
-PAPER_MODULES = ("verify.certificates.fast", "verify.certificates.f3ast", "verify.certificates.ascaf")
+PAPER_MODULES = ("verify.certificates.fast", "verify.certificates.f3ast", "verify.certificates.ascaf",
+                 "verify.certificates.drift")
 
 
 def _paper_modules():

@@ -45,7 +45,7 @@ def register(cli: click.Group) -> None:
 
 
 @click.command("simulate", cls=_ListingCommand)
-@click.option("--problem", required=True, help="quadratic | lower-bound | nonconvex (hyphens and underscores alike)")
+@click.option("--problem", required=True, help="quadratic | quadratic-diagonal | quadratic-rotated | logistic | lower-bound | nonconvex (hyphens and underscores alike)")
 @click.option("--algorithm", default="fedavg", show_default=True,
               help="fedavg fedprox scaffold fast f3ast amplified-fedavg amplified-scaffold")
 @click.option("--pattern", default="uniform", show_default=True,

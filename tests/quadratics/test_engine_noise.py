@@ -105,7 +105,7 @@ def test_noisy_lb_engine_matches_plain_loop(make, mu_prox):
 
 
 def test_lb_metrics_match_numpy_oracles_on_both_sides_of_the_kink():
-    pb = lower_bound_objective(mu=0.5, H=16.0, L=3.0, lamb=0.25, c=1.5, zeta=4.0)
+    pb = lower_bound_objective(mu=0.5, H=16.0, a_even=3.0, lamb=0.25, c=1.5, zeta=4.0)
     bound = pb.bind(CPU, torch.float64)
     x = np.random.default_rng(2).normal(size=(64, 4)) * 3
     x[::2, 2] = np.abs(x[::2, 2])

@@ -1,0 +1,243 @@
+"""Quadratics whose clients have different Hessians: local steps drift even under full participation.
+
+**Setting**: F_i(x) = 1/2 (x - b_i)^T A_i (x - b_i), F = (1/M) sum_i F_i in R^d, Abar = (1/M) sum_i A_i;
+Gaussian gradient noise with E||xi||^2 = sigma^2 (isotropic); x0 = 0. Spectrum s = linspace(mu, L, d).
+Two families (``mix`` in [0, 1] blends each client's own curvature with the shared diag(s)):
+* ``diagonal``: A_i = diag((1 - mix) s + mix s[pi_i]) with pi_i a random permutation per client;
+* ``rotated``: A_i = (1 - mix) diag(s) + mix Q_i diag(s) Q_i^T with Q_i a random orthogonal matrix
+  (Haar, from the QR of a Gaussian matrix) per client.
+Construction: x* (||x*||^2 = D0, random direction) and the client gradients at the optimum
+g_i = grad F_i(x*) (centred, sum_i g_i = 0, max_i ||g_i|| = zeta exactly) are drawn first, then
+b_i = x* - A_i^{-1} g_i. x* is then re-solved from the mean system Abar x = (1/M) sum_i A_i b_i
+(``np.linalg.solve``; equal to the drawn x* to rounding; tests check both).
+
+**Quantity** (exact to rounding, eigenvalues by ``np.linalg.eigvalsh``):
+* ``L`` = max_i lambda_max(A_i) (every F_i is L-smooth: FAST A1 needs F_i and F; it also bounds
+  F's), ``L_F`` = lambda_max(Abar); ``mu`` = min_i lambda_min(A_i) (each F_i mu-strongly convex:
+  FAST A4), ``mu_F`` = lambda_min(Abar) (F's own strong convexity);
+* heterogeneity at the optimum: ``zeta`` = max_i ||grad F_i(x*)|| (the requested value),
+  ``zeta2_avg`` = (1/M) sum_i ||grad F_i(x*)||^2;
+* FAST A3 as printed, ||grad F_i(x) - grad F(x)||^2 <= sigma_G^2 for every i and x, has no finite
+  constant here (the difference (A_i - Abar)(x - x*) + g_i grows with ||x - x*||). ``sigma_G2`` is
+  the exact sup over the stated domain ||x - x*|| <= ``radius`` (default 2 sqrt(D0) + 1) and max
+  over i: for each client the maximum of ||B e + g||^2 over the ball (B = A_i - Abar symmetric) is a
+  trust-region problem solved on the sphere from the secular equation in B's eigenbasis
+  (:func:`ball_sup`); ``sigma_G2_avg`` is the sup over the same domain of the client average
+  (1/M) sum_i ||grad F_i(x) - grad F(x)||^2 (the averaged form some analyses use; one trust-region
+  problem). FAST A3 as the spec reads it is the max over i (``sigma_G2``). A result that assumes A3
+  is covered only while the iterates stay in the domain; a certificate must check that, or use a
+  result stated with heterogeneity at x*;
+* F* = (1/M) sum_i F_i(x*), F_i* = 0 so Gamma = F* (F3AST); F(x) - F* = 1/2 (x - x*)^T Abar (x - x*);
+  ``Delta`` = F(x0) - F* (FAST's zeta, initial gap), ``D0`` = ||x0 - x*||^2.
+
+**Engine**: the diagonal family has per-client elementwise gradients (the affine fast path);
+the rotated one uses the general path, grad = A_i y - A_i b_i as a batched matrix product over
+the gathered clients (:func:`quadratics.problem.client_apply`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from bounds.errors import UserInputError
+
+from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
+
+
+def ball_max(Q: np.ndarray, c: np.ndarray, s: np.ndarray, radius: float) -> np.ndarray:
+    """max over ||e|| <= radius of e^T Q_m e + 2 c_m^T e + s_m for PSD Q [M,d,d], c [M,d], s [M]; returns [M].
+
+    The objective is convex, so the maximum lies on the sphere; with Q = V diag(q) V^T and
+    b = V^T c the maximiser is e_k = b_k / (lam - q_k) with lam >= max q solving
+    sum_k e_k^2 = radius^2 (bisection, 200 halvings, all M at once). Hard case (no weight of b on
+    the top eigenvectors and the sum below radius^2 at lam = max q): lam = max q and the rest of
+    the norm goes to a top eigenvector (where b_k = 0, so its sign is immaterial).
+    """
+    q, V = np.linalg.eigh(Q)
+    b = np.einsum("mdk,md->mk", V, c)
+    qmax = q.max(1, keepdims=True)
+    top = np.isclose(q, qmax, rtol=1e-12, atol=1e-300)
+    r2 = radius**2
+    lo = qmax[:, 0].copy()
+    hi = lo + np.sqrt(np.sum(b**2, 1)) / max(radius, 1e-300) + 1e-300
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            big = ~(np.sum((b / (mid[:, None] - q)) ** 2, 1) < r2)
+        lo = np.where(big, mid, lo)
+        hi = np.where(big, hi, mid)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = b / (hi[:, None] - q)
+        e_hard = np.where(top, 0.0, b / (qmax - q))
+    e = np.where(np.isfinite(e), e, 0.0)
+    e_hard = np.where(np.isfinite(e_hard), e_hard, 0.0)
+    rest = r2 - np.sum(e_hard**2, 1)
+    hard = (np.abs(b * top).max(1) <= 1e-14 * (1 + np.abs(b).max(1))) & (rest >= 0)
+    k = np.argmax(top, 1)
+    e_hard[np.arange(len(k)), k] += np.sqrt(np.maximum(rest, 0.0))
+    e = np.where(hard[:, None], e_hard, e)
+    return np.sum(q * e * e + 2 * b * e, 1) + s
+
+
+def ball_sup(B: np.ndarray, g: np.ndarray, radius: float) -> np.ndarray:
+    """max over ||e|| <= radius of ||B_m e + g_m||^2 for symmetric B [M,d,d], g [M,d] (:func:`ball_max`
+    with Q = B^2, c = B g, s = ||g||^2); returns [M]."""
+    return ball_max(B @ B, np.einsum("mde,me->md", B, g), np.sum(g * g, 1), radius)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CurvatureQuadratic(Problem):
+    A: np.ndarray       # [M,d,d] client Hessians
+    b: np.ndarray       # [M,d] client minimisers
+    sigma: float
+    diagonal: bool
+
+    @property
+    def noise_std(self) -> np.ndarray:
+        return np.full(self.d, self.sigma / np.sqrt(self.d))
+
+    def client_values(self, x: np.ndarray) -> np.ndarray:
+        e = x[None, :] - self.b
+        return 0.5 * np.einsum("md,mde,me->m", e, self.A, e)
+
+    def value(self, x: np.ndarray) -> float:
+        return float(self.client_values(x).mean())
+
+    def client_grads(self, x: np.ndarray) -> np.ndarray:
+        return np.einsum("mde,me->md", self.A, x[None, :] - self.b)
+
+    def grad(self, x: np.ndarray) -> np.ndarray:
+        return self.client_grads(x).mean(0)
+
+    def hessian(self) -> np.ndarray:
+        return self.A.mean(0)
+
+    def bind(self, device: torch.device, dtype: torch.dtype) -> _CurvatureBound:
+        return _CurvatureBound(self, device, dtype)
+
+
+class _CurvatureBound:
+    """Engine view: ``prepare`` gathers -A_i b_i (and the diagonal a_i) of the active clients."""
+
+    def __init__(self, pb: CurvatureQuadratic, device: torch.device, dtype: torch.dtype):
+        self.device, self.dtype, self.d, self.M = device, dtype, pb.d, pb.M
+        self.A = torch.as_tensor(pb.A, device=device, dtype=dtype)
+        self.nab = torch.as_tensor(-np.einsum("mde,me->md", pb.A, pb.b), device=device, dtype=dtype)
+        self.Abar = torch.as_tensor(pb.A.mean(0), device=device, dtype=dtype)
+        self.xs = torch.as_tensor(pb.x_star, device=device, dtype=dtype)
+        self.noise_law = isotropic_law(pb.d, pb.sigma, device, dtype)
+        if pb.diagonal:  # per-client elementwise curvature: the tabulated affine kernels apply
+            self.diag = torch.as_tensor(np.einsum("mdd->md", pb.A), device=device, dtype=dtype)
+            self.affine = self._affine
+            self.nonlinear = None
+
+    def prepare(self, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        T, n = idx.shape
+        return idx, self.nab.index_select(0, idx.reshape(-1)).view(T, n, self.d)
+
+    def _affine(self, ctx: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        idx, nab = ctx
+        T, n = idx.shape
+        return self.diag.index_select(0, idx.reshape(-1)).view(T, n, self.d), nab
+
+    def grad(self, y: torch.Tensor, ctx: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        idx, nab = ctx
+        return client_apply(self.A, idx, y).add_(nab)
+
+    def metrics(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        e = x - self.xs
+        g = e @ self.Abar
+        return {"gap": 0.5 * (e * g).sum(-1), "grad_sq": (g * g).sum(-1), "dist_sq": (e * e).sum(-1)}
+
+
+def _centred(rng: np.random.Generator, M: int, d: int, zeta: float) -> np.ndarray:
+    """[M,d] with sum_i g_i = 0 and max_i ||g_i|| = zeta exactly."""
+    if zeta == 0:
+        return np.zeros((M, d))
+    if M < 2:
+        raise UserInputError("zeta > 0 needs at least M=2 clients (one client has no heterogeneity)")
+    g = rng.standard_normal((M, d))
+    g -= g.mean(0)
+    return g * (zeta / np.max(np.linalg.norm(g, axis=1)))
+
+
+def curvature_quadratic(family: str = "rotated", L: float = 1.0, mu: float = 0.1, d: int = 10, M: int = 10,
+                        zeta: float = 1.0, sigma: float = 1.0, D0: float = 1.0, mix: float = 1.0,
+                        radius: float | None = None, seed: int = 0) -> CurvatureQuadratic:
+    """Build the ``diagonal`` or ``rotated`` distinct-Hessian family (see the module docstring).
+
+    Args: L, mu: ends of the spectrum (0 < mu <= L); d, M: sizes; zeta: max_i ||grad F_i(x*)||
+    (exact); sigma: noise level (E||xi||^2 = sigma^2); D0: ||x0 - x*||^2 (x0 = 0); mix in [0, 1]:
+    how far each client's curvature departs from the shared diag(s) (0: shared Hessian, no drift);
+    radius: the sigma_G domain ||x - x*|| <= radius (default 2 sqrt(D0) + 1); seed: the instance draw.
+    """
+    if family not in ("diagonal", "rotated"):
+        raise UserInputError(f"family={family!r}; valid: diagonal, rotated")
+    check_positive(L=L, mu=mu, D0=D0)
+    d, M = check_count("d", d), check_count("M", M)
+    if mu > L:
+        raise UserInputError(f"mu={mu} must be <= L={L}")
+    if not (0.0 <= mix <= 1.0):
+        raise UserInputError(f"mix={mix} must lie in [0, 1]")
+    if not (np.isfinite(zeta) and zeta >= 0) or not (np.isfinite(sigma) and sigma >= 0):
+        raise UserInputError(f"zeta={zeta} and sigma={sigma} must be finite numbers >= 0")
+    radius = 2.0 * np.sqrt(D0) + 1.0 if radius is None else float(radius)
+    check_positive(radius=radius)
+    if M * d * d > 5e7:
+        raise UserInputError(f"M*d^2 = {M * d * d:.3g} matrix entries (> 5e7, {M * d * d * 8 / 2**30:.1f} GiB); "
+                             "use smaller d or M")
+    rng = np.random.default_rng([seed, 211])
+    s = np.linspace(mu, L, d) if d > 1 else np.array([L])
+    if family == "diagonal":
+        perm = np.argsort(rng.random((M, d)), axis=1)
+        A = np.zeros((M, d, d))
+        A[:, np.arange(d), np.arange(d)] = (1 - mix) * s + mix * s[perm]
+    else:
+        Q, R = np.linalg.qr(rng.standard_normal((M, d, d)))
+        Q = Q * np.sign(np.einsum("mdd->md", R))[:, None, :]  # Haar: fix the QR sign convention
+        A = (1 - mix) * np.diag(s) + mix * np.einsum("mij,j,mkj->mik", Q, s, Q)
+        A = 0.5 * (A + A.transpose(0, 2, 1))
+    u = rng.standard_normal(d)
+    x_drawn = u / np.linalg.norm(u) * np.sqrt(D0)
+    g_star = _centred(rng, M, d, zeta)
+    b = x_drawn[None, :] - np.linalg.solve(A, g_star[..., None])[..., 0]
+    Abar = A.mean(0)
+    x_star = np.linalg.solve(Abar, np.einsum("mde,me->d", A, b) / M)
+    ev = np.linalg.eigvalsh(A)
+    ev_bar = np.linalg.eigvalsh(Abar)
+    gs = np.einsum("mde,me->md", A, x_star[None, :] - b)
+    B = A - Abar[None]
+    sup = ball_sup(B, gs, radius) if M > 1 else np.zeros(1)
+    # the client average (1/M) sum_i ||B_i e + g_i||^2 is one quadratic in e: Q = mean B_i^2, c = mean B_i g_i
+    sup_avg = ball_max((B @ B).mean(0)[None], np.einsum("mde,me->d", B, gs)[None] / M,
+                       np.array([np.mean(np.sum(gs * gs, 1))]), radius)[0] if M > 1 else 0.0
+    F_star = float(np.mean(0.5 * np.einsum("md,mde,me->m", x_star - b, A, x_star - b)))
+    sigma_G2 = float(sup.max())
+    constants: dict[str, float] = {
+        "L": float(ev.max()), "L_F": float(ev_bar.max()), "mu": float(ev.min()), "mu_F": float(ev_bar.min()),
+        "sigma": float(sigma), "sigma2": float(sigma) ** 2,
+        "zeta": float(np.max(np.linalg.norm(gs, axis=1))), "zeta2_avg": float(np.mean(np.sum(gs**2, 1))),
+        "sigma_G2": sigma_G2, "sigma_G": float(np.sqrt(sigma_G2)), "sigma_G2_avg": float(sup_avg),
+        "radius": float(radius),
+        "Gamma": F_star, "F_star": F_star,
+        "Delta": float(0.5 * x_star @ Abar @ x_star), "D0": float(x_star @ x_star),
+    }
+    params: dict[str, Any] = dict(family=family, L=L, mu=mu, d=d, M=M, zeta=zeta, sigma=sigma, D0=D0, mix=mix,
+                                  radius=radius, seed=seed)
+    return CurvatureQuadratic(name=f"quadratic-{family}", d=d, M=M, x0=np.zeros(d), x_star=x_star, F_star=F_star,
+                              constants=constants, params=params, A=A, b=b, sigma=float(sigma),
+                              diagonal=family == "diagonal")
+
+
+def diagonal_quadratic(**kw: Any) -> CurvatureQuadratic:
+    """Per-client diagonal Hessians (a permutation of one spectrum per client); see :func:`curvature_quadratic`."""
+    return curvature_quadratic("diagonal", **kw)
+
+
+def rotated_quadratic(**kw: Any) -> CurvatureQuadratic:
+    """Per-client rotations Q_i diag(s) Q_i^T of one spectrum; see :func:`curvature_quadratic`."""
+    return curvature_quadratic("rotated", **kw)

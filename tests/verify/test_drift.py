@@ -1,0 +1,15 @@
+"""The client-drift check group: a heterogeneity effect on distinct Hessians, none on a shared one."""
+
+from verify.suite import run_suite, select
+
+
+def test_drift_effect_is_measured_and_certified():
+    out = {v.id: v for v in run_suite("FAST.T1.drift", quick=True, trials=16, device="cpu")}
+    assert set(out) == {"FAST.T1.drift@zeta0", "FAST.T1.drift", "FAST.T1.drift.effect"}
+    assert all(v.ok for v in out.values()), {k: v.verdict for k, v in out.items()}
+    z0, z = out["FAST.T1.drift@zeta0"], out["FAST.T1.drift"]
+    assert z.ci[0] > z0.ci[1]  # the acceptance: intervals apart, heterogeneity visible in the LHS
+    eff = out["FAST.T1.drift.effect"]
+    lo, hi = eff.instance["lhs_shared_hessian"][1:], eff.instance["lhs_zeta0"][1:]
+    assert lo[0] <= hi[1] and hi[0] <= lo[1]  # shared Hessian at the same zeta: no measurable drift
+    assert "FAST.T1.drift" in select("FAST")
