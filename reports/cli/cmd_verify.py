@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import echo_json
+from reports.cli.common import echo_json, scheduler_options
 
 _STYLE = {"holds": "green", "violated": "red", "inconclusive": "yellow", "unverified": "cyan",
           "inapplicable": "magenta", "pending": "dim"}
@@ -22,7 +22,8 @@ def register(cli: click.Group) -> None:
     @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
     @click.option("--seed", type=int, default=0, show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
-    def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
+    @scheduler_options
+    def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler, workers) -> int:
         """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
         Exit status 0 when every verdict is as expected (certificates hold, negative controls
@@ -31,9 +32,11 @@ def register(cli: click.Group) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        from verify.executor import check_scheduler
         from verify.suite import all_ok, run_suite, select
 
-        select(list(ids))  # bad ids fail before any work
+        select(list(ids))  # bad ids and options fail before any work
+        check_scheduler(scheduler, workers)
         err = Console(stderr=True)
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=err, transient=True) as bar:
@@ -42,7 +45,8 @@ def register(cli: click.Group) -> None:
             def progress(done: int, total: int, cid: str) -> None:
                 bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
-            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
+            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress,
+                                scheduler=scheduler, workers=workers)
         if as_json:
             echo_json([v.to_dict() for v in results])
         else:

@@ -82,3 +82,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
+
+
+def scheduler_options(fn):
+    """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.executor``)."""
+    fn = click.option("--workers", type=int, default=None, metavar="N",
+                      help="Worker processes of a local Dask cluster (implies --scheduler local).")(fn)
+    fn = click.option("--scheduler", default=None, metavar="WHERE",
+                      help="inprocess (default), local (a Dask cluster of --workers processes, default 2) "
+                           "or tcp://HOST:PORT (a running Dask scheduler).")(fn)
+    return fn
