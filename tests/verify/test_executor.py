@@ -238,4 +238,4 @@ def test_a_failing_check_group_becomes_an_incomplete_record_and_the_rest_run(mon
     assert len(bad) == 1 and bad[0].verdict == "unverified" and not bad[0].ok
     assert bad[0].notes[0].startswith("INCOMPLETE: task F3AST.LB.5 (check_id='F3AST.LB.5'")
     assert "RuntimeError: simulated crash" in bad[0].notes[0]
-    assert {v.id for v in out} >= {"F3AST.naive.control"} and not suite.all_ok(out)
+    assert len(out) > 1 and not suite.all_ok(out)  # the other group still ran
