@@ -183,7 +183,9 @@ class _Bar:
     """Progress as a callback: a rich bar on stderr, the caller's function, or nothing."""
 
     def __init__(self, progress: bool | Progress, total: int):
-        self.progress, self.total, self.done, self._bar = progress, total, 0, None
+        self.progress, self.total, self.done = progress, total, 0
+        self._bar: Any = None
+        self._id: Any = None
 
     def __enter__(self) -> Callable[[str], None]:
         if callable(self.progress):
@@ -280,12 +282,12 @@ def _run_dask(tasks: list[Task], kind: str, workers: int | None, retries: int,
                 except Exception as exc:  # the value could not come back (e.g. the worker died meanwhile)
                     outcomes[i] = _failure(task, exc, attempts[i])
             else:
-                exc = fut.exception()
-                if type(exc).__name__ in _LOST and attempts[i] <= retries:
+                err = fut.exception()
+                if type(err).__name__ in _LOST and attempts[i] <= retries:
                     pending.add(submit(i))
                     continue
                 tb = "".join(traceback.format_tb(fut.traceback())) if fut.traceback() is not None else ""
-                outcomes[i] = _failure(task, exc, attempts[i], tb)
+                outcomes[i] = _failure(task, err, attempts[i], tb)
             fut.release()
             tick(task.key)
     except KeyboardInterrupt:
