@@ -138,10 +138,10 @@ def kkt_report(rank: pm.RankFunction, r: np.ndarray, w: np.ndarray, sol: pm.Chai
     d = w[pos] / r[pos] ** 2
     greedy = pos[np.argsort(-d, kind="stable")]  # Edmonds: the vertex maximising d.x takes prefixes by d
     if isinstance(rank, pm.RankOneRank):
-        Gd, dropped = _prefix_ranks_bounded(rank, greedy)
+        vertex, dropped = _greedy_increments(rank, greedy)
     else:
-        Gd, dropped = rank.prefix_ranks(greedy), 0.0
-    h = float((w[greedy] / r[greedy] ** 2) @ np.diff(Gd))
+        vertex, dropped = np.diff(rank.prefix_ranks(greedy)), 0.0
+    h = float((w[greedy] / r[greedy] ** 2) @ vertex)
     H = float(np.sum(w[pos] / r[pos]))
     upper = H * max(1.0, viol.ratio)
     lower = 2.0 * H - h
@@ -156,7 +156,8 @@ def kkt_report(rank: pm.RankFunction, r: np.ndarray, w: np.ndarray, sol: pm.Chai
     return out
 
 
-def _prefix_ranks_bounded(rank: pm.RankOneRank, order: np.ndarray) -> tuple[np.ndarray, float]:
+def _greedy_increments(rank: pm.RankOneRank, order: np.ndarray) -> tuple[np.ndarray, float]:
+    """The greedy vertex's coordinates along ``order`` (each to full precision) and the DP's bound."""
     bo = rank.block_of()
     q = rank.local_q()
     inc = np.zeros(order.size)
@@ -164,10 +165,9 @@ def _prefix_ranks_bounded(rank: pm.RankOneRank, order: np.ndarray) -> tuple[np.n
     for b, blk in enumerate(rank.blocks):
         where = np.flatnonzero(bo[order] == b)
         if where.size:
-            gb, db = rank.block_prefix_ranks_bounded(blk, q[order[where]])
-            inc[where] = np.diff(gb)
+            inc[where], db = rank.block_increments(blk, q[order[where]])
             dropped += db
-    return np.concatenate([[0.0], np.cumsum(inc)]), dropped
+    return inc, dropped
 
 
 def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str = "p2", method: str = "auto",

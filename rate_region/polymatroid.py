@@ -115,7 +115,13 @@ class RankOneRank(RankFunction):
         return self.block_prefix_ranks_bounded(blk, q_in_order)[0]
 
     def block_prefix_ranks_bounded(self, blk: RankOneBlock, q_in_order: np.ndarray) -> tuple[np.ndarray, float]:
-        """g of each prefix of one block, and a bound on the increments not computed (below rounding).
+        """g of each prefix of one block, and a bound on the increments not computed (below rounding)."""
+        inc, dropped = self.block_increments(blk, q_in_order)
+        return np.concatenate([[0.0], np.cumsum(inc)]), dropped
+
+    def block_increments(self, blk: RankOneBlock, q_in_order: np.ndarray) -> tuple[np.ndarray, float]:
+        """Marginals g(first i+1) - g(first i) of one block's clients in order, each to full relative
+        precision (no difference of large prefix sums), and the bound on those not computed.
 
         g(i+1) - g(i) = q_i sum_j w_j f_j P(X^j_i < K), X^j_i the available clients among the first i in
         phase j; the probabilities come from ``poisson_binomial.below_cap`` (O(len * J * kmax)).
@@ -130,7 +136,7 @@ class RankOneRank(RankFunction):
                 a, d = below_cap(fj * q_in_order, s)
                 inc += (wj * fj) * q_in_order * a
                 dropped += float(wj * d)
-        return np.concatenate([[0.0], np.cumsum(inc)]), dropped
+        return inc, dropped
 
     def prefix_ranks(self, order):
         order = np.asarray(order, dtype=np.int64)
@@ -224,10 +230,13 @@ def lex_optimal_structured(rank: RankOneRank, c: np.ndarray) -> ChainSolution:
             continue
         ratio = cb / qb
         order = np.argsort(-ratio, kind="stable")
-        G = rank.block_prefix_ranks(blk, qb[order])
+        inc, _ = rank.block_increments(blk, qb[order])
+        G = np.concatenate([[0.0], np.cumsum(inc)])
         C = np.concatenate([[0.0], np.cumsum(cb[order])])
         hull = np.asarray(_lower_hull(C, G))
-        theta = np.diff(G[hull]) / np.diff(C[hull])
+        # each block's level from its own increments: differences of the prefix sums lose the digits
+        # of a small block sitting after a large prefix
+        theta = np.add.reduceat(inc, hull[:-1]) / np.add.reduceat(cb[order], hull[:-1])
         members = idx[order]
         r[members] = c[members] * np.repeat(theta, np.diff(hull))
         levels += theta.tolist()
