@@ -37,13 +37,16 @@ class Task:
 
     ``kwargs`` holds plain picklable values (points, ids, counts, seeds), never tensors or open files;
     ``key`` labels the task in progress and error messages; ``plugins`` are plugin files the worker
-    loads before calling ``fn`` (so it sees the same registries as the caller).
+    loads before calling ``fn`` (so it sees the same registries as the caller); ``priority`` orders
+    the start on a cluster only.
     """
 
     fn: str
     kwargs: Mapping[str, Any]
     key: str
     plugins: tuple[str, ...] = ()
+    priority: int = 0  # higher starts first on a cluster (long tasks first balance the workers); never
+    # changes a value
 
 
 @dataclass(frozen=True)
@@ -266,7 +269,8 @@ def _run_dask(tasks: list[Task], kind: str, workers: int | None, retries: int,
     def submit(i: int):
         attempts[i] += 1
         # pure=False: a resubmission is a new key, never the cached failure
-        fut = client.submit(call, tasks[i], pure=False, key=f"convbound-task-{i}-{attempts[i]}")
+        fut = client.submit(call, tasks[i], pure=False, key=f"convbound-task-{i}-{attempts[i]}",
+                            priority=tasks[i].priority)
         where[fut.key] = i
         futures.append(fut)
         return fut
