@@ -236,14 +236,20 @@ def _run_inprocess(tasks: list[Task], tick: Callable[[str], None]) -> list[Outco
     return out
 
 
-def _connect(kind: str, workers: int | None):
+def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
     import logging
 
+    import dask
     from distributed import Client, LocalCluster
 
     if kind == LOCAL:
-        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        # import the tasks' modules here, then fork the workers from this process: they start with
+        # everything loaded (spawned workers would each import torch, sympy, ... again: seconds each)
+        for fn in {t.fn.partition(":")[0] for t in tasks}:
+            import_module(fn)
+        with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
         try:
             return Client(cluster), cluster
         except BaseException:
@@ -260,7 +266,7 @@ def _run_dask(tasks: list[Task], kind: str, workers: int | None, retries: int,
               tick: Callable[[str], None]) -> list[Outcome]:
     from distributed import as_completed
 
-    client, cluster = _connect(kind, workers)
+    client, cluster = _connect(kind, workers, tasks)
     outcomes: list[Outcome | None] = [None] * len(tasks)
     attempts = [0] * len(tasks)
     where: dict[str, int] = {}
@@ -276,7 +282,9 @@ def _run_dask(tasks: list[Task], kind: str, workers: int | None, retries: int,
         return fut
 
     try:
-        pending = as_completed([submit(i) for i in range(len(tasks))])
+        # submitted highest priority first: an idle worker starts the first task it receives
+        first = sorted(range(len(tasks)), key=lambda i: -tasks[i].priority)
+        pending = as_completed([submit(i) for i in first])
         for fut in pending:
             i = where[fut.key]
             task = tasks[i]
