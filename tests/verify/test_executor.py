@@ -239,3 +239,16 @@ def test_a_failing_check_group_becomes_an_incomplete_record_and_the_rest_run(mon
     assert bad[0].notes[0].startswith("INCOMPLETE: task F3AST.LB.5 (check_id='F3AST.LB.5'")
     assert "RuntimeError: simulated crash" in bad[0].notes[0]
     assert len(out) > 1 and not suite.all_ok(out)  # the other group still ran
+
+
+def test_cli_refuses_a_bad_scheduler_with_one_line(capsys):
+    code, out, err = _cli("verify", "FAST.T2", "--scheduler", "dask://x", capsys=capsys)
+    assert code == 2 and "tcp://HOST:PORT" in err and "Traceback" not in err
+
+
+def test_cli_start_up_does_not_import_dask():
+    code = ("import sys, reports.cli.main as m; m._register_all(); "
+            "bad = [n for n in ('dask', 'distributed') if n in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
