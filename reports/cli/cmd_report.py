@@ -65,8 +65,12 @@ def register(cli: click.Group) -> None:
             else:
                 from reports.suite import collect
 
-                doc = collect(quick=quick, device=device, only=ids, seed=seed, progress=progress,
-                              argv=["convbound"] + sys.argv[1:], scheduler=scheduler, workers=workers)
+                try:
+                    doc = collect(quick=quick, device=device, only=ids, seed=seed, progress=progress,
+                                  argv=["convbound"] + sys.argv[1:], scheduler=scheduler, workers=workers)
+                except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
+                    console.print("interrupted: nothing written")
+                    raise SystemExit(130) from None
             write_report(doc, out, force=force, progress=progress)
             progress("finished")
 

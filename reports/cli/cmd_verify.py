@@ -45,8 +45,12 @@ def register(cli: click.Group) -> None:
             def progress(done: int, total: int, cid: str) -> None:
                 bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
-            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress,
-                                scheduler=scheduler, workers=workers)
+            try:
+                results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed,
+                                    progress=progress, scheduler=scheduler, workers=workers)
+            except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
+                err.print("interrupted: no results")
+                raise SystemExit(130) from None
         if as_json:
             echo_json([v.to_dict() for v in results])
         else:

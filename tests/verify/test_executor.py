@@ -252,3 +252,14 @@ def test_cli_start_up_does_not_import_dask():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_cli_interrupt_exits_130(monkeypatch, capsys):
+    import verify.suite
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(verify.suite, "run_suite", interrupted)
+    code, _, err = _cli("verify", "FAST.T2", capsys=capsys)
+    assert code == 130 and "interrupted" in err
