@@ -214,7 +214,7 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
     checks: list[dict[str, Any]] = []
     for gid, records in groups.items():
         for c in records:
-            checks.append({**(c.to_dict() if hasattr(c, "to_dict") else dict(c)), "group": gid})
+            checks.append({**c.to_dict(), "group": gid})
     expected = None
     for name in ("control_ids", "expected_controls", "CONTROL_IDS"):
         found = getattr(suite, name, None)
