@@ -81,6 +81,10 @@ def register(cli: click.Group) -> None:
                         shown.add(note)
                         out.print(f"[bold]{escape(v.id)}[/bold]: {escape(note)}")
         ok = all_ok(results)
+        missing = [v.id for v in results if any(n.startswith("INCOMPLETE:") for n in v.notes)]
+        if missing:  # never silently short: say which groups are absent (their records say why)
+            err.print(f"[red]incomplete[/red]: {len(missing)} of {len(select(list(ids)))} check groups did not "
+                      f"complete ({', '.join(missing)})")
         if not as_json:
             Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
         return 0 if ok else 1

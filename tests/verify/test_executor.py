@@ -263,3 +263,28 @@ def test_cli_interrupt_exits_130(monkeypatch, capsys):
     monkeypatch.setattr(verify.suite, "run_suite", interrupted)
     code, _, err = _cli("verify", "FAST.T2", capsys=capsys)
     assert code == 130 and "interrupted" in err
+
+
+def test_a_group_gives_the_same_numbers_alone_or_with_others():
+    """Seeds: each group derives its streams from the base seed and its own fixed offsets (today's rule,
+    kept), so selecting a subset or another order does not change a group's numbers."""
+    from verify.suite import run_suite
+
+    alone = [v.to_dict() for v in run_suite(["F3AST.LB.5"], quick=True, device="cpu", seed=5)]
+    both = [v.to_dict() for v in run_suite(["F3AST.naive.control", "F3AST.LB.5"], quick=True, device="cpu", seed=5)]
+    ids = {r["id"] for r in alone}
+    assert _numbers(alone) == _numbers([r for r in both if r["id"] in ids])
+
+
+def test_cli_says_how_many_groups_are_missing(monkeypatch, capsys):
+    from verify import suite
+
+    real = suite.registry()
+
+    def broken(ctx):
+        raise RuntimeError("simulated crash")
+
+    monkeypatch.setattr(suite, "registry", lambda: {**real, "F3AST.LB.5": broken})
+    code, out, err = _cli("verify", "F3AST.LB.5", "F3AST.naive.control", "--quick", "--json", capsys=capsys)
+    assert code == 1 and "1 of 2 check groups did not complete (F3AST.LB.5)" in err
+    assert any(r["notes"][0].startswith("INCOMPLETE:") for r in json.loads(out) if r["id"] == "F3AST.LB.5")
