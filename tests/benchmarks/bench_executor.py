@@ -1,12 +1,16 @@
 """Wall time of the verification suite in-process against a 2-worker local Dask cluster (issue 13).
 
 Run:  python tests/benchmarks/bench_executor.py [--full] [--reps N] [--workers 2] [--out FILE.json]
+      python tests/benchmarks/bench_executor.py --equal 6     # 6 equal tasks: the machinery alone
 
 Each measurement is one whole command in a fresh interpreter, ``python -m reports.cli.main verify all
 [--quick] --json --device cpu [--workers N]``: start-up, the cluster's start and shutdown, the workers'
 imports and the suite all count. Runs alternate (in-process, cluster, in-process, ...) so both see the
 same machine load; the JSON outputs of the two ways must hold the same numbers (``elapsed_s`` aside),
 or the benchmark says so and exits 1. Goal: at least 1.6x faster on 2 workers on a 2-core machine.
+The suite's speed-up is capped by its longest group (ASCAF.T1, about 45% of the full suite's work):
+``--equal N`` separates the executor's overhead from that imbalance by running N copies of one
+group (ASCAF.T1 --quick) in one process, in-process and then on the cluster (cluster start counted).
 """
 
 from __future__ import annotations
@@ -37,13 +41,34 @@ def numbers(doc: list[dict]) -> list[dict]:
     return [{k: v for k, v in rec.items() if k != "elapsed_s"} for rec in doc]
 
 
+def equal_tasks(n: int, workers: int) -> None:
+    sys.path.insert(0, str(ROOT))
+    from verify.executor import Task, run_tasks
+
+    tasks = [Task("verify.suite:run_group", {"check_id": "ASCAF.T1", "quick": True, "device": "cpu"}, f"copy{i}")
+             for i in range(n)]
+    run_tasks(tasks[:1], progress=False)  # imports, so that both ways start warm
+    t0 = time.perf_counter()
+    a = run_tasks(tasks, progress=False)
+    t1 = time.perf_counter()
+    b = run_tasks(tasks, workers=workers, progress=False)
+    t2 = time.perf_counter()
+    same = [numbers([v.to_dict() for v in o.value]) for o in a] == [numbers([v.to_dict() for v in o.value]) for o in b]
+    print(f"{n} x ASCAF.T1 --quick: in-process {t1 - t0:.1f} s, {workers} workers {t2 - t1:.1f} s (cluster start "
+          f"included), {(t1 - t0) / (t2 - t1):.2f}x; load average {os.getloadavg()[0]:.1f}; same values: {same}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the full suite (default: --quick)")
     ap.add_argument("--reps", type=int, default=3, help="alternating repetitions of each way")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default=None, help="write the timings as JSON here")
+    ap.add_argument("--equal", type=int, default=0, metavar="N", help="only the N-equal-tasks measurement")
     a = ap.parse_args(argv)
+    if a.equal:
+        equal_tasks(a.equal, a.workers)
+        return 0
     base = ["verify", "all", "--json", "--device", "cpu"] + ([] if a.full else ["--quick"])
     inproc, cluster, same = [], [], True
     for rep in range(a.reps):
