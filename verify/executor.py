@@ -7,7 +7,8 @@ its arguments, so a task's value does not depend on where it ran.
 error and the task's inputs, or ``cancelled``; :func:`summary` says how many are missing.
 **Algorithm**: ``scheduler`` None/``"inprocess"`` runs the tasks one after the other here;
 ``"local"`` (or ``workers`` given) starts ``LocalCluster(n_workers, threads_per_worker=1,
-processes=True)``; ``"tcp://host:port"`` connects to a running scheduler. Tasks whose worker dies are
+processes=True)`` (workers forked after importing the tasks' modules on Linux for CPU work, spawned
+otherwise); ``"tcp://host:port"`` connects to a running scheduler. Tasks whose worker dies are
 rescheduled by Dask (``distributed.scheduler.allowed-failures``); one that still fails (``KilledWorker``
 or a lost connection) is resubmitted up to ``retries`` more times, then marked ``failed``. Ctrl-C
 cancels every future, closes the client and the cluster, and raises ``KeyboardInterrupt``.
@@ -243,11 +244,13 @@ def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
     from distributed import Client, LocalCluster
 
     if kind == LOCAL:
-        # import the tasks' modules here, then fork the workers from this process: they start with
-        # everything loaded (spawned workers would each import torch, sympy, ... again: seconds each)
-        for fn in {t.fn.partition(":")[0] for t in tasks}:
-            import_module(fn)
-        with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+        method = _start_method(tasks)
+        if method == "fork":
+            # import the tasks' modules here, then fork the workers from this process: they start with
+            # everything loaded (spawned workers would each import torch, sympy, ... again: seconds each)
+            for fn in {t.fn.partition(":")[0] for t in tasks}:
+                import_module(fn)
+        with dask.config.set({"distributed.worker.multiprocessing-method": method}):
             cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)
         try:
@@ -260,6 +263,20 @@ def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
     except OSError as exc:
         raise UserInputError(f"--scheduler {kind}: cannot connect ({exc}); is a Dask scheduler running there?") \
             from None
+
+
+def _start_method(tasks: Sequence[Task]) -> str:
+    """``fork`` on Linux for CPU work (fast start); ``spawn`` where CUDA is in play or fork is unsafe."""
+    import sys
+
+    if sys.platform != "linux":
+        return "spawn"
+    if any(str(t.kwargs.get("device", "")).startswith("cuda") for t in tasks):
+        return "spawn"  # a forked child cannot use CUDA once the parent may have touched it
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        return "spawn"
+    return "fork"
 
 
 def _run_dask(tasks: list[Task], kind: str, workers: int | None, retries: int,

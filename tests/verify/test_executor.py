@@ -288,3 +288,14 @@ def test_cli_says_how_many_groups_are_missing(monkeypatch, capsys):
     code, out, err = _cli("verify", "F3AST.LB.5", "F3AST.naive.control", "--quick", "--json", capsys=capsys)
     assert code == 1 and "1 of 2 check groups did not complete (F3AST.LB.5)" in err
     assert any(r["notes"][0].startswith("INCOMPLETE:") for r in json.loads(out) if r["id"] == "F3AST.LB.5")
+
+
+def test_workers_are_spawned_for_cuda_tasks_and_forked_for_cpu_ones():
+    import sys as _sys
+
+    from verify.executor import _start_method
+
+    cpu = [Task("builtins:dict", {"device": "cpu"}, "a")]
+    gpu = [Task("builtins:dict", {"device": "cuda:0"}, "b")]
+    assert _start_method(gpu) == "spawn"
+    assert _start_method(cpu) == ("fork" if _sys.platform == "linux" else "spawn")
