@@ -45,14 +45,19 @@ class RateOptimum:
     kkt: dict = field(default_factory=dict)
     elapsed_s: float = 0.0
 
-    def to_dict(self, max_clients: int = 100_000) -> dict:
-        return {
-            "r_star": self.r_star[:max_clients].tolist(),
+    ARRAYS = ("r_star", "p", "levels")
+
+    def to_dict(self, arrays_file: str | None = None) -> dict:
+        """Everything, complete at any N: the per-client arrays inline, or (``arrays_file``) named in
+        ``arrays`` and stored in that ``.npz`` file (written by :meth:`arrays_npz`), never cut."""
+        out = {
+            "n_clients": int(self.r_star.size),
+            "r_star": self.r_star.tolist(),
             "H": self.H,
             "H_full_participation": self.H_full,
             "price_of_cap": self.H / self.H_full if self.H_full > 0 else None,
             "objective": self.objective,
-            "p": self.p[:max_clients].tolist(),
+            "p": self.p.tolist(),
             "cap": self.cap,
             "method": self.method,
             "solver": self.solver,
@@ -64,6 +69,21 @@ class RateOptimum:
             "kkt": self.kkt,
             "elapsed_s": self.elapsed_s,
         }
+        if arrays_file is not None:
+            for key in self.ARRAYS:
+                del out[key]
+            out["arrays"] = {"file": str(arrays_file), "format": "npz (numpy.load)", "keys": list(self.ARRAYS),
+                             "lengths": {k: int(getattr(self, k).size) for k in self.ARRAYS}}
+        return out
+
+    def arrays_npz(self) -> bytes:
+        """The per-client arrays (``r_star``, ``p``, ``levels``) as the bytes of an ``.npz`` file."""
+        import io
+
+        buf = io.BytesIO()
+        np.savez(buf, r_star=np.asarray(self.r_star, dtype=float), p=np.asarray(self.p, dtype=float),
+                 levels=np.asarray(self.levels, dtype=float))
+        return buf.getvalue()
 
 
 def resolve_weights(model: AvailabilityModel, p) -> np.ndarray:
@@ -87,7 +107,16 @@ def check_reachable(model: AvailabilityModel, p: np.ndarray) -> None:
 
 
 def kkt_report(rank: pm.RankFunction, r: np.ndarray, w: np.ndarray, sol: pm.ChainSolution) -> dict:
-    """Tightness of the chain sets and signs of the multipliers (independent of how r was found)."""
+    """Optimality certificate of ``r``, computed independently of how ``r`` was found.
+
+    Tightness: the chain sets S_1 < ... < S_m have r(S_j) = g(S_j) (``max_tightness_gap``) and the
+    multipliers are >= 0. Feasibility: ``max_rank_violation`` = max_U r(U) - g(U) and
+    ``rank_ratio`` rho = max_U r(U)/g(U) (exact, by prefixes or enumeration). Duality gap (H convex):
+    H* >= H(r) - max_{x in R} d.(x - r) with d = w / r^2 = -grad H, the max taken at Edmonds' greedy
+    vertex (``H_lower``); H* <= H(r / max(rho, 1)) = max(rho, 1) H(r) since r / rho is in R
+    (``H_upper``). ``relative_gap`` = (H_upper - H_lower) / H_upper; ``rank_dropped_bound`` bounds the
+    rank increments left out below double precision by the blocked Poisson-binomial DP.
+    """
     order = np.concatenate(sol.blocks) if sol.blocks else np.zeros(0, np.int64)
     G = rank.prefix_ranks(order)
     ends = np.cumsum([b.size for b in sol.blocks])
@@ -96,12 +125,49 @@ def kkt_report(rank: pm.RankFunction, r: np.ndarray, w: np.ndarray, sol: pm.Chai
     # cyclic direct sums: blocks of different groups are tight within their group; measure per chain prefix
     theta = sol.levels
     mu = np.append(theta[:-1] ** -2.0 - theta[1:] ** -2.0, theta[-1] ** -2.0) if theta.size else theta
-    viol = pm.max_violation(rank, r).value if (rank.structured or rank.n <= pm.ENUM_MAX_CLIENTS + 4) else None
-    return {
+    out = {
         "max_tightness_gap": float(tight.max()) if tight.size else 0.0,
         "min_multiplier": float(mu.min()) if mu.size else 0.0,
-        "max_rank_violation": viol,
+        "tight_sets": int(ends.size),
+        "max_rank_violation": None,
     }
+    if not (rank.structured or rank.n <= pm.ENUM_MAX_CLIENTS + 4):
+        return out
+    viol = pm.max_violation(rank, r)
+    pos = np.flatnonzero(w > 0)
+    d = w[pos] / r[pos] ** 2
+    greedy = pos[np.argsort(-d, kind="stable")]  # Edmonds: the vertex maximising d.x takes prefixes by d
+    if isinstance(rank, pm.RankOneRank):
+        vertex, dropped = _greedy_increments(rank, greedy)
+    else:
+        vertex, dropped = np.diff(rank.prefix_ranks(greedy)), 0.0
+    h = float((w[greedy] / r[greedy] ** 2) @ vertex)
+    H = float(np.sum(w[pos] / r[pos]))
+    upper = H * max(1.0, viol.ratio)
+    lower = 2.0 * H - h
+    out.update({
+        "max_rank_violation": viol.value,
+        "rank_ratio": viol.ratio,
+        "H_lower": lower,
+        "H_upper": upper,
+        "relative_gap": (upper - lower) / upper if upper > 0 else 0.0,
+        "rank_dropped_bound": dropped,
+    })
+    return out
+
+
+def _greedy_increments(rank: pm.RankOneRank, order: np.ndarray) -> tuple[np.ndarray, float]:
+    """The greedy vertex's coordinates along ``order`` (each to full precision) and the DP's bound."""
+    bo = rank.block_of()
+    q = rank.local_q()
+    inc = np.zeros(order.size)
+    dropped = 0.0
+    for b, blk in enumerate(rank.blocks):
+        where = np.flatnonzero(bo[order] == b)
+        if where.size:
+            inc[where], db = rank.block_increments(blk, q[order[where]])
+            dropped += db
+    return inc, dropped
 
 
 def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str = "p2", method: str = "auto",

@@ -111,22 +111,32 @@ class RankOneRank(RankFunction):
         return out
 
     def block_prefix_ranks(self, blk: RankOneBlock, q_in_order: np.ndarray) -> np.ndarray:
-        """Poisson-binomial DP, one phase per row: g of each prefix of one block (O(len * J * kmax))."""
-        kmax = self.cap.kmax
+        """g of each prefix of one block (see :meth:`block_prefix_ranks_bounded`)."""
+        return self.block_prefix_ranks_bounded(blk, q_in_order)[0]
+
+    def block_prefix_ranks_bounded(self, blk: RankOneBlock, q_in_order: np.ndarray) -> tuple[np.ndarray, float]:
+        """g of each prefix of one block, and a bound on the increments not computed (below rounding)."""
+        inc, dropped = self.block_increments(blk, q_in_order)
+        return np.concatenate([[0.0], np.cumsum(inc)]), dropped
+
+    def block_increments(self, blk: RankOneBlock, q_in_order: np.ndarray) -> tuple[np.ndarray, float]:
+        """Marginals g(first i+1) - g(first i) of one block's clients in order, each to full relative
+        precision (no difference of large prefix sums), and the bound on those not computed.
+
+        g(i+1) - g(i) = q_i sum_j w_j f_j P(X^j_i < K), X^j_i the available clients among the first i in
+        phase j; the probabilities come from ``poisson_binomial.below_cap`` (O(len * J * kmax)).
+        """
+        from rate_region.poisson_binomial import below_cap
+
         s = self.cap.survival()
-        J = blk.f.size
-        dist = np.zeros((J, kmax))  # P(X = x), x < kmax; the rest of the mass is X >= kmax
-        dist[:, 0] = 1.0
-        out = np.empty(q_in_order.size + 1)
-        out[0] = 0.0
-        pj = blk.f[:, None] * q_in_order[None, :]  # [J, n]
-        for i in range(q_in_order.size):  # the DP is sequential over clients; vectorised over phases/counts
-            p = pj[:, i : i + 1]
-            dist[:, 1:] = dist[:, 1:] * (1 - p) + dist[:, :-1] * p
-            dist[:, 0:1] *= 1 - p
-            tail = 1.0 - np.cumsum(dist, axis=1)  # P(X > m), m < kmax
-            out[i + 1] = blk.w @ (tail @ s)
-        return out
+        inc = np.zeros(q_in_order.size)
+        dropped = 0.0
+        for wj, fj in zip(blk.w, blk.f):
+            if wj > 0 and fj > 0:
+                a, d = below_cap(fj * q_in_order, s)
+                inc += (wj * fj) * q_in_order * a
+                dropped += float(wj * d)
+        return inc, dropped
 
     def prefix_ranks(self, order):
         order = np.asarray(order, dtype=np.int64)
@@ -180,9 +190,23 @@ class ChainSolution:
 
 
 def _lower_hull(x: np.ndarray, y: np.ndarray) -> list[int]:
-    """Indices of the lower convex hull of points sorted by increasing x (first and last kept)."""
+    """Indices of the lower convex hull of points sorted by increasing x (first and last kept).
+
+    Vectorised passes first drop every point on or above the segment joining its current neighbours
+    (such a point is no hull vertex, so dropping many at once is safe); the monotone chain then runs
+    on the few survivors. Collinear points are dropped (their blocks merge), with the tolerance below.
+    """
+    keep = np.arange(x.size)
+    for _ in range(64):
+        if keep.size < 3:
+            break
+        ia, ib, ic = keep[:-2], keep[1:-1], keep[2:]
+        drop = (y[ib] - y[ia]) * (x[ic] - x[ia]) >= (y[ic] - y[ia]) * (x[ib] - x[ia]) - TIE_TOL * np.abs(x[ic] - x[ia])
+        if not drop.any():
+            break
+        keep = np.concatenate([keep[:1], ib[~drop], keep[-1:]])
     hull: list[int] = []
-    for i in range(x.size):  # monotone chain; O(n) amortised
+    for i in keep.tolist():  # monotone chain on the survivors; O(n) amortised
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
             # drop b unless it lies strictly below segment a-i; collinear points are dropped (merged blocks)
@@ -206,15 +230,17 @@ def lex_optimal_structured(rank: RankOneRank, c: np.ndarray) -> ChainSolution:
             continue
         ratio = cb / qb
         order = np.argsort(-ratio, kind="stable")
-        G = rank.block_prefix_ranks(blk, qb[order])
+        inc, _ = rank.block_increments(blk, qb[order])
+        G = np.concatenate([[0.0], np.cumsum(inc)])
         C = np.concatenate([[0.0], np.cumsum(cb[order])])
-        hull = _lower_hull(C, G)
-        for a, b in zip(hull[:-1], hull[1:]):
-            theta = (G[b] - G[a]) / (C[b] - C[a])
-            members = idx[order[a:b]]
-            r[members] = c[members] * theta
-            levels.append(theta)
-            blocks.append(members)
+        hull = np.asarray(_lower_hull(C, G))
+        # each block's level from its own increments: differences of the prefix sums lose the digits
+        # of a small block sitting after a large prefix
+        theta = np.add.reduceat(inc, hull[:-1]) / np.add.reduceat(cb[order], hull[:-1])
+        members = idx[order]
+        r[members] = c[members] * np.repeat(theta, np.diff(hull))
+        levels += theta.tolist()
+        blocks += np.split(members, hull[1:-1])
     # the direct sum's blocks interleave; report the chain sorted by level
     perm = np.argsort(levels, kind="stable")
     return ChainSolution(r, np.asarray(levels)[perm], tuple(blocks[i] for i in perm), "polymatroid-prefix-hull")
@@ -263,6 +289,7 @@ class Violation:
     value: float  # max_U r(U) - g(U) >= 0 (the empty set gives 0); r >= 0 is in R iff value == 0
     set: np.ndarray  # bool mask of a maximiser
     method: str
+    ratio: float = float("nan")  # max_U r(U) / g(U) over g(U) > 0 (inf if r(U) > 0 = g(U)); r / ratio is in R
 
 
 def max_violation(rank: RankFunction, r: np.ndarray) -> Violation:
@@ -270,25 +297,37 @@ def max_violation(rank: RankFunction, r: np.ndarray) -> Violation:
     r = np.asarray(r, dtype=float)
     if isinstance(rank, RankOneRank):
         best = np.zeros(rank.n, dtype=bool)
-        total = 0.0
+        total, rho = 0.0, 0.0
         for blk in rank.blocks:
             rb, qb = r[blk.index], blk.q
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(qb > 0, rb / np.where(qb > 0, qb, 1), np.where(rb > 0, np.inf, 0.0))
             order = np.argsort(-ratio, kind="stable")
             G = rank.block_prefix_ranks(blk, qb[order])
-            gap = np.concatenate([[0.0], np.cumsum(rb[order])]) - G
+            R = np.concatenate([[0.0], np.cumsum(rb[order])])
+            gap = R - G
             m = int(np.argmax(gap))
             if gap[m] > 0:
                 total += gap[m]
                 best[blk.index[order[:m]]] = True
-        return Violation(float(total), best, "prefix")
+            # max r(U)/g(U) is attained on the same prefixes (Dinkelbach: maximisers of r - lambda g are
+            # prefixes of this order); g is additive over blocks, so the max over blocks is the max
+            rho = max(rho, _max_ratio(R[1:], G[1:]))
+        return Violation(float(total), best, "prefix", rho)
     if rank.n > ENUM_MAX_CLIENTS + 4:
         raise UserInputError(f"exact membership for a correlated law is limited to {ENUM_MAX_CLIENTS + 4} clients")
     masks = _all_masks(rank.n)
-    gap = masks.astype(float) @ r - rank.rank_sets(masks)
+    rs, gs = masks.astype(float) @ r, rank.rank_sets(masks)
+    gap = rs - gs
     m = int(np.argmax(gap))
-    return Violation(float(gap[m]), masks[m], "enumeration")
+    return Violation(float(gap[m]), masks[m], "enumeration", _max_ratio(rs, gs))
+
+
+def _max_ratio(num: np.ndarray, den: np.ndarray) -> float:
+    if np.any((den <= 0) & (num > 0)):
+        return float("inf")
+    pos = den > 0
+    return float(np.max(num[pos] / den[pos])) if pos.any() else 0.0
 
 
 def support(rank: RankFunction, d: np.ndarray) -> tuple[float, np.ndarray]:

@@ -195,16 +195,10 @@ def participation_section(seed: int) -> dict[str, Any]:
 
 # Verify
 def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
-                   progress: Progress) -> tuple[list[dict[str, Any]], list[str] | None]:
+                   progress: Progress, scheduler: str | None = None,
+                   workers: int | None = None) -> tuple[list[dict[str, Any]], list[str] | None]:
     """Every check of ``verify.suite.run_suite`` as dicts, and the controls it is expected to contain."""
     from verify import suite
-
-    def on_progress(*args, **kwargs) -> None:
-        if len(args) == 3 and all(isinstance(a, int) for a in args[:2]):
-            done, total, cid = args
-            progress(f"verify {done + 1}/{total}: {cid}" if cid else f"verify: all {total} check groups run")
-        else:
-            progress("verify: " + " ".join(str(a) for a in args))
 
     if only:  # IDs of results only (no check of that name) select no check
         only = [w for w in only if _known_check(suite, w)]
@@ -212,13 +206,16 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
             return [], None
     # one call per check group (same context and seed as one call) so each record knows its group:
     # a group with fewer negative controls than certificates has lost a control
-    groups = suite.select(only if only else "all")
+    # groups run as tasks of verify.executor (in this process or on Dask), in completion order
+    def done(n: int, total: int, gid: str) -> None:
+        progress(f"verify {n}/{total}: {gid} done" if gid else f"verify: {total} check groups")
+
+    groups, _ = suite.run_groups(only if only else "all", quick=quick, device=device, seed=seed, progress=done,
+                                 scheduler=scheduler, workers=workers)
     checks: list[dict[str, Any]] = []
-    for i, gid in enumerate(groups):
-        on_progress(i, len(groups), gid)
-        for c in suite.run_suite(ids=[gid], quick=quick, device=device, seed=seed):
-            checks.append({**(c.to_dict() if hasattr(c, "to_dict") else dict(c)), "group": gid})
-    on_progress(len(groups), len(groups), "")
+    for gid, records in groups.items():
+        for c in records:
+            checks.append({**c.to_dict(), "group": gid})
     expected = None
     for name in ("control_ids", "expected_controls", "CONTROL_IDS"):
         found = getattr(suite, name, None)
@@ -264,8 +261,12 @@ SECTIONS = ("results", "region", "large_n", "sampler", "participation", "verify"
 
 def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | None = None, seed: int = 0,
             progress: Progress | None = None, sections: Iterable[str] = SECTIONS,
-            argv: list[str] | None = None) -> dict[str, Any]:
-    """Run the suite and return the report document (see ``reports.document``)."""
+            argv: list[str] | None = None, scheduler: str | None = None,
+            workers: int | None = None) -> dict[str, Any]:
+    """Run the suite and return the report document (see ``reports.document``).
+
+    ``scheduler``, ``workers``: where the verification groups run (``verify.executor.run_tasks``).
+    """
     step = progress or (lambda message: None)
     only_list = sorted({o.strip() for o in only if o.strip()}) if only else None
     only_set = set(only_list) if only_list else None
@@ -304,7 +305,7 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     doc["sampler"] = run("sampler", "simulating the F3AST sampler", lambda: sampler_section(quick, seed))
     doc["participation"] = run("participation", "participation pattern", lambda: participation_section(seed))
     verified = run("verify", "running the verification suite",
-                   lambda: verify_section(only_list, quick, device, seed, step))
+                   lambda: verify_section(only_list, quick, device, seed, step, scheduler, workers))
     if verified is not None:
         doc["verifications"], doc["expected_controls"] = verified
     devices = sorted({str(v.get("device")) for v in doc["verifications"] if v.get("device")})

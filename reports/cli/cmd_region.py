@@ -82,16 +82,25 @@ def _figure_bytes(fig, path: str) -> bytes:
 @click.option("--runs", type=COUNT, default=8, show_default=True)
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the simulation.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--arrays", "arrays_file", default=None, metavar="FILE.npz",
+              help="With --json: write r*, p and the levels to this .npz file and name it in the JSON "
+                   "(default: the arrays are printed whole inside the JSON).")
 @click.option("--plot", default=None, metavar="FILE", help="Write a plot (.png/.pdf/.svg) of R, or of r(t) with --simulate.")
-@click.option("--force", is_flag=True, help="Overwrite the --plot file (a regular file only).")
+@click.option("--force", is_flag=True, help="Overwrite the --plot (or --arrays) file (a regular file only).")
 def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, method, check, simulate, sampler, beta,
-               rounds, runs, seed, as_json, plot, force) -> None:
+               rounds, runs, seed, as_json, plot, force, arrays_file=None) -> None:
     """Achievable participation rates R (F3AST eq. 2), r* = argmin H (eq. 3), membership, and the sampler."""
     import numpy as np
 
     from rate_region.availability import make_cap
     from rate_region.models import get_model
 
+    if arrays_file is not None:
+        if not as_json or check is not None or simulate:
+            raise UserInputError("--arrays goes with --json when computing r* (not with --check or --simulate)")
+        if Path(arrays_file).suffix.lower() != ".npz":
+            raise UserInputError(f"--arrays {arrays_file}: the file name must end in .npz")
+        check_output_path(arrays_file, force=force)
     if check is not None and simulate:
         raise UserInputError("--check and --simulate cannot be combined; run them separately")
     if plot is not None:
@@ -154,7 +163,9 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
 
     opt = min_variance_rates(model, cap, p, objective, method=method)
     if as_json:
-        d = opt.to_dict()
+        if arrays_file is not None:
+            atomic_write_bytes(arrays_file, opt.arrays_npz(), force=force)
+        d = opt.to_dict(arrays_file=arrays_file)
         d["model"] = model.describe()
         if model.n_clients <= 4:
             from rate_region.region import extreme_points, naive_rate

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from reports.cli.common import check_device, esc, seed_option
+from reports.cli.common import check_device, esc, scheduler_options, seed_option
 
 
 def register(cli: click.Group) -> None:
@@ -26,8 +26,9 @@ def register(cli: click.Group) -> None:
 @click.option("--force", is_flag=True, help="Replace a non-empty DIR.")
 @click.option("--from-json", "from_json", default=None, metavar="FILE",
               help="Render a saved results.json instead of running the suite.")
+@scheduler_options
 def report(out: str, quick: bool, device: str, only: str | None, seed: int, force: bool,
-           from_json: str | None) -> None:
+           from_json: str | None, scheduler: str | None = None, workers: int | None = None) -> None:
     """Run the default suite and write an HTML page, a PDF and results.json to DIR.
 
     The suite: every encoded result at its worked-example values (hypotheses, bound, terms), the
@@ -44,6 +45,9 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     ids = [w.strip() for w in only.split(",") if w.strip()] if only is not None else None
     if only is not None and not ids:
         raise UserInputError("--only needs comma-separated IDs, e.g. --only FAST.T1,FAST.T2")
+    from verify.executor import check_scheduler
+
+    check_scheduler(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
 
     console = Console(stderr=True)
@@ -64,8 +68,12 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
         else:
             from reports.suite import collect
 
-            doc = collect(quick=quick, device=device, only=ids, seed=seed, progress=progress,
-                          argv=["convbound"] + sys.argv[1:])
+            try:
+                doc = collect(quick=quick, device=device, only=ids, seed=seed, progress=progress,
+                              argv=["convbound"] + sys.argv[1:], scheduler=scheduler, workers=workers)
+            except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
+                console.print("interrupted: nothing written")
+                raise SystemExit(130) from None
         if from_json:
             _render_saved(doc, from_json, out, force, progress)
         else:

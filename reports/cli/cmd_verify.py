@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, check_device, echo_json, esc, seed_option
+from reports.cli.common import COUNT, check_device, echo_json, esc, scheduler_options, seed_option
 
 
 def _styles() -> dict[str, str]:
@@ -31,7 +31,8 @@ def register(cli: click.Group) -> None:
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
 @seed_option()
 @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
-def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
+@scheduler_options
+def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, workers=None) -> int:
     """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
     Exit status 0 when every verdict is as expected (certificates hold, negative controls
@@ -40,10 +41,12 @@ def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from verify.executor import check_scheduler
     from verify.suite import all_ok, run_suite, select
 
     check_device(device)
-    select(list(ids))  # bad ids fail before any work
+    select(list(ids))  # bad ids and options fail before any work
+    check_scheduler(scheduler, workers)
     err = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True) as bar:
@@ -52,7 +55,12 @@ def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
         def progress(done: int, total: int, cid: str) -> None:
             bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
-        results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
+        try:
+            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed,
+                                progress=progress, scheduler=scheduler, workers=workers)
+        except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
+            err.print("interrupted: no results")
+            raise SystemExit(130) from None
     if as_json:
         echo_json([v.to_dict() for v in results])
     else:
@@ -84,6 +92,10 @@ def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
                     shown.add(note)
                     out.print(f"[bold]{esc(v.id)}[/bold]: {esc(note)}")
     ok = all_ok(results)
+    missing = [v.id for v in results if any(n.startswith("INCOMPLETE:") for n in v.notes)]
+    if missing:  # never silently short: say which groups are absent (their records say why)
+        err.print(f"[red]incomplete[/red]: {len(missing)} of {len(select(list(ids)))} check groups did not "
+                  f"complete ({esc(', '.join(missing))})")
     if not as_json:
         Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
     return 0 if ok else 1

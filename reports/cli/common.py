@@ -203,3 +203,13 @@ def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> P
 def short_text(path: Any, limit: int = 120) -> str:
     text = str(path)
     return text if len(text) <= limit else f"{text[:60]}...({len(text)} characters)...{text[-40:]}"
+
+
+def scheduler_options(fn):
+    """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.executor``)."""
+    fn = click.option("--workers", type=COUNT, default=None, metavar="N",
+                      help="Worker processes of a local Dask cluster (implies --scheduler local).")(fn)
+    fn = click.option("--scheduler", default=None, metavar="WHERE",
+                      help="inprocess (default), local (a Dask cluster of --workers processes, default 2) "
+                           "or tcp://HOST:PORT (a running Dask scheduler).")(fn)
+    return fn
