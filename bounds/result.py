@@ -112,6 +112,8 @@ class Result:
         status: spec status tags; ``flags``: one-line rationales of each flag.
         reconstructed: True when the encoded form is a reconstruction (garbled seed, typo fix).
         example: input values of the spec's worked example (used by reports, benchmarks, docs).
+        origin: where the result was registered from: ``built-in``, ``entry point NAME (DIST)`` or
+            ``file PATH`` (set by the registry, see :mod:`bounds.plugins`).
     """
 
     id: str
@@ -133,6 +135,7 @@ class Result:
     prescribed: tuple[tuple[str, sp.Expr], ...] = ()
     notes: str = ""
     example: tuple[tuple[str, Any], ...] = ()
+    origin: str = field(default="built-in", compare=False)
     _cache: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     # Structure

@@ -9,6 +9,28 @@ from rich.table import Table
 from reports.cli.common import echo_json, parse_assignments, parse_number
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
+_ID = click.argument("result_id", required=False, metavar="RESULT_ID")
+_FILE = click.option("--file", "toml_file", default=None, metavar="FILE.toml",
+                     help="A result written as TOML (formulas parsed without executing code) instead of RESULT_ID.")
+
+
+def _resolve(result_id: str | None, toml_file: str | None, assignments: tuple[str, ...] = ()):
+    """The result named by RESULT_ID or read from --file, and the KEY=VALUE words."""
+    from bounds.errors import UserInputError
+
+    if toml_file is not None:
+        from bounds.tomlresult import load_result
+
+        if result_id is not None and "=" in result_id:  # no RESULT_ID: the first word is a KEY=VALUE
+            assignments = (result_id, *assignments)
+        elif result_id is not None:
+            raise UserInputError(f"give RESULT_ID or --file, not both (got {result_id!r} and --file {toml_file})")
+        return load_result(toml_file), assignments
+    if result_id is None:
+        raise UserInputError("missing RESULT_ID (e.g. FAST.T1; see 'convbound list') or --file FILE.toml")
+    from bounds import get
+
+    return get(result_id), assignments
 
 
 def register(cli: click.Group) -> None:
@@ -25,25 +47,29 @@ def list_cmd(as_json: bool) -> None:
     from bounds import all_results
 
     rows = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
-             "variant": r.variant, "reconstructed": r.reconstructed} for r in all_results()]
+             "variant": r.variant, "reconstructed": r.reconstructed, "origin": r.origin} for r in all_results()]
     if as_json:
         echo_json(rows)
         return
-    table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
+    plugged = any(row["origin"] != "built-in" for row in rows)
+    table = Table("ID (ID@variant)", "paper", "kind", "title", *(["origin"] if plugged else []),
+                  title=f"{len(rows)} encoded results")
     for row in rows:
-        table.add_row(row["key"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else ""))
+        cells = [row["key"], row["paper"], row["kind"], row["title"] + (" [reconstructed]" if row["reconstructed"] else "")]
+        table.add_row(*cells, *([("" if row["origin"] == "built-in" else row["origin"])] if plugged else []))
     Console().print(table)
 
 
 @click.command("show")
-@click.argument("result_id")
+@_ID
+@_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--latex", "as_latex", is_flag=True, help="Print the conclusion as LaTeX only.")
-def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
+def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_latex: bool) -> None:
     """Symbols, hypotheses, conclusion, provenance and variant flags of RESULT_ID (or ID@variant)."""
-    from bounds import get, variants
+    from bounds import variants
 
-    res = get(result_id)
+    res, _ = _resolve(result_id, toml_file)
     if as_json:
         echo_json(res.to_dict())
         return
@@ -56,6 +82,7 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
               + (", reconstructed" if res.reconstructed else "") + ")")
     con.print(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip())
     con.print(f"status: {', '.join(d['status'])}")
+    con.print(f"origin: {res.origin if toml_file is None else 'file ' + toml_file}")
     con.print(f"LHS measures: {res.lhs}")
     con.print(click.style("conclusion:", bold=True))
     click.echo(res.text().split("\n", 2)[2])
@@ -70,28 +97,31 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
         con.print("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate))
     for flag in res.flags:
         con.print(f"[yellow]flag:[/yellow] {flag}")
-    others = [v.key for v in variants(res.id) if v.key != res.key]
+    others = [v.key for v in variants(res.id) if v.key != res.key] if toml_file is None else []
     if others:
         con.print("other variants: " + ", ".join(others))
 
 
 @click.command("check")
-@click.argument("result_id")
+@_ID
 @_KV
+@_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def check_cmd(result_id: str, assignments: tuple[str, ...], as_json: bool) -> None:
+def check_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: str | None, as_json: bool) -> None:
     """Evaluate RESULT_ID's bound at KEY=VALUE and check each hypothesis (margin >= 0 = slack).
 
     Vectors are comma-separated (r=0.375,0.5), matrices use ';' between rows; sigma2=... gives sigma^2.
     """
-    from bounds import get, variants
+    from bounds import variants
 
-    res = get(result_id)
+    res, assignments = _resolve(result_id, toml_file, assignments)
     values = parse_assignments(assignments)
     report = res.check(values)
     out = report.to_dict()
-    out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed})
-    out["variants"] = [_variant_summary(v, values) for v in variants(res.id) if v.key != res.key]
+    out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed,
+                "origin": res.origin if toml_file is None else f"file {toml_file}"})
+    others = variants(res.id) if toml_file is None else []
+    out["variants"] = [_variant_summary(v, values) for v in others if v.key != res.key]
     if as_json:
         echo_json(out)
         return
@@ -112,6 +142,8 @@ def _print_check(res, out: dict) -> None:
     verdict = {True: "[green]all hypotheses hold[/green]", False: "[red]a hypothesis fails[/red]",
                None: "[yellow]hypotheses unverified[/yellow]"}[out["holds"]]
     con.print(f"[bold]{res.key}[/bold] ({res.kind.value}) bound = {out['value']:.7g}   {verdict}")
+    if out.get("origin", "built-in") != "built-in":
+        con.print(f"  origin: {out['origin']}")
     for name, val in out["terms"].items():
         con.print(f"  {name:<24} {val:.7g}")
     table = Table("hypothesis", "holds", "lhs", "rhs", "margin")
@@ -129,20 +161,19 @@ def _print_check(res, out: dict) -> None:
 
 
 @click.command("solve")
-@click.argument("result_id")
+@_ID
 @_KV
+@_FILE
 @click.option("--for", "symbol", required=True, help="The symbol to solve for (e.g. eta_c, q, R).")
 @click.option("--target", default=None, help="Accuracy the bound must reach (e.g. 0.01).")
 @click.option("--mode", type=click.Choice(["max", "min", "argmin", "target"]), default=None,
               help="max/min allowed by the hypotheses, argmin of the bound, or target (default: "
                    "target with --target, else the symbol's natural choice).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def solve_cmd(result_id: str, assignments: tuple[str, ...], symbol: str, target: str | None,
-              mode: str | None, as_json: bool) -> None:
+def solve_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: str | None, symbol: str,
+              target: str | None, mode: str | None, as_json: bool) -> None:
     """Solve RESULT_ID for one symbol with the others fixed at KEY=VALUE."""
-    from bounds import get
-
-    res = get(result_id)
+    res, assignments = _resolve(result_id, toml_file, assignments)
     eps = None if target is None else parse_number("--target", target)
     sol = res.solve(symbol, parse_assignments(assignments), target=eps, mode=mode)
     if as_json:

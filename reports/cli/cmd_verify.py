@@ -69,7 +69,8 @@ def register(cli: click.Group) -> None:
                 for note in v.notes:
                     if note in shown:
                         continue
-                    if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
+                    if (note.startswith(("FINDING", "origin: ")) or v.verdict in ("pending", "unverified")
+                            or not v.ok):
                         shown.add(note)
                         out.print(f"[bold]{escape(v.id)}[/bold]: {escape(note)}")
         ok = all_ok(results)
