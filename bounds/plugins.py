@@ -13,8 +13,8 @@ with ``convbound --plugin FILE.py`` or listed in the environment variable ``CONV
 
 **Statement**: an import failure, a function that raises, or a key that another source already
 registered raises :class:`~bounds.errors.UserInputError` naming the file (or entry point) and the
-clash; the CLI prints it as one line with exit status 2. A failed file is dropped from the list, so
-the built-ins keep working in the same process. Every registered object records where it came from
+clash; the CLI prints it as one line with exit status 2. A file that failed once is left out from
+then on, so the built-ins (and the other plugins) keep working in the same process. Every registered object records where it came from
 (:func:`origin_text`): ``"built-in"``, ``"entry point NAME (DIST)"`` or ``"file PATH"``.
 
 This module imports nothing of ours beyond ``bounds.errors``, so every layer can call it.
@@ -55,6 +55,7 @@ _ALLOWED_SUFFIXES = (".py", ".toml")
 _cli_files: list[str] = []          # given with --plugin (or add_files), in order
 _modules: dict[str, types.ModuleType] = {}   # resolved path -> loaded module
 _origins: dict[tuple[str, str], str] = {}    # (kind, key) -> origin of the last merge
+_rejected: set[str] = set()                  # files that failed once: reported, then left out
 
 
 def files() -> tuple[str, ...]:
@@ -67,7 +68,7 @@ def files() -> tuple[str, ...]:
     out: list[str] = []
     for p in env + _cli_files:
         r = str(Path(p).expanduser().resolve())
-        if r not in out:
+        if r not in out and r not in _rejected:
             out.append(r)
     return tuple(out)
 
@@ -111,11 +112,12 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
 
 
 def clear_files() -> None:
-    """Forget the ``--plugin`` files of this process (``CONVBOUND_PLUGINS`` still applies).
+    """Forget the ``--plugin`` files of this process and which files failed (``CONVBOUND_PLUGINS`` still applies).
 
     >>> clear_files()
     """
     _cli_files.clear()
+    _rejected.clear()
 
 
 def _module_name(path: str) -> str:
@@ -174,7 +176,7 @@ def _items(kind: str, source: Any, where: str) -> list[Any]:
         items = source() if callable(source) else source
         items = list(items)
     except UserInputError as exc:
-        raise UserInputError(f"{where}: {exc}") from None
+        raise UserInputError(str(exc) if str(exc).startswith(where) else f"{where}: {exc}") from None
     except Exception as exc:
         raise UserInputError(f"{where}: {kind}() failed: {type(exc).__name__}: {exc}") from None
     return items
@@ -198,7 +200,11 @@ def contributions(kind: str) -> list[tuple[Any, str]]:
         out += [(item, where) for item in _items(kind, loaded, where)]
     for path in files():
         where = f"file {path}"
-        out += [(item, where) for item in _items(kind, load_file(path), f"plugin file {path}")]
+        try:
+            out += [(item, where) for item in _items(kind, load_file(path), f"plugin file {path}")]
+        except UserInputError:
+            _rejected.add(path)
+            raise
     return out
 
 
@@ -224,6 +230,8 @@ def merge(kind: str, builtins: Mapping[str, Any], *, key: Callable[[Any], str],
             raise UserInputError(f"{where}: a {kind[:-1]} without a key ({type(exc).__name__}: {exc}); "
                                  f"{kind}() must return objects with an id/key/name") from None
         if k in out:
+            if where.startswith("file "):
+                _rejected.add(where[len("file "):])
             raise UserInputError(f"{where} defines {kind[:-1]} {k!r}, which {origins[k]} already defines; "
                                  f"rename it (keys must be unique across built-ins, entry points and files)")
         out[k] = tag(obj, where) if tag else obj

@@ -26,8 +26,17 @@ __all__ = ["PAPER_MODULES", "all_results", "get", "ids", "variants"]
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
 
 
+_building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
+
+
 def _registry() -> dict[str, Result]:
-    return _merged(plugins.state())
+    if _building:
+        return _builtin()
+    _building.append(True)
+    try:
+        return _merged(plugins.state())
+    finally:
+        _building.pop()
 
 
 @lru_cache(maxsize=4)

@@ -31,7 +31,6 @@ from .lower_bound import lower_bound_objective
 from .nonconvex import cosine_nonconvex
 from .snapshot import fast_mixture
 
-
 __all__ = ["ALGORITHMS", "PATTERNS", "PROBLEMS", "Key", "Spec", "algorithms", "build", "help_text", "problems"]
 
 
