@@ -1,7 +1,8 @@
 """Every encoded result, by key (``ID`` for the first variant of an ID, ``ID@variant`` for others).
 
 Paper modules (``bounds.fast``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl``) each define
-``results() -> list[Result]``; the first variant listed for an ID is its default. Results of plugins
+``results() -> list[Result]`` (their names are in ``PAPER_MODULES``); the first variant listed for an
+ID is its default. Results of plugins
 (entry points ``convbound.results``, ``--plugin`` files, ``CONVBOUND_PLUGINS``) follow the built-ins,
 each with its ``origin`` recorded (:mod:`bounds.plugins`).
 

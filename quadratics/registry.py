@@ -3,6 +3,7 @@
 Keys are shared across components: a key given once goes to every chosen component that takes
 it (``M`` is the problem's and the pattern's; ``P`` the pattern's and an amplified algorithm's).
 ``build(problem, pattern, algorithm, values)`` validates every key and returns the three objects.
+The built-in tables are ``PROBLEMS``, ``PATTERNS`` and ``ALGORITHMS`` (name -> :class:`Spec`).
 
 Plugins add problems and algorithms (entry points ``convbound.problems``/``convbound.algorithms``,
 ``--plugin`` files defining ``problems()``/``algorithms()``): each returns a list of :class:`Spec`

@@ -1,6 +1,7 @@
 """verify: evidence that encoded results hold — certificates, rate fits, negative controls, strategies.
 
-Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts),
+Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts; the names of
+all verdicts are ``VERDICTS``),
 ``fit_loglog``/``fit_over_seeds`` (slopes), ``run_suite`` (imports the simulation lazily).
 Hypothesis strategies: ``verify.strategies.params_for(key)``.
 A user's own certificate: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials,

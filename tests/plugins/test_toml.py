@@ -1,34 +1,12 @@
 """TOML results: same numbers as Python, and formulas that would run code are refused with nothing executed."""
 
-import textwrap
-
 import pytest
 
 from bounds import UserInputError, plugins
 from bounds.tomlresult import parse_formula, result_from_toml
 from tests.plugins.conftest import EXAMPLES
 
-GD_TOML = textwrap.dedent('''
-    id = "DT14.T3.1"
-    title = "Gradient descent, L-smooth convex"
-    paper = "Drori & Teboulle 2014"
-    kind = "upper"
-    lhs = "f(x_n) - f*"
-    [provenance]
-    seed = "Drori & Teboulle 2014"
-    locator = "Theorem 3.1"
-    [symbols]
-    L = { meaning = "smoothness", domain = "positive" }
-    gamma = { meaning = "step size", domain = "positive", prefer = "max" }
-    n = { meaning = "iterations", domain = "positive_integer" }
-    D2 = { meaning = "||x0 - x*||^2", domain = "positive" }
-    [[terms]]
-    name = "optimisation"
-    expr = "L * D2 / (4*n*L*gamma + 2)"
-    [[hypotheses]]
-    name = "step size"
-    relation = "gamma <= 1/L"
-''')
+GD_TOML = (EXAMPLES / "gd_drori_teboulle.toml").read_text(encoding="utf-8")
 
 
 def test_toml_result_evaluates_like_the_python_one():
