@@ -33,6 +33,6 @@ def test_public_names_have_docstrings(module):
         if inspect.isroutine(obj) or inspect.isclass(obj) or hasattr(obj, "__wrapped__"):
             if not _own_doc(obj, name):
                 missing.append(name)
-        elif name not in (mod.__doc__ or "") and f"#: " not in _comment_above(mod, name):
+        elif name not in (mod.__doc__ or "") and "#: " not in _comment_above(mod, name):
             missing.append(name)  # data: named in the module docstring or documented by a #: comment
     assert missing == [], f"{module}: no docstring for {missing}"
