@@ -19,6 +19,7 @@ Each record a plugin check returns carries its origin (a note ``origin: ...`` an
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -74,10 +75,15 @@ def _as_check(item: Any) -> Check:
         raise UserInputError(f"scenarios() returned a {type(item).__name__} without a string id; "
                              f"return verify.extensions.Check objects or scenarios")
     if hasattr(item, "build") and hasattr(item, "result"):
-        return Check(cid, lambda ctx, sc=item: [_score_scenario(ctx, sc)], getattr(item, "title", ""), item.result)
+        return Check(cid, functools.partial(_score_scenario_list, scenario=item), getattr(item, "title", ""),
+                     item.result)
     if callable(item):
         return Check(cid, item, getattr(item, "title", ""), getattr(item, "result", ""))
     raise UserInputError(f"scenario {cid!r} is neither a Check, a scenario (build/result) nor callable")
+
+
+def _score_scenario_list(ctx: Any, scenario: Any) -> list[Verification]:
+    return [_score_scenario(ctx, scenario)]
 
 
 def _score_scenario(ctx: Any, scenario: Any) -> Verification:

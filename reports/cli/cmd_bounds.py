@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from rich.console import Console
 from rich.table import Table
@@ -46,7 +48,7 @@ def list_cmd(as_json: bool) -> None:
     """Every encoded result: ID, paper, kind, title (variants as ID@variant)."""
     from bounds import all_results
 
-    rows = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
+    rows: list[dict[str, Any]] = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
              "variant": r.variant, "reconstructed": r.reconstructed, "origin": r.origin} for r in all_results()]
     if as_json:
         echo_json(rows)
