@@ -112,3 +112,13 @@ def test_entry_point_clash_is_exit_2(site, tmp_path):
     dup.write_text("from convbound_demo_plugin import results\n", encoding="utf-8")
     out = run_cli(["--plugin", str(dup), "list"], extra_path=[site])
     assert out.returncode == 2 and ORIGIN in out.stderr and str(dup) in out.stderr and "DEMO.T1" in out.stderr
+
+
+def test_broken_entry_point_is_exit_2(tmp_path):
+    info = tmp_path / "broken_demo-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-demo\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[convbound.results]\nbroken = no_such_module_xyz:results\n", encoding="utf-8")
+    out = run_cli(["list"], extra_path=[tmp_path])
+    assert out.returncode == 2 and "entry point broken (broken-demo)" in out.stderr
+    assert "no_such_module_xyz" in out.stderr and "Traceback" not in out.stderr

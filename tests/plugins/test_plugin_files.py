@@ -91,3 +91,14 @@ def test_plugin_algorithm_and_problem_reach_simulate(convbound, tmp_path):
 
     assert algorithms()["gd1"].origin == f"file {plug}"
     assert f"[file {plug}]" in help_text()
+
+
+def test_wrong_object_or_failing_function_is_named(convbound, tmp_path):
+    wrong = _write(tmp_path, "wrong.py", "def results():\n    return ['not a result']\n")
+    run = convbound("--plugin", wrong, "list")
+    assert run.code == 2 and wrong in run.err and "not a bounds.Result" in run.err
+    failing = _write(tmp_path, "failing.py", "def scenarios():\n    raise KeyError('oops')\n")
+    run = convbound("--plugin", failing, "verify", "FAST.T1")
+    assert run.code == 2 and failing in run.err and "scenarios() failed: KeyError" in run.err
+    run = convbound("--plugin", _write(tmp_path, "x.txt", ""), "list")
+    assert run.code == 2 and "must end in .py" in run.err
