@@ -6,6 +6,10 @@ all verdicts are ``VERDICTS``),
 Hypothesis strategies: ``verify.strategies.params_for(key)``.
 A user's own certificate: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials,
 seed, device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Verification``).
+>>> from verify import mean_ci
+>>> mean_ci([1.0, 2.0, 3.0]).mean
+2.0
+
 Testing helpers for a user's test suite: :mod:`verify.testing` (also as pytest fixtures, ``-p convbound``).
 """
 

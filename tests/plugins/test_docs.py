@@ -9,11 +9,12 @@ from bounds import plugins
 from tests.plugins.conftest import EXAMPLES, ROOT
 from verify import Context
 
-DOCTESTED = ["bounds.plugins", "bounds.tomlresult", "bounds.registry", "quadratics.registry", "verify.extensions",
+DOCTESTED = ["bounds", "quadratics", "verify", "bounds.plugins", "bounds.tomlresult", "bounds.registry", "quadratics.registry", "verify.extensions",
              "verify.testing", "verify.pytest_plugin"]
 
 
 @pytest.mark.docs
+@pytest.mark.filterwarnings("ignore:The mapping interface for autodoc options")
 def test_sphinx_builds_without_warnings(tmp_path):
     from sphinx.cmd.build import build_main
 

@@ -102,3 +102,31 @@ def test_wrong_object_or_failing_function_is_named(convbound, tmp_path):
     assert run.code == 2 and failing in run.err and "scenarios() failed: KeyError" in run.err
     run = convbound("--plugin", _write(tmp_path, "x.txt", ""), "list")
     assert run.code == 2 and "must end in .py" in run.err
+
+
+def test_a_scenario_object_joins_verify_at_its_default_point(convbound, tmp_path):
+    plug = _write(tmp_path, "scen.py", """
+        from types import SimpleNamespace
+
+        class Scenario:
+            id, result, title = "DT14.S1", "DT14.T3.1", "GD scenario"
+
+            def default_point(self):
+                return {"n": 4}
+
+            def build(self, point):
+                from quadratics import fedavg, heterogeneous_quadratic, uniform
+                pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=1, M=2, zeta=0.0, sigma=0.0, D0=1.0)
+                return SimpleNamespace(problem=pb, algorithm=fedavg(eta=0.5, K=1), pattern=uniform(M=2, S=2),
+                                       rounds=point["n"], values={"L": 1, "gamma": 0.5, "n": point["n"], "D2": 1},
+                                       measure=lambda sim: sim.metrics["gap"][point["n"]], assumed={})
+
+        def scenarios():
+            return [Scenario()]
+    """)
+    run = convbound("--plugin", GD, "--plugin", plug, "verify", "DT14.S1", "--json", "--trials", "2", "--device", "cpu")
+    assert run.code == 0, run.err
+    (rec,) = run.json()
+    # f(x_4) - f* = (1/2) (1/2)^8 on x^2/2 with step 1/2; RHS L D2 / (4 n L gamma + 2) = 1 / 10
+    assert rec["lhs"] == 0.5 * 0.5**8 and abs(rec["rhs"] - 0.1) < 1e-12
+    assert rec["verdict"] == "holds" and rec["instance"]["origin"] == f"file {plug}"
