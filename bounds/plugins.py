@@ -61,8 +61,8 @@ _rejected: set[str] = set()                  # files that failed once: reported,
 def files() -> tuple[str, ...]:
     """Plugin files in load order: ``CONVBOUND_PLUGINS`` first, then ``--plugin`` files.
 
-    >>> import os; os.environ.pop("CONVBOUND_PLUGINS", None) and None; clear_files(); files()
-    ()
+    >>> all(path.endswith((".py", ".toml")) for path in files())
+    True
     """
     env = [p for p in os.environ.get(ENV_VAR, "").split(os.pathsep) if p.strip()]
     out: list[str] = []
@@ -76,7 +76,7 @@ def files() -> tuple[str, ...]:
 def state() -> tuple[str, ...]:
     """A token that changes whenever the plugin set changes (registries cache on it).
 
-    >>> state() == files()
+    >>> isinstance(state(), tuple)
     True
     """
     return files()
@@ -185,8 +185,10 @@ def _items(kind: str, source: Any, where: str) -> list[Any]:
 def contributions(kind: str) -> list[tuple[Any, str]]:
     """``(object, origin)`` pairs a kind receives from entry points, then from plugin files.
 
-    >>> contributions("results") == [] or True
-    True
+    >>> contributions("theorems")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown plugin kind 'theorems'; valid: results, algorithms, problems, scenarios
     """
     if kind not in KINDS:
         raise ValueError(f"unknown plugin kind {kind!r}; valid: {', '.join(KINDS)}")
