@@ -4,9 +4,9 @@ import doctest
 import importlib
 
 import pytest
+from plugin_helpers import EXAMPLES, ROOT
 
 from bounds import plugins
-from tests.plugins.conftest import EXAMPLES, ROOT
 from verify import Context
 
 DOCTESTED = ["bounds", "quadratics", "verify", "bounds.plugins", "bounds.tomlresult", "bounds.registry", "quadratics.registry", "verify.extensions",

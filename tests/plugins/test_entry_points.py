@@ -11,8 +11,7 @@ import json
 import textwrap
 
 import pytest
-
-from tests.plugins.conftest import run_cli
+from plugin_helpers import run_cli
 
 PACKAGE = '''
 import time

@@ -3,9 +3,9 @@
 import math
 
 import numpy as np
+from plugin_helpers import EXAMPLES, run_cli
 
 from bounds import plugins
-from tests.plugins.conftest import EXAMPLES, run_cli
 from verify import Context
 
 GD, SGD = str(EXAMPLES / "gd_drori_teboulle.py"), str(EXAMPLES / "sgd_pesto_one_step.py")

@@ -2,8 +2,9 @@
 
 import textwrap
 
+from plugin_helpers import EXAMPLES
+
 from bounds import get, plugins
-from tests.plugins.conftest import EXAMPLES
 
 GD = str(EXAMPLES / "gd_drori_teboulle.py")
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.plugins.conftest import EXAMPLES, ROOT
+from plugin_helpers import EXAMPLES, ROOT
 
 USER_TESTS = textwrap.dedent('''
     from hypothesis import given, settings

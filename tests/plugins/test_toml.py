@@ -1,10 +1,10 @@
 """TOML results: same numbers as Python, and formulas that would run code are refused with nothing executed."""
 
 import pytest
+from plugin_helpers import EXAMPLES
 
 from bounds import UserInputError, plugins
 from bounds.tomlresult import parse_formula, result_from_toml
-from tests.plugins.conftest import EXAMPLES
 
 GD_TOML = (EXAMPLES / "gd_drori_teboulle.toml").read_text(encoding="utf-8")
 
