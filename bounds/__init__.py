@@ -1,7 +1,13 @@
 """Published convergence results of partial-participation FL as executable sympy objects.
 
+Results by key (``get``, ``all_results``, ``ids``, ``variants``); a result's parts (``Result``, ``Term``,
+``Hypothesis``, ``SymbolInfo``/``Domain``/``sym``, ``Provenance``, ``Kind``, ``Status``, ``Aggregate``);
+user mistakes (``UserInputError``). Plugins: :mod:`bounds.plugins`; results as TOML: :mod:`bounds.tomlresult`.
+
 >>> from bounds import get
->>> get("FAST.T1").check({...})  # doctest: +SKIP
+>>> res = get("FAST.T1")
+>>> round(float(res.evaluate(res.example_values).value), 7)
+0.1770625
 
 The names below load on first use (PEP 562), so ``import bounds.errors`` (what every layer and
 the CLI's error handling need) does not load sympy and the registry of results.

@@ -1,7 +1,14 @@
 """Every encoded result, by key (``ID`` for the first variant of an ID, ``ID@variant`` for others).
 
 Paper modules (``bounds.fast``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl``) each define
-``results() -> list[Result]``; the first variant listed for an ID is its default.
+``results() -> list[Result]`` (their names are in ``PAPER_MODULES``); the first variant listed for an
+ID is its default. Results of plugins
+(entry points ``convbound.results``, ``--plugin`` files, ``CONVBOUND_PLUGINS``) follow the built-ins,
+each with its ``origin`` recorded (:mod:`bounds.plugins`).
+
+>>> from bounds.registry import get
+>>> get("FAST.T1").origin
+'built-in'
 """
 
 from __future__ import annotations
@@ -10,15 +17,46 @@ import dataclasses
 import importlib
 from functools import lru_cache
 
+from bounds import plugins
 from bounds.errors import UserInputError, unknown
 from bounds.examples import EXAMPLES
 from bounds.result import Result
 
+__all__ = ["PAPER_MODULES", "all_results", "get", "ids", "variants"]
+
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
 
 
-@lru_cache(maxsize=1)
+_building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
+
+
 def _registry() -> dict[str, Result]:
+    if _building:
+        return _builtin()
+    _building.append(True)
+    try:
+        return _merged(plugins.state())
+    finally:
+        _building.pop()
+
+
+@lru_cache(maxsize=4)
+def _merged(token: tuple[str, ...]) -> dict[str, Result]:
+    return plugins.merge("results", _builtin(), key=_plugin_key, tag=_tag)
+
+
+def _plugin_key(res: Result) -> str:
+    if not isinstance(res, Result):
+        raise UserInputError(f"results() returned a {type(res).__name__}, not a bounds.Result")
+    return res.key
+
+
+def _tag(res: Result, origin: str) -> Result:
+    return dataclasses.replace(res, origin=origin)
+
+
+@lru_cache(maxsize=1)
+def _builtin() -> dict[str, Result]:
     out: dict[str, Result] = {}
     for mod_name in PAPER_MODULES:
         try:

@@ -74,4 +74,5 @@ def result_to_dict(result: Result) -> dict[str, Any]:
         "prescribed": {k: sp.sstr(v) for k, v in result.prescribed},
         "notes": result.notes,
         "example": {k: (v.tolist() if hasattr(v, "tolist") else v) for k, v in result.example},
+        "origin": result.origin,
     }

@@ -177,6 +177,8 @@ class Result:
         participation: what the result assumes about who participates (see
             :class:`ParticipationAssumption`); each is a condition ``check`` cannot decide alone.
         assumptions: other hypotheses the inputs cannot decide (see :class:`Assumption`).
+        origin: where the result was registered from: ``built-in``, ``entry point NAME (DIST)`` or
+            ``file PATH`` (set by the registry, see :mod:`bounds.plugins`).
     """
 
     id: str
@@ -203,6 +205,7 @@ class Result:
     # Compiled expressions, keyed by the expression itself. init=False: dataclasses.replace builds a
     # fresh cache, so a copy with other terms never runs this result's compiled functions.
     _cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+    origin: str = field(default="built-in", compare=False)
 
     # Structure
     @property

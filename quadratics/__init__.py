@@ -12,6 +12,13 @@ Local step schedules: :func:`step_schedule`, :func:`f3ast_steps` (any local meth
 Algorithms: :func:`fedavg`, :func:`fedprox`, :func:`scaffold`, :func:`fast`, :func:`f3ast`,
 :func:`amplified_fedavg`, :func:`amplified_scaffold`.
 Engine: :func:`simulate` -> :class:`Simulation` (``.summary(target).to_dict()``, ``.to_csv()``).
+Components by name (CLI keys, plugins): :mod:`quadratics.registry`.
+
+>>> from quadratics import fedavg, heterogeneous_quadratic, simulate, uniform
+>>> pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=1, M=2, zeta=0.0, sigma=0.0, D0=1.0)
+>>> sim = simulate(pb, fedavg(eta=0.5, K=1), uniform(M=2, S=2), trials=2, rounds=3, device="cpu")
+>>> sim.mean("dist_sq").tolist()  # gradient descent on x^2/2 with step 1/2 halves x each round
+[1.0, 0.25, 0.0625, 0.015625]
 """
 
 from .algorithm import Algorithm, active, local_sgd

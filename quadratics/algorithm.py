@@ -32,6 +32,9 @@ State = dict[str, torch.Tensor]
 
 
 class Algorithm(NamedTuple):
+    """An FL method as pure functions: ``init(bound, x0 [T, d], M) -> state`` and
+    ``round(state, bound, q [T, M], r, generator, aux) -> state``, batched over trials; ``K`` local steps."""
+
     name: str
     params: Mapping[str, Any]
     K: int

@@ -25,6 +25,9 @@ from .problem import check_count
 
 
 class Pattern(NamedTuple):
+    """A participation pattern over M clients: per-round client weights for every trial (a pure function
+    of seed and round), with its constants (rho^2, P, p_min, m, n, q) in ``constants``."""
+
     name: str
     M: int
     constants: Mapping[str, Any]

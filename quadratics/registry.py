@@ -8,14 +8,24 @@ Names are looked up with hyphens and underscores alike (``amplified-scaffold`` =
 **Symbols** (one meaning each across the simulator and the CLI; :data:`SYMBOLS`): ``zeta`` is
 heterogeneity, never FAST's initial gap (the papers' zeta of FAST is the constant ``Delta`` =
 F(x0) - F*); ``L`` is smoothness, never the lower-bound objective's x4 coefficient (``a_even``).
+
+Plugins add problems and algorithms (entry points ``convbound.problems``/``convbound.algorithms``,
+``--plugin`` files defining ``problems()``/``algorithms()``): each returns a list of :class:`Spec`
+with ``name`` set, e.g. ``Spec(my_builder, {"eta": Key(float, 0.01, "step")}, "my method", name="mine")``.
+:func:`problems` and :func:`algorithms` are the merged tables (built-ins first).
+
+>>> from quadratics.registry import algorithms
+>>> algorithms()["fedavg"].origin
+'built-in'
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from bounds import plugins
 from bounds.errors import UserInputError, unknown
 
 from . import amplified as _amp
@@ -28,9 +38,17 @@ from .lower_bound import lower_bound_objective
 from .nonconvex import cosine_nonconvex
 from .snapshot import fast_mixture
 
+__all__ = ["ALGORITHMS", "PATTERNS", "PROBLEMS", "Key", "Spec", "algorithms", "build", "help_text", "problems"]
+
 
 @dataclass(frozen=True)
 class Key:
+    """One KEY=VALUE parameter: its type (``float``, ``int``, ``str``), default and one line of help.
+
+    >>> Key(float, 0.01, "local step size").default
+    0.01
+    """
+
     kind: type
     default: Any
     help: str
@@ -38,9 +56,19 @@ class Key:
 
 @dataclass(frozen=True)
 class Spec:
+    """A named component: ``builder(**keys)`` returns the problem/pattern/algorithm object.
+
+    ``name`` is required for plugin components (the table key); ``origin`` is set by the registry.
+
+    >>> Spec(print, {}, "a component", name="demo").origin
+    'built-in'
+    """
+
     builder: Callable[..., Any]
     keys: Mapping[str, Key]
     help: str
+    name: str = ""
+    origin: str = "built-in"
 
 
 def _k(kind: type, default: Any, text: str) -> Key:
@@ -141,6 +169,25 @@ ALGORITHMS: dict[str, Spec] = {
 }
 
 
+def _plugin_table(kind: str, builtins: Mapping[str, Spec]) -> dict[str, Spec]:
+    def key(spec: Spec) -> str:
+        if not isinstance(spec, Spec) or not spec.name:
+            raise UserInputError(f"{kind}() must return quadratics.registry.Spec objects with a name")
+        return spec.name
+
+    return plugins.merge(kind, builtins, key=key, tag=lambda spec, where: replace(spec, origin=where))
+
+
+def problems() -> dict[str, Spec]:
+    """Every problem: the built-in :data:`PROBLEMS`, then plugin problems (merged on each call)."""
+    return _plugin_table("problems", PROBLEMS)
+
+
+def algorithms() -> dict[str, Spec]:
+    """Every algorithm: the built-in :data:`ALGORITHMS`, then plugin algorithms."""
+    return _plugin_table("algorithms", ALGORITHMS)
+
+
 def _convert(name: str, key: Key, text: Any) -> Any:
     if not isinstance(text, str):
         return text
@@ -177,7 +224,8 @@ def _spec(table: Mapping[str, Spec], kind: str, name: str) -> Spec:
 
 def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     """Problem, pattern and algorithm objects from names and shared KEY=VALUE parameters."""
-    ps, qs, al = _spec(PROBLEMS, "problem", problem), _spec(PATTERNS, "pattern", pattern), _spec(ALGORITHMS, "algorithm", algorithm)
+    ps, qs = _spec(problems(), "problem", problem), _spec(PATTERNS, "pattern", pattern)
+    al = _spec(algorithms(), "algorithm", algorithm)
     known = set(ps.keys) | set(qs.keys) | set(al.keys)
     for key in values:
         if key not in known:
@@ -208,11 +256,12 @@ def build(problem: str, pattern: str, algorithm: str, values: Mapping[str, Any])
 def help_text() -> str:
     """Lines listing every component and its keys (for ``--help``)."""
     lines = []
-    for title, table in (("problems", PROBLEMS), ("patterns", PATTERNS), ("algorithms", ALGORITHMS)):
+    for title, table in (("problems", problems()), ("patterns", PATTERNS), ("algorithms", algorithms())):
         lines.append(f"{title}:")
         for name, spec in table.items():
             keys = " ".join(f"{k}={'' if v.default is None else v.default}" for k, v in spec.keys.items())
-            lines.append(f"  {name}: {keys}")
+            origin = "" if spec.origin == "built-in" else f"  [{spec.origin}]"
+            lines.append(f"  {name}: {keys}{origin}")
     lines.append("names: hyphens and underscores alike. symbols (one meaning each):")
     lines += [f"  {k}: {v}" for k, v in SYMBOLS.items()]
     return "\n".join(lines)

@@ -38,6 +38,8 @@ def first_round_at_or_below(series: np.ndarray, target: float, every: int = 1) -
 
 @dataclass(frozen=True)
 class Summary:
+    """Final metrics with confidence intervals, rounds to a target, divergence and throughput of a run."""
+
     final: Mapping[str, Mapping[str, float]]
     rounds_to: Mapping[str, Any]
     diverged: Mapping[str, Any]

@@ -1,14 +1,24 @@
 """verify: evidence that encoded results hold — certificates, rate fits, negative controls, strategies.
 
-Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts),
+Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts; the names of
+all verdicts are ``VERDICTS``),
 ``fit_loglog``/``fit_over_seeds`` (slopes), ``run_suite`` (imports the simulation lazily).
 Hypothesis strategies: ``verify.strategies.params_for(key)``.
+A user's own certificate: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials,
+seed, device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Verification``).
+>>> from verify import mean_ci
+>>> mean_ci([1.0, 2.0, 3.0]).mean
+2.0
+
+Testing helpers for a user's test suite: :mod:`verify.testing` (also as pytest fixtures, ``-p convbound``).
 """
 
+from verify.certificates.common import Context, certificate
+from verify.extensions import Check
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 from verify.suite import all_ok, run_suite, select
 from verify.verdict import VERDICTS, decide, mean_ci, ratio
 
-__all__ = ["SlopeFit", "VERDICTS", "Verification", "all_ok", "decide", "fit_loglog", "fit_over_seeds", "mean_ci",
-           "ratio", "run_suite", "select"]
+__all__ = ["Check", "Context", "SlopeFit", "VERDICTS", "Verification", "all_ok", "certificate", "decide", "fit_loglog",
+           "fit_over_seeds", "mean_ci", "ratio", "run_suite", "select"]

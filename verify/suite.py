@@ -2,7 +2,8 @@
 
 Each check group (a certificate with its weakened-RHS control, a rate fit, a control) is one
 function of a paper module in ``verify.certificates``; ``ids`` selects groups by exact id or by
-paper prefix (``FAST``, ``F3AST``, ``ASCAF``).
+paper prefix (``FAST``, ``F3AST``, ``ASCAF``). Plugin check groups (``convbound.scenarios`` entry
+points, ``--plugin`` files defining ``scenarios()``) follow the built-ins (:mod:`verify.extensions`).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def registry() -> dict[str, Callable]:
     out: dict[str, Callable] = {}
     for mod in _paper_modules():
         out.update(mod.CHECKS)
-    return out
+    from verify.extensions import plugin_checks
+
+    return plugin_checks(out)
 
 
 def control_ids(quick: bool = False, ids: str | Sequence[str] = "all") -> list[str]:

@@ -11,6 +11,28 @@ from rich.table import Table
 from reports.cli.common import echo_json, esc, parse_assignments, parse_number
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
+_ID = click.argument("result_id", required=False, metavar="RESULT_ID")
+_FILE = click.option("--file", "toml_file", default=None, metavar="FILE.toml",
+                     help="A result written as TOML (formulas parsed without executing code) instead of RESULT_ID.")
+
+
+def _resolve(result_id: str | None, toml_file: str | None, assignments: tuple[str, ...] = ()):
+    """The result named by RESULT_ID or read from --file, and the KEY=VALUE words."""
+    from bounds.errors import UserInputError
+
+    if toml_file is not None:
+        from bounds.tomlresult import load_result
+
+        if result_id is not None and "=" in result_id:  # no RESULT_ID: the first word is a KEY=VALUE
+            assignments = (result_id, *assignments)
+        elif result_id is not None:
+            raise UserInputError(f"give RESULT_ID or --file, not both (got {result_id!r} and --file {toml_file})")
+        return load_result(toml_file), assignments
+    if result_id is None:
+        raise UserInputError("missing RESULT_ID (e.g. FAST.T1; see 'convbound list') or --file FILE.toml")
+    from bounds import get
+
+    return get(result_id), assignments
 
 
 def register(cli: click.Group) -> None:
@@ -27,26 +49,30 @@ def list_cmd(as_json: bool) -> None:
     from bounds import all_results
 
     rows: list[dict[str, Any]] = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
-             "variant": r.variant, "reconstructed": r.reconstructed} for r in all_results()]
+             "variant": r.variant, "reconstructed": r.reconstructed, "origin": r.origin} for r in all_results()]
     if as_json:
         echo_json(rows)
         return
-    table = Table("ID (ID@variant)", "paper", "kind", "title", title=f"{len(rows)} encoded results")
+    plugged = any(row["origin"] != "built-in" for row in rows)
+    table = Table("ID (ID@variant)", "paper", "kind", "title", *(["origin"] if plugged else []),
+                  title=f"{len(rows)} encoded results")
     for row in rows:
-        table.add_row(esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
-                      esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")))
+        cells = [esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
+                 esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else ""))]
+        table.add_row(*cells, *([esc("" if row["origin"] == "built-in" else row["origin"])] if plugged else []))
     Console().print(table)
 
 
 @click.command("show")
-@click.argument("result_id")
+@_ID
+@_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--latex", "as_latex", is_flag=True, help="Print the conclusion as LaTeX only.")
-def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
+def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_latex: bool) -> None:
     """Symbols, hypotheses, conclusion, provenance and variant flags of RESULT_ID (or ID@variant)."""
-    from bounds import get, variants
+    from bounds import variants
 
-    res = get(result_id)
+    res, _ = _resolve(result_id, toml_file)
     if as_json:
         echo_json(res.to_dict())
         return
@@ -59,6 +85,7 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
               + (", reconstructed" if res.reconstructed else "") + ")"))
     con.print(esc(f"source: {d['provenance']['seed']}, {d['provenance']['locator']} {d['provenance']['equation']}".rstrip()))
     con.print(esc(f"status: {', '.join(d['status'])}"))
+    con.print(esc(f"origin: {res.origin if toml_file is None else 'file ' + toml_file}"))
     con.print(esc(f"LHS measures: {res.lhs}"))
     con.print("[bold]conclusion:[/bold]")
     click.echo(res.text().split("\n", 2)[2])
@@ -73,33 +100,36 @@ def show_cmd(result_id: str, as_json: bool, as_latex: bool) -> None:
         con.print(esc("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate)))
     for flag in res.flags:
         con.print(f"[yellow]flag:[/yellow] {esc(flag)}")
-    others = [v.key for v in variants(res.id) if v.key != res.key]
+    others = [v.key for v in variants(res.id) if v.key != res.key] if toml_file is None else []
     if others:
         con.print(esc("other variants: " + ", ".join(others)))
 
 
 @click.command("check")
-@click.argument("result_id")
+@_ID
 @_KV
+@_FILE
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def check_cmd(result_id: str, assignments: tuple[str, ...], as_json: bool) -> None:
+def check_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: str | None, as_json: bool) -> None:
     """Evaluate RESULT_ID's bound at KEY=VALUE and check each hypothesis (margin >= 0 = slack).
 
     Vectors are comma-separated (r=0.375,0.5), matrices use ';' between rows; sigma2=... gives sigma^2.
     model=NAME|FILE (an availability model, as in `region --model`) decides whether the rates r are
     achievable, for the F3AST results that assume it; without it that hypothesis is not checked.
     """
-    from bounds import get, variants
+    from bounds import variants
 
-    res = get(result_id)
+    res, assignments = _resolve(result_id, toml_file, assignments)
     values = parse_assignments(assignments)
     model_spec = values.pop(MODEL_KEY, None)
     report = res.check(values, _decisions(res, values, model_spec))
     out = report.to_dict()
-    out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed})
+    out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed,
+                "origin": res.origin if toml_file is None else f"file {toml_file}"})
     if model_spec is not None:
         out["model"] = model_spec
-    out["variants"] = [_variant_summary(v, values, model_spec) for v in variants(res.id) if v.key != res.key]
+    others = variants(res.id) if toml_file is None else []
+    out["variants"] = [_variant_summary(v, values, model_spec) for v in others if v.key != res.key]
     if as_json:
         echo_json(out)
         return
@@ -163,6 +193,8 @@ def _print_check(res, out: dict) -> None:
                False: "[red]a hypothesis fails[/red]",
                None: "[yellow]hypotheses not all verified (see the reasons)[/yellow]"}[out["holds"]]
     con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
+    if out.get("origin", "built-in") != "built-in":
+        con.print(esc(f"  origin: {out['origin']}"))
     for name, val in out["terms"].items():
         con.print(f"  {esc(name):<24} {esc(_fmt_value(val))}")
     for note in out.get("notes", []):
@@ -186,20 +218,19 @@ def _print_check(res, out: dict) -> None:
 
 
 @click.command("solve")
-@click.argument("result_id")
+@_ID
 @_KV
+@_FILE
 @click.option("--for", "symbol", required=True, help="The symbol to solve for (e.g. eta_c, q, R).")
 @click.option("--target", default=None, help="Accuracy the bound must reach (e.g. 0.01).")
 @click.option("--mode", type=click.Choice(["max", "min", "argmin", "target"]), default=None,
               help="max/min allowed by the hypotheses, argmin of the bound, or target (default: "
                    "target with --target, else the symbol's natural choice).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def solve_cmd(result_id: str, assignments: tuple[str, ...], symbol: str, target: str | None,
-              mode: str | None, as_json: bool) -> None:
+def solve_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: str | None, symbol: str,
+              target: str | None, mode: str | None, as_json: bool) -> None:
     """Solve RESULT_ID for one symbol with the others fixed at KEY=VALUE."""
-    from bounds import get
-
-    res = get(result_id)
+    res, assignments = _resolve(result_id, toml_file, assignments)
     eps = None if target is None else parse_number("--target", target)
     sol = res.solve(symbol, parse_assignments(assignments), target=eps, mode=mode)
     if as_json:

@@ -88,7 +88,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, worker
             for note in v.notes:
                 if note in shown:
                     continue
-                if note.startswith("FINDING") or v.verdict in ("pending", "unverified") or not v.ok:
+                if note.startswith(("FINDING", "origin: ")) or v.verdict in ("pending", "unverified") or not v.ok:
                     shown.add(note)
                     out.print(f"[bold]{esc(v.id)}[/bold]: {esc(note)}")
     ok = all_ok(results)

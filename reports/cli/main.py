@@ -30,8 +30,14 @@ _LONG_WORD = 80
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="convbound")
-def cli() -> None:
+@click.option("--plugin", "plugin_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
+              help="A plugin file (.py defining results()/algorithms()/problems()/scenarios(), or a .toml "
+                   "result) loaded before the command; repeatable. Also: CONVBOUND_PLUGINS=FILE:FILE.")
+def cli(plugin_files: tuple[str, ...]) -> None:
     """convbound: executable convergence bounds for federated learning under partial participation."""
+    from bounds.plugins import add_files
+
+    add_files(plugin_files)
 
 
 def _register_all() -> None:
