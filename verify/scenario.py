@@ -106,6 +106,8 @@ class Instance:
         describe: plain description for records (problem, pattern, derived step sizes...).
         notes: caveats carried into the verification record.
         curve: a metric of the simulation whose mean per round the record keeps for figures.
+        broken: hypotheses of the theorem that ``bounds`` cannot see but the builder knows fail at
+            this point (name -> why), e.g. a step schedule scaled away from the theorem's own.
     """
 
     problem: Any
@@ -119,6 +121,7 @@ class Instance:
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     curve: str | None = None   # metric whose per-round mean the record keeps for figures
+    broken: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -191,8 +194,8 @@ class PointEstimate:
 
     @property
     def score(self) -> float | None:
-        """LHS/RHS where every hypothesis holds (None otherwise, or when not finite)."""
-        if self.hypotheses is not True or not math.isfinite(self.ratio):
+        """LHS/RHS where every hypothesis holds (None otherwise; inf when the LHS diverged)."""
+        if self.hypotheses is not True or math.isnan(self.ratio):
             return None
         return self.ratio
 
@@ -257,6 +260,10 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
     res = bounds.get(scenario.result)
     report = res.check(values)
     hyp, conds = hypotheses_of(report, inst.assumed)
+    if inst.broken:
+        conds += [{"name": k, "relation": "", "holds": False, "reason": v, "decided_by": "scenario builder"}
+                  for k, v in inst.broken.items()]
+        hyp = False
     rhs = float(report.evaluation.value)
     est = mean_ci(samples, level) if np.isfinite(samples).all() else None
     lhs = est.mean if est else math.inf

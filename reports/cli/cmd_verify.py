@@ -16,13 +16,15 @@ def _fmt(x) -> str:
 
 def register(cli: click.Group) -> None:
     @cli.command("verify")
-    @click.argument("ids", nargs=-1, required=True)
+    @click.argument("ids", nargs=-1, required=False)
     @click.option("--quick", is_flag=True, help="smaller Monte Carlo sizes (whole suite < 2 min on 2 CPU cores)")
     @click.option("--trials", type=int, default=None, help="trials per check (default: per check)")
     @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
     @click.option("--seed", type=int, default=0, show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
-    def verify_cmd(ids, quick, trials, device, seed, as_json) -> int:
+    @click.option("--instance", "instance_file", default=None,
+                  help="replay an instance file written by `convbound falsify --instance-out` (no IDS then)")
+    def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file) -> int:
         """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
         Exit status 0 when every verdict is as expected (certificates hold, negative controls
@@ -31,9 +33,18 @@ def register(cli: click.Group) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        from bounds.errors import UserInputError
         from verify.suite import all_ok, run_suite, select
 
-        select(list(ids))  # bad ids fail before any work
+        if instance_file and ids:
+            raise UserInputError("give either check IDS or --instance FILE, not both")
+        if not instance_file and not ids:
+            raise UserInputError("give check IDS (FAST.T1, a paper prefix FAST, or all) or --instance FILE")
+        if instance_file:
+            from verify.falsify import replay
+
+            ids = ()
+        select(list(ids) if ids else "all")  # bad ids fail before any work
         err = Console(stderr=True)
         with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn(), console=err, transient=True) as bar:
@@ -42,7 +53,8 @@ def register(cli: click.Group) -> None:
             def progress(done: int, total: int, cid: str) -> None:
                 bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
-            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress)
+            results = ([replay(instance_file, device=None if device == "auto" else device)] if instance_file else
+                       run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed, progress=progress))
         if as_json:
             echo_json([v.to_dict() for v in results])
         else:

@@ -34,7 +34,13 @@ T35_SPACE = (
     Param("E", 1, 5, 2, integer=True, doc="local steps per round"),
     Param("T", 20, 400, 200, integer=True, log=True, doc="rounds"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws"),
+    Param("step_scale", 1.0, 1.0, 1.0, doc="multiplier of the proof's schedule (fixed at 1: the theorem's own; "
+                                         "controls step outside)"),
 )
+
+SCHEDULE_HYPOTHESIS = "step schedule eta_(t,i) = beta/((t-1)E + i + gamma') with beta = 2/mu (beta mu > 1)"
+# Control: the schedule scaled by 0.05 (beta mu = 0.1 < 1), a large start, little noise: too slow for 1/T.
+T35_STEP_CONTROL = {"step_scale": 0.05, "D0": 10.0, "sigma": 0.1, "zeta": 0.1}
 
 
 def complete_t35(sim: Any, values: Mapping[str, Any], *, pb: Any, E: int, steps1: np.ndarray, subsets: np.ndarray,
@@ -68,6 +74,14 @@ def build_t35(point: Mapping[str, Any]) -> Instance:
     k = pb.constants
     pattern = static_policy(subsets, probs, p)
     schedule = f3ast_steps(k["L"], k["mu"], E)
+    c = float(point.get("step_scale", 1.0))
+    broken = {}
+    if c != 1.0:
+        from quadratics import step_schedule
+
+        base_steps = schedule.steps
+        schedule = step_schedule(lambda t, i: c * base_steps(t - 1), E, f"{c:g} x the F3AST.T3.5 schedule")
+        broken = {SCHEDULE_HYPOTHESIS: f"schedule scaled by {c:g}: beta mu = {2 * c:g}"}
     base = dict(L=k["L"], mu=k["mu"], E=E, T=T, G=0.0, Gamma=k["Gamma"], D0=k["D0"], p=p,
                 sigma2=np.full(len(p), k["sigma2"]), var_s=0.0)
     complete = partial(complete_t35, pb=pb, E=E, steps1=schedule.steps(0), subsets=subsets, probs=probs, p=p)
@@ -77,7 +91,8 @@ def build_t35(point: Mapping[str, Any]) -> Instance:
                               "policy_rate": np.asarray(pattern.constants["rates"]).tolist(),
                               "r_star": np.asarray(r_star).tolist(), "problem": pb.describe(), "E": E, "T": T,
                               "schedule": schedule.describe},
-                    notes=("G^2 (A4) and Var2 are instance-level, measured over the run (Monte Carlo means)",))
+                    notes=("G^2 (A4) and Var2 are instance-level, measured over the run (Monte Carlo means)",),
+                    broken=broken)
 
 
 T35_NOTES = ("no step axis: the bound is stated for the proof's schedule eta_(t,i) = (2/mu)/((t-1)E + i + gamma')",

@@ -103,21 +103,26 @@ T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the sourc
 T2_SPACE = (
     Param("problem", default="quadratic", choices=("quadratic",),
           doc="objective family (strongly convex, A3 and A4 globally: the shared-Hessian quadratic)"),
-    Param("M", 2, 16, 4, integer=True, doc="clients"),
+    Param("M", 2, 16, 4, integer=True, log=True, doc="clients"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M"),
     Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M"),
     Param("K", 1, 8, 2, integer=True, doc="local steps per round"),
-    Param("R", 20, 1000, 200, integer=True, log=True, doc="rounds"),
+    Param("horizon", 1.0, 30.0, 2.5, log=True,
+          doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), at most R_MAX)"),
     Param("d", 2, 8, 4, integer=True, doc="dimension"),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L"),
     Param("zeta", 1e-3, 3.0, 0.1, log=True, doc="heterogeneity (sigma_G of the instance)"),
-    Param("sigma", 0.0, 2.0, 1.0, doc="stochastic-gradient noise std. dev."),
+    Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)"),
     Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2"),
     Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)"),
     Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]"),
     Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
 )
+
+
+# Longest horizon a search point may ask for (rounds): keeps one evaluation under a second on a CPU.
+R_MAX = 3000
 
 
 def t2_threshold(c: Mapping[str, float], K: int, eta: float) -> float:
@@ -129,15 +134,18 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
     """FAST.T2 instance at ``point`` (both variants share it; the result key decides the RHS)."""
     from quadratics import fast, fast_mixture, heterogeneous_quadratic
 
-    M, K, R = int(point["M"]), int(point["K"]), int(point["R"])
+    M, K = int(point["M"]), int(point["K"])
     m, n = _count(point["m_frac"], M), _count(point["n_frac"], M)
     pb = heterogeneous_quadratic(L=1.0, mu=point["mu_frac"], d=int(point["d"]), M=M, zeta=point["zeta"],
                                  sigma=point["sigma"], D0=point["D0"], seed=int(point["draw"]))
     c = pb.constants
     eta = point["eta_frac"] / (20 * max(m, n) * c["L"] * K)
+    R = int(min(R_MAX, max(1, round(point["horizon"] / (c["mu"] * K * eta)))))
     thr = t2_threshold(c, K, eta)
     t = min(1.0, max(thr, 0.0))
-    q = min(1.0, t + point["q_frac"] * (1 - t))
+    # q_frac < 0 (controls only, outside the box): q = (1 + q_frac) t, below the threshold
+    qf = float(point["q_frac"])
+    q = min(1.0, t + qf * (1 - t)) if qf >= 0 else max(0.0, (1 + qf) * t)
     a = float(point["acp_a"])
     values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
                   sigma_G=c["sigma_G"], kappa=c["D0"])
@@ -153,8 +161,8 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
 T2_NOTES = ("q ranges from the printed threshold (clipped to [0, 1]) to 1; below it is a control, not the theorem",)
 
 # The shipped FAST.T2.adversarial instance, as a point of the Theorem 2 space (found by reasoning, README).
-T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "R": 1000, "d": 4, "mu_frac": 0.5, "zeta": 0.01,
-                  "sigma": 0.0, "D0": 1.0, "eta_frac": 1.0, "q_frac": 0.0, "acp_a": 0.1, "draw": 0}
+T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5, "d": 4, "mu_frac": 0.5,
+                  "zeta": 0.01, "sigma": 0.0, "D0": 1.0, "eta_frac": 1.0, "q_frac": 0.0, "acp_a": 0.1, "draw": 0}
 
 SCENARIOS = [
     Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
