@@ -25,31 +25,11 @@ def _scenario(sid: str):
     return get(sid)
 
 
-def _trace_png(record, path: str) -> None:
-    import matplotlib
+def _trace_png(doc, path: str) -> None:
+    from reports.falsify_section import falsify_sections, trace_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ev = [t["evaluation"] for t in record.trace]
-    r = [t["ratio"] if t["admissible"] and t["ratio"] is not None else float("nan") for t in record.trace]
-    best = [t["best"] if t["best"] is not None else float("nan") for t in record.trace]
-    fig, ax = plt.subplots(figsize=(6, 3.2), dpi=120)
-    ax.scatter(ev, r, s=6, alpha=0.5, label="admissible point")
-    ax.plot(ev, best, color="C1", label="best so far")
-    ax.axhline(1.0, color="k", lw=0.8, ls="--", label="LHS = RHS")
-    c = record.confirmation
-    if c.get("ratio_ci") and c["ratio_ci"][0] is not None:
-        ax.errorbar([ev[-1]], [c["ratio"]], yerr=[[c["ratio"] - c["ratio_ci"][0]], [c["ratio_ci"][1] - c["ratio"]]],
-                    fmt="s", color="C3", label="confirmation (CI)")
-    ax.set_yscale("log")
-    ax.set_xlabel("evaluation (count)")
-    ax.set_ylabel("LHS / RHS")
-    ax.set_title(f"falsify {record.id}: {record.optimiser}, seed {record.seed}", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    with open(path, "wb") as fh:
+        fh.write(trace_png(falsify_sections([doc])[0]))
 
 
 def register(cli: click.Group) -> None:
@@ -110,7 +90,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     if instance_out and rec.confirmation.get("seeds"):
         atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=True)
     if trace_path and rec.trace:
-        _trace_png(rec, trace_path)
+        _trace_png(doc, trace_path)
     if as_json:
         echo_json(doc)
     else:

@@ -23,7 +23,6 @@ from verify.scenario import hypotheses_of
 from verify.verdict import DEFAULT_LEVEL, HOLDS, VIOLATED, decide, mean_ci, ratio
 
 
-
 @dataclass(frozen=True)
 class Context:
     """How to run: Monte Carlo size, seed, device, quick mode, level, progress callback."""

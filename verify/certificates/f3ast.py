@@ -124,7 +124,6 @@ def lemma_b5(ctx: Context) -> list[Verification]:
     values = {"p": p, "r": r_exact, "v": V, "Sigma": Sigma, "eta": ETA}
     report = bounds.get(key).check(values)
     rhs = float(report.evaluation.value)
-    est = mean_ci(samples, ctx.level)
     # control: S drawn from a different law (every configuration equally likely) than the one whose
     # moments (r, Sigma) enter the identity -- breaks "r, Sigma are the moments of the law of S"
     other = np.full_like(probs, 1.0 / len(probs))

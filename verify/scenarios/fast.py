@@ -85,7 +85,7 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
     eta = point["eta_frac"] * cap
     values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
                   zeta=c["Delta"])
-    notes = (f"printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
+    notes = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
