@@ -30,7 +30,7 @@ def test_param_coerce_and_point_errors():
 
 def test_inadmissible_point_is_never_scored():
     # mu/L = 0.3 pushes the printed q-threshold above 1: no q is admissible, so q = 1 breaks it
-    est = evaluate_point(get("FAST.T2@corrected"), {"mu_frac": 0.3, "zeta": 0.01, "M": 2, "n_frac": 0.5},
+    est = evaluate_point(get("FAST.T2@corrected"), {"mu_frac": 0.3, "het": 0.16, "M": 2, "n_frac": 0.5},
                          trials=8, seed=0)
     assert est.hypotheses is False and est.broken == ["snapshot probability threshold"]
     assert est.score is None

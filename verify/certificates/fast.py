@@ -34,7 +34,7 @@ from verify.scenarios.fast import T2_ADVERSARIAL
 T1_STEP_CONTROL = {"problem": "quadratic", "eta_frac": 300.0, "R": 20}
 # T2: q = 0 below a threshold near 1 (sigma_G = 1), two clients, one favoured; a small step makes the
 # RHS's eta-proportional terms small while the participation bias does not shrink with eta.
-T2_Q_CONTROL = {"M": 2, "n_frac": 0.5, "zeta": 1.0, "acp_a": 0.1, "q_frac": -1.0, "eta_frac": 0.2,
+T2_Q_CONTROL = {"M": 2, "n_frac": 0.5, "het": 1000.0, "acp_a": 0.1, "q_frac": -1.0, "eta_frac": 0.2,
                 "horizon": 12.5, "sigma": 1e-3, "D0": 0.01}
 
 

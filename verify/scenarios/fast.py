@@ -111,7 +111,10 @@ T2_SPACE = (
           doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), at most R_MAX)"),
     Param("d", 2, 8, 4, integer=True, doc="dimension"),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L"),
-    Param("zeta", 1e-3, 3.0, 0.1, log=True, doc="heterogeneity (sigma_G of the instance)"),
+    Param("het", 1e-2, 1e4, 16.0, log=True,
+          doc="heterogeneity sigma_G^2 relative to the q-threshold's scale s = (mu K eta - 16 L^2 K^2 eta^2)/4: "
+              "the printed threshold is 1 - 1/het (the hypothesis's own coordinate, like a step's fraction of "
+              "its cap)"),
     Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)"),
     Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2"),
     Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)"),
@@ -136,10 +139,12 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
 
     M, K = int(point["M"]), int(point["K"])
     m, n = _count(point["m_frac"], M), _count(point["n_frac"], M)
-    pb = heterogeneous_quadratic(L=1.0, mu=point["mu_frac"], d=int(point["d"]), M=M, zeta=point["zeta"],
+    L, mu = 1.0, float(point["mu_frac"])
+    eta = point["eta_frac"] / (20 * max(m, n) * L * K)
+    scale = abs(mu * K * eta - 16 * L**2 * K**2 * eta**2) / 4  # s <= 0: no q < 1 is admissible at any sigma_G
+    pb = heterogeneous_quadratic(L=L, mu=mu, d=int(point["d"]), M=M, zeta=math.sqrt(point["het"] * scale),
                                  sigma=point["sigma"], D0=point["D0"], seed=int(point["draw"]))
     c = pb.constants
-    eta = point["eta_frac"] / (20 * max(m, n) * c["L"] * K)
     R = int(min(R_MAX, max(1, round(point["horizon"] / (c["mu"] * K * eta)))))
     thr = t2_threshold(c, K, eta)
     t = min(1.0, max(thr, 0.0))
@@ -162,7 +167,7 @@ T2_NOTES = ("q ranges from the printed threshold (clipped to [0, 1]) to 1; below
 
 # The shipped FAST.T2.adversarial instance, as a point of the Theorem 2 space (found by reasoning, README).
 T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5, "d": 4, "mu_frac": 0.5,
-                  "zeta": 0.01, "sigma": 0.0, "D0": 1.0, "eta_frac": 1.0, "q_frac": 0.0, "acp_a": 0.1, "draw": 0}
+                  "het": 0.16, "sigma": 0.0, "D0": 1.0, "eta_frac": 1.0, "q_frac": 0.0, "acp_a": 0.1, "draw": 0}
 
 SCENARIOS = [
     Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
