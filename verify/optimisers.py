@@ -44,7 +44,7 @@ class _Optuna:
 
             warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
             warnings.filterwarnings("ignore", module="optuna")
-            s = optuna.samplers.CmaEsSampler(seed=seed, popsize=population, warn_independent_sampling=False,
+            s: Any = optuna.samplers.CmaEsSampler(seed=seed, popsize=population, warn_independent_sampling=False,
                                              n_startup_trials=0)
         else:
             s = optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(10, population))

@@ -166,3 +166,14 @@ def test_cli_falsify_writes_record_instance_and_trace(tmp_path):
     v = json.loads(again.stdout)[0]
     assert v["lhs"] == doc["confirmation"]["lhs"] and v["ci"] == doc["confirmation"]["ci"]
     assert math.isfinite(v["rhs"]) and v["rhs"] == doc["confirmation"]["rhs"]
+
+
+def test_order_result_gives_a_constant_lower_bound_never_a_violation():
+    conf, est = confirm(get("ASCAF.T1"), {"R": 40}, trials=16, seed=2)
+    assert est.kind == "order" and conf["verdict"] == "unverified"
+    assert conf["constant_lower_bound"] == pytest.approx(conf["ci"][0] / conf["rhs"], rel=1e-12)
+    # the lost constants are named as assumptions, with the condition they put on the bound
+    assert set(conf["assumed"]) == {c["name"] for c in est.conditions if c.get("assumed")}
+    x = est.values
+    # regularized participation: p_min = 1, I = 1, P = 2, L = 1 -> both caps are 1/120
+    assert x["eta"] == pytest.approx(1 / 120, rel=1e-12) and x["gamma"] == pytest.approx(1.0, rel=1e-12)

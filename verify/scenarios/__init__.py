@@ -12,7 +12,7 @@ from verify.scenario import Scenario
 __all__ = ["get", "register", "registry"]
 
 _REGISTRY: dict[str, Scenario] = {}
-_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast")
+_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf")
 
 
 def _builtins() -> None:

@@ -72,6 +72,7 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
 
     M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
     m = _count(point["m_frac"], M)
+    pb: Any
     if point["problem"] == "nonconvex":
         beta = float(point["beta"])
         pb = cosine_nonconvex(L=1.0, mu=point["mu_frac"] * (1.0 - beta), beta=beta, d=d, M=M, zeta=point["zeta"],
@@ -85,7 +86,7 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
     eta = point["eta_frac"] * cap
     values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
                   zeta=c["Delta"])
-    notes = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
+    notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
@@ -96,7 +97,11 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
                               **({"curvature_min": c["curvature_min"]} if "curvature_min" in c else {})})
 
 
-T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the source lost, so only q = 1 is decidable",)
+T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the source lost, so only q = 1 is decidable",
+            "ceiling (why search stops near 0.25): in the noiseless limit a round moves x by about K eta grad F, and the "
+            "descent lemma gives (1/R) sum_r ||grad F(x_r)||^2 <= Delta / (K eta R (1 - L K eta / 2)), at most "
+            "1/(4 (1 - 1/16)) = 0.267 of the optimisation term 4 Delta/(K R eta) under the cap L K eta <= 1/8; "
+            "the noise and drift terms of the RHS grow faster than what they add to the LHS in our measurements")
 
 # Theorem 2 ---------------------------------------------------------------------------------------
 
