@@ -261,7 +261,8 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
     report = res.check(values)
     hyp, conds = hypotheses_of(report, inst.assumed)
     if inst.broken:
-        conds += [{"name": k, "relation": "", "holds": False, "reason": v, "decided_by": "scenario builder"}
+        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
+                   "decided_by": "scenario builder"}
                   for k, v in inst.broken.items()]
         hyp = False
     rhs = float(report.evaluation.value)
