@@ -95,8 +95,8 @@ def _point_text(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} = {fmt(v, 4) if isinstance(v, float) else v}" for k, v in point.items())
 
 
-def render_markdown(sections: Sequence[Mapping[str, Any]]) -> str:
-    """Markdown: one subsection per result (figures referenced as ``falsify-ID.png``)."""
+def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str, str] | None = None) -> str:
+    """Markdown: one subsection per result (figure paths from ``figures`` by id, else ``falsify-ID.png``)."""
     lines = ["## Worst instances found by search (falsify)", ""]
     for s in sections:
         ci = s.get("ci") or [None, None]
@@ -109,7 +109,7 @@ def render_markdown(sections: Sequence[Mapping[str, Any]]) -> str:
                   f"- points tried: {s['evaluations']} ({s['admissible']} admissible), {s['optimiser']}, "
                   f"stopped by {s['stopped_by']}",
                   f"- worst instance: {_point_text(s['point'])}",
-                  f"- trace: ![trace](falsify-{s['id']}.png)", ""]
+                  f"- trace: ![trace]({(figures or {}).get(s['id'], 'falsify-' + s['id'] + '.png')})", ""]
         lines += [f"- note: {n}" for n in s["notes"]] + ([""] if s["notes"] else [])
     return "\n".join(lines)
 
