@@ -190,7 +190,13 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 rec.stopped_by = "time"
                 break
             n = min(population, budget - done)
-            points = opt.ask(n)
+            try:
+                points = opt.ask(n)
+            except Exception as exc:  # a third-party optimiser's internal failure ends the search, not the run
+                rec.stopped_by = "optimiser error"
+                rec.notes.append(f"{optimiser} failed after {done} evaluations ({type(exc).__name__}: {exc}); "
+                                 "the best point so far is confirmed")
+                break
             evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
             scored = [e["score"] for e in evs if e["score"] is not None]
             if scored:

@@ -177,3 +177,10 @@ def test_order_result_gives_a_constant_lower_bound_never_a_violation():
     x = est.values
     # regularized participation: p_min = 1, I = 1, P = 2, L = 1 -> both caps are 1/120
     assert x["eta"] == pytest.approx(1 / 120, rel=1e-12) and x["gamma"] == pytest.approx(1.0, rel=1e-12)
+
+
+def test_time_limit_stops_the_search():
+    rec = search(get("FAST.T2"), budget=50, time_limit=1e-9, seed=0, trials=4, optimiser="random")
+    assert rec.stopped_by == "time" and rec.evaluations == 0 and rec.confirmation["verdict"] == "none"
+    with pytest.raises(UserInputError, match="--time"):
+        search(get("FAST.T2"), budget=5, time_limit=0, seed=0)
