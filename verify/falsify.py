@@ -5,7 +5,7 @@ hypotheses or is not scored (``PointEstimate.score``).
 **Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``random``, chosen by the
 measured comparison in ``tests/benchmarks/bench_falsify.py`` at 500 evaluations, seed 0, on a shared
 2-core CPU: on FAST.T2@corrected only random search reached the violating region (best ratio 16.9,
-confirmed 16.5) while nevergrad NGOpt stalled at 0.35 and optuna's CMA-ES and TPE climbed the
+confirmed 16.5; seed 1: 8.1) while nevergrad NGOpt stalled at 0.35 and optuna's CMA-ES and TPE climbed the
 contraction ridge (ratio -> 1 as nothing happens) to 0.98 / 0.90 in an earlier version of the space;
 on FAST.T1 all reach the same ceiling (0.249 random, 0.250 CMA-ES); NGOpt also crashed inside
 nevergrad's metamodel on FAST.T1 (TypeError, nevergrad 1.0.12). The admissible spaces are 10-14

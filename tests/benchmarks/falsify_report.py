@@ -17,8 +17,9 @@ from verify.suite import run_suite
 
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "tests/benchmarks/falsify_runs")
-    files = sorted(p for p in root.glob("*.json") if not p.name.endswith(".instance.json"))
-    records = [json.loads(p.read_text()) for p in files]
+    found = [(p, json.loads(p.read_text())) for p in sorted(root.glob("*.json"))]
+    found = [(p, d) for p, d in found if isinstance(d, dict) and "confirmation" in d]  # search records only
+    files, records = [p for p, _ in found], [d for _, d in found]
     shipped = [v.to_dict() for v in run_suite(sorted({r["id"].split("@")[0] for r in records}), quick=True)]
     secs = falsify_sections(records, shipped)
     figs = {}
