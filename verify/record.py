@@ -21,7 +21,7 @@ class Verification:
     """Outcome of one check.
 
     Args:
-        id: check id, e.g. ``FAST.T1``, ``FAST.T2@corrected``, ``FAST.C2.rate``, ``FAST.T1.weak``.
+        id: check id, e.g. ``FAST.T1``, ``FAST.T2@corrected``, ``FAST.C2.rate``, ``FAST.T1.control:step-cap``.
         title: one line for tables.
         verdict: ``holds`` | ``violated`` | ``inconclusive`` | ``unverified`` | ``inapplicable`` | ``pending``.
         expected: the verdict that counts as success (``violated`` for negative controls).

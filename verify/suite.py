@@ -1,6 +1,6 @@
 """Run the certificates, rate checks and controls: ``run_suite(ids="all", quick=False, ...)``.
 
-Each check group (a certificate with its weakened-RHS control, a rate fit, a control) is one
+Each check group (a certificate with its hypothesis-breaking control, a rate fit, a control) is one
 function of a paper module in ``verify.certificates``; ``ids`` selects groups by exact id or by
 paper prefix (``FAST``, ``F3AST``, ``ASCAF``). Plugin check groups (``convbound.scenarios`` entry
 points, ``--plugin`` files defining ``scenarios()``) follow the built-ins (:mod:`verify.extensions`).

@@ -25,14 +25,16 @@ def register(cli: click.Group) -> None:
 
 
 @click.command("verify")
-@click.argument("ids", nargs=-1, required=True)
+@click.argument("ids", nargs=-1, required=False)
 @click.option("--quick", is_flag=True, help="smaller Monte Carlo sizes (whole suite < 2 min on 2 CPU cores)")
 @click.option("--trials", type=COUNT, default=None, help="trials per check (default: per check)")
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
 @seed_option()
 @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
+@click.option("--instance", "instance_file", default=None, metavar="FILE",
+              help="replay an instance file written by `convbound falsify --instance-out` (no IDS then)")
 @scheduler_options
-def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, workers=None) -> int:
+def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, scheduler=None, workers=None) -> int:
     """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
     Exit status 0 when every verdict is as expected (certificates hold, negative controls
@@ -41,11 +43,17 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, worker
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from bounds.errors import UserInputError
     from verify.executor import check_scheduler
     from verify.suite import all_ok, run_suite, select
 
     check_device(device)
-    select(list(ids))  # bad ids and options fail before any work
+    if instance_file and ids:
+        raise UserInputError("give either check IDS or --instance FILE, not both")
+    if not instance_file and not ids:
+        raise UserInputError("give check IDS (FAST.T1, a paper prefix FAST, or all) or --instance FILE")
+    if not instance_file:
+        select(list(ids))  # bad ids and options fail before any work
     check_scheduler(scheduler, workers)
     err = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -56,8 +64,13 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, worker
             bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
         try:
-            results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed,
-                                progress=progress, scheduler=scheduler, workers=workers)
+            if instance_file:
+                from verify.falsify import replay
+
+                results = [replay(instance_file, device=None if device == "auto" else device)]
+            else:
+                results = run_suite(list(ids), quick=quick, trials=trials, device=device, seed=seed,
+                                    progress=progress, scheduler=scheduler, workers=workers)
         except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
             err.print("interrupted: no results")
             raise SystemExit(130) from None
@@ -94,7 +107,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, scheduler=None, worker
     ok = all_ok(results)
     missing = [v.id for v in results if any(n.startswith("INCOMPLETE:") for n in v.notes)]
     if missing:  # never silently short: say which groups are absent (their records say why)
-        err.print(f"[red]incomplete[/red]: {len(missing)} of {len(select(list(ids)))} check groups did not "
+        err.print(f"[red]incomplete[/red]: {len(missing)} of {len(results)} check records did not "
                   f"complete ({esc(', '.join(missing))})")
     if not as_json:
         Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")

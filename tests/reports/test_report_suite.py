@@ -77,7 +77,7 @@ def test_removing_a_control_from_a_real_run_raises_the_banner():
     from reports.html import render_html
 
     doc = collect(quick=True, only=["FAST.T1"], sections=("verify",))
-    assert {v["id"] for v in doc["verifications"]} == {"FAST.T1", "FAST.T1.weak"}
+    assert {v["id"] for v in doc["verifications"]} == {"FAST.T1", "FAST.T1.control:step-cap"}
     assert [a for a in alerts(doc) if a.level == "alert"] == []
     doc["verifications"] = [v for v in doc["verifications"] if not v["control"]]
     found = [a.message for a in alerts(doc) if a.level == "alert"]

@@ -1,6 +1,7 @@
 """End-to-end: quick certificates, controls that must fail, the CLI contract (exit codes, JSON)."""
 
 import json
+import math
 
 import pytest
 
@@ -14,19 +15,28 @@ def fast_t2():
     return run_suite("FAST.T2", quick=True, trials=64, device="cpu", seed=0)
 
 
-def test_fast_t2_certificates_hold_and_weakened_controls_fail(fast_t2):
+def test_fast_t2_certificates_hold_and_hypothesis_controls_fail(fast_t2):
     by_id = {v.id: v for v in fast_t2}
     for key in ("FAST.T2", "FAST.T2@corrected"):
         cert = by_id[key]
         assert cert.verdict == "holds" and cert.ci[1] <= cert.rhs
         assert all(c["holds"] is True for c in cert.conditions)
-    for key in ("FAST.T2.weak", "FAST.T2.weak@corrected"):
-        weak = by_id[key]
-        assert weak.control and weak.expected == "violated"
-        assert weak.verdict == "violated" and weak.ci[0] > weak.rhs
-        # the weakened RHS is exactly the certificate's RHS / 100
-        cert = by_id[key.replace(".weak", "")]
-        assert weak.rhs == pytest.approx(cert.rhs / 100, rel=1e-12)
+    for key in ("FAST.T2.control:q-threshold", "FAST.T2.control:q-threshold@corrected"):
+        ctl = by_id[key]
+        assert ctl.control and ctl.expected == "violated"
+        assert ctl.verdict == "violated" and ctl.ci[0] > ctl.rhs
+        # the control breaks the named hypothesis: q = 0 below the printed threshold (hand arithmetic)
+        x = ctl.instance["result_inputs"]
+        thr = 1 - (x["mu"] * x["K"] * x["eta_c"] - 16 * x["L"] ** 2 * x["K"] ** 2 * x["eta_c"] ** 2) / (
+            4 * x["sigma_G"] ** 2)
+        assert x["q"] == 0.0 < thr
+        assert [c["name"] for c in ctl.conditions if c["holds"] is False] == ["snapshot probability threshold"]
+        # its RHS is the theorem's own RHS at the control's inputs, not a divided one
+        rhs = (math.exp(-x["mu"] * x["K"] * x["R"] * x["eta_c"]) * x["kappa"]
+               + 8 / x["mu"] * x["K"] * x["eta_c"] * x["sigma_G"] ** 2
+               + 2 / (x["n"] * x["mu"]) * x["eta_c"] * x["sigma"] ** 2
+               + (1 - x["q"]) / (2 * x["mu"]) * x["K"] * x["eta_c"] * (x["sigma_G"] ** 2 if "@" in key else 1))
+        assert ctl.rhs == pytest.approx(rhs, rel=1e-9)
     assert all_ok(fast_t2)
 
 
@@ -49,7 +59,7 @@ def test_same_seed_same_numbers(fast_t2):
 def test_f3ast_lemma_b5_identity_and_naive_bias():
     res = {v.id: v for v in run_suite(["F3AST.LB.5", "F3AST.naive.control"], quick=True, trials=4000)}
     assert res["F3AST.LB.5"].verdict == "holds"
-    assert res["F3AST.LB.5.weak"].verdict == "violated"
+    assert res["F3AST.LB.5.control:other-law"].verdict == "violated"
     assert res["F3AST.naive.naive-average"].verdict == "violated"
     assert res["F3AST.naive.f3ast-weights"].verdict == "holds"
 
@@ -84,8 +94,10 @@ def test_quick_suite_acceptance():
     assert [v.id for v in certs if v.verdict == "violated"] == ["FAST.T2.adversarial@corrected"]
     assert all(v.verdict != "violated" for v in certs if v.variant == "published")
     assert controls and all(v.verdict == "violated" for v in controls), [(v.id, v.verdict) for v in controls]
-    weak = [v for v in controls if ".weak" in v.id]
-    assert len(weak) >= 8
+    # every control outside a hypothesis names it; none divides the RHS
+    named = [v for v in controls if "broken_hypothesis" in v.instance or any("broken" in n for n in v.notes)]
+    assert len(named) >= 8
+    assert not any("divided" in n for v in controls for n in v.notes)
     from verify.suite import control_ids
 
     assert sorted(control_ids(quick=True)) == sorted(v.id for v in controls)
@@ -101,7 +113,7 @@ def test_cli_json_and_exit_codes():
                          "2000", "--json"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
     data = json.loads(ok.stdout)
-    assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.weak"}
+    assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.control:other-law"}
     for d in data:
         for key in ("id", "verdict", "lhs", "ci", "rhs", "ratio", "instance", "control"):
             assert key in d

@@ -2,5 +2,5 @@
 
 Each module defines ``CHECKS``: a mapping from check id to a function
 ``(ctx: Context) -> list[Verification]`` (one simulation may serve a certificate and its
-weakened-RHS control).
+hypothesis-breaking control: an instance just outside a named hypothesis).
 """

@@ -1,4 +1,4 @@
-"""Shared machinery of certificates: run context, measured LHS vs exact RHS, weakened controls.
+"""Shared machinery of certificates: run context, measured LHS vs exact RHS, hypothesis-breaking controls.
 
 **Setting**: a result key of ``bounds``, an instance's exact constants (``values``), and per-trial
 samples of the operational LHS from ``quadratics`` simulations.
@@ -19,10 +19,8 @@ import numpy as np
 import bounds
 from verify.fit import SlopeFit
 from verify.record import Verification
+from verify.scenario import hypotheses_of
 from verify.verdict import DEFAULT_LEVEL, HOLDS, VIOLATED, decide, mean_ci, ratio
-
-# A weakened right-hand side: the published RHS divided by this factor must be violated.
-WEAKEN_FACTOR = 100.0
 
 
 @dataclass(frozen=True)
@@ -57,55 +55,83 @@ def conditions(report) -> tuple[dict, ...]:
 def certificate(ctx: Context, *, check_id: str, title: str, key: str, values: Mapping[str, Any],
                 samples: np.ndarray, instance: Mapping[str, Any], trials: int, notes: Sequence[str] = (),
                 series: Mapping[str, Any] | None = None, assumed: Mapping[str, str] | None = None,
-                weaken: float = 1.0, started: float | None = None) -> Verification:
+                started: float | None = None) -> Verification:
     """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples``.
 
     ``assumed``: hypothesis name -> why it is met although ``bounds`` cannot check it (e.g. q = 1
     meets any threshold in [0, 1]); the verdict is then ``holds`` when the interval clears the
     RHS, and stays ``unverified`` otherwise (a violation could mean the assumption failed).
-    ``weaken`` > 1 makes a negative control: RHS / weaken, expected ``violated``.
     """
     result = bounds.get(key)
     report = result.check(values)
-    rhs = float(report.evaluation.value) / weaken
+    rhs = float(report.evaluation.value)
     est = mean_ci(samples, ctx.level)
-    hyp = report.holds
     notes = list(notes)
-    conds = list(conditions(report))
-    if hyp is None and assumed:
-        pending = [c for c in report.conditions if c.holds is None and c.name not in assumed]
-        if not pending:
-            for c in conds:
-                if c["holds"] is None and c["name"] in assumed:
-                    c["assumed"] = assumed[c["name"]]
-            hyp = True
-            notes.append("assumed met: " + "; ".join(f"{k}: {v}" for k, v in assumed.items()))
+    hyp, conds = hypotheses_of(report, assumed or {})
+    if assumed and hyp is True and report.holds is None:
+        notes.append("assumed met: " + "; ".join(f"{k}: {v}" for k, v in assumed.items()))
     verdict = decide(result.kind.value, est.low, est.high, rhs, hypotheses=hyp)
-    if assumed and verdict == VIOLATED and weaken == 1.0:
+    if assumed and verdict == VIOLATED:
         verdict = "unverified"
         notes.append("interval exceeds the RHS: consistent with the theorem only if an assumed condition fails")
-    control = weaken != 1.0
-    if control:
-        notes.append(f"negative control: RHS divided by {weaken:g}; must be violated")
     return Verification(
-        id=check_id, title=title, verdict=verdict, expected=VIOLATED if control else HOLDS,
+        id=check_id, title=title, verdict=verdict, expected=HOLDS,
         lhs=est.mean, ci=(est.low, est.high), rhs=rhs, ratio=ratio(est.mean, rhs),
         instance={**dict(instance), "result_inputs": {k: _num(v) for k, v in values.items()},
-                  "rhs_terms": {k: float(np.asarray(v) / weaken) for k, v in report.evaluation.terms.items()},
+                  "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
                   "level": ctx.level},
-        control=control, kind="control" if control else "certificate", trials=trials, seed=ctx.seed,
+        control=False, kind="certificate", trials=trials, seed=ctx.seed,
         variant=result.variant, conditions=tuple(conds), series=dict(series or {}), notes=tuple(notes),
         device=ctx.device, elapsed_s=(time.perf_counter() - started) if started else 0.0,
     )
 
 
-def with_control(cert: Verification, key: str, values: Mapping[str, Any], samples: np.ndarray, ctx: Context,
-                 **kw) -> list[Verification]:
-    """The certificate and its weakened-RHS control from the same samples."""
-    weak = certificate(ctx, check_id=cert.id.split("@")[0] + ".weak" + (f"@{cert.variant}" if "@" in cert.id else ""),
-                       title=cert.title + f" vs RHS/{WEAKEN_FACTOR:g}", key=key, values=values, samples=samples,
-                       weaken=WEAKEN_FACTOR, trials=cert.trials, **kw)
-    return [cert, weak]
+def at_point(ctx: Context, scenario_id: str, overrides: Mapping[str, Any] | None = None, *, trials: int,
+             seed_offset: int = 0, outside: bool = False):
+    """A scenario's ``PointEstimate`` at its default point with ``overrides`` (seed = ctx.seed + offset)."""
+    from verify.scenario import evaluate_point
+    from verify.scenarios import get
+
+    return evaluate_point(get(scenario_id), overrides, trials=trials, seed=ctx.seed + seed_offset,
+                          device=ctx.device, level=ctx.level, threads=ctx.threads, outside=outside)
+
+
+def scenario_certificate(ctx: Context, est, *, check_id: str, title: str, notes: Sequence[str] = (),
+                         instance: Mapping[str, Any] | None = None, started: float | None = None) -> Verification:
+    """The certificate record of a scenario point (``certificate`` on its samples and inputs)."""
+    inst = {**dict(est.describe), "point": dict(est.point), **dict(instance or {})}
+    return certificate(ctx, check_id=check_id, title=title, key=est.result, values=est.values, samples=est.samples,
+                       instance=inst, trials=est.trials, notes=tuple(est.notes) + tuple(notes), series=est.series,
+                       assumed=est.assumed or None, started=started)
+
+
+def hypothesis_control(ctx: Context, scenario_id: str, overrides: Mapping[str, Any], *, broken: str, check_id: str,
+                       title: str, note: str, trials: int, seed_offset: int = 0) -> Verification:
+    """Negative control: an instance just outside hypothesis ``broken``, where the bound must really fail.
+
+    The inequality is decided on its own (the theorem says nothing here, so ``inapplicable`` would hide
+    the point of the control); the record is ``violated`` only when the interval clears the RHS AND
+    ``broken`` is decided False at the point. If ``broken`` still holds, the control is ``inapplicable``
+    (a failed control: it no longer tests what its note says).
+    """
+    t0 = time.perf_counter()
+    est = at_point(ctx, scenario_id, overrides, trials=trials, seed_offset=seed_offset, outside=True)
+    res = bounds.get(est.result)
+    inequality = decide(res.kind.value, est.ci[0], est.ci[1], est.rhs, hypotheses=True)
+    named = broken in est.broken
+    verdict = inequality if named else "inapplicable"
+    notes = [f"negative control: hypothesis '{broken}' broken ({note}); the bound must fail here",
+             f"hypotheses decided False at this point: {', '.join(est.broken) or 'none'}"]
+    if not named:
+        notes.append(f"CONTROL BROKEN: '{broken}' is not decided False at this point")
+    return Verification(
+        id=check_id, title=title, verdict=verdict, expected=VIOLATED, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
+        ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None,
+        instance={**dict(est.describe), "point": dict(est.point), "result_inputs": dict(est.values),
+                  "rhs_terms": dict(est.rhs_terms), "level": ctx.level, "broken_hypothesis": broken},
+        control=True, kind="control", trials=trials, seed=ctx.seed + seed_offset, variant=res.variant,
+        conditions=tuple(est.conditions), notes=tuple(notes), device=ctx.device,
+        elapsed_s=time.perf_counter() - t0)
 
 
 def rate(ctx: Context, *, check_id: str, title: str, fit: SlopeFit, predicted: float, tol: float,

@@ -15,8 +15,9 @@ import time
 import numpy as np
 
 import bounds
-from verify.certificates.common import WEAKEN_FACTOR, Context, certificate, conditions, with_control
+from verify.certificates.common import Context, certificate, conditions, hypothesis_control
 from verify.record import Verification
+from verify.scenarios.f3ast import SCHEDULE_HYPOTHESIS, T35_STEP_CONTROL
 from verify.verdict import HOLDS, VIOLATED, decide, mean_ci, ratio
 
 E, ETA = 5, 0.1
@@ -61,6 +62,25 @@ def _values(p, r, V) -> dict:
     return {"E": E, "G": G, "p": p, "r": r}
 
 
+def _wrong_rates_control(ctx: Context, key: str, name: str, values: dict, samples: np.ndarray, instance: dict,
+                         r_used: np.ndarray, n: int) -> Verification:
+    """Control of Lemma III.4: weights p_k / r_k with rates the policy does not achieve (breaks Lemma B.1's
+    unbiasedness, which eqs. (6)/(7) assume); RHS at the true rates, as the lemma states it."""
+    est = mean_ci(samples, ctx.level)
+    rhs = float(bounds.get(key).evaluate(values).value)
+    verdict = decide("upper", est.low, est.high, rhs)
+    return Verification(
+        id=f"{key.replace('F3AST.L3.4', 'F3AST.L3.4.control')}:{name}",
+        title=f"F3AST Lemma III.4 {key.split('@')[1]} ({name}) with weights from wrong rates", verdict=verdict,
+        expected=VIOLATED, lhs=est.mean, ci=(est.low, est.high), rhs=rhs, ratio=ratio(est.mean, rhs),
+        instance={**instance, "r_used_in_weights": r_used.tolist(), "broken_hypothesis": "unbiased aggregate "
+                  "(weights p_k / r_k at the policy's true rates, Lemma B.1)"},
+        control=True, kind="control", trials=n, seed=ctx.seed, variant=bounds.get(key).variant,
+        notes=(f"negative control: hypothesis 'weights p_k/r_k use the policy's true rates' broken (rates "
+               f"{np.round(r_used, 4).tolist()} used): the aggregate is biased, its spread around vbar carries the "
+               "bias",), device="cpu")
+
+
 def lemma_iii4(ctx: Context) -> list[Verification]:
     """F3AST.L3.4 eqs. (6)/(7), published and corrected normalisations, on Table I and a 6-client model."""
     out: list[Verification] = []
@@ -75,14 +95,19 @@ def lemma_iii4(ctx: Context) -> list[Verification]:
                     "r_star": np.asarray(r_star).tolist(), "updates": V.tolist(), "E": E, "eta": ETA,
                     "policy": "greedy priority p^2/r*^2 frozen at r* (static)",
                     "G_note": "G^2 = max_k ||v_k||^2 / (4 E^2 eta^2), instance level (spec operational LHS)"}
+        # control: the aggregate weighted with rates the policy does not achieve: the naive sampler's
+        # rates (exact for one client a round), else every client at the smallest rate
+        from rate_region.region import naive_rate
+
+        r_naive = np.asarray(naive_rate(model, k, p)) if k == 1 else np.full_like(r, r.min())
+        wrong = _draws(ctx, subsets, probs, p, r_naive, V, n, j + 100)
         for key in ("F3AST.L3.4@eq6", "F3AST.L3.4@eq7"):
             cid = f"{key}:{name}"
-            cert = certificate(ctx, check_id=cid, title=f"F3AST Lemma III.4 {key.split('@')[1]} ({name})", key=key,
-                               values=values, samples=samples, instance=instance, trials=n, started=t0,
-                               notes=["eq. (6) proof is incomplete (spec flag 13); measured here" if "6" in key
-                                      else "eq. (7) needs uncorrelated/negatively correlated availability"])
-            out += with_control(cert, key, values, samples, ctx, instance=instance)
-            out[-1] = out[-1].replace(id=f"{key}.weak:{name}")
+            out.append(certificate(ctx, check_id=cid, title=f"F3AST Lemma III.4 {key.split('@')[1]} ({name})",
+                                   key=key, values=values, samples=samples, instance=instance, trials=n, started=t0,
+                                   notes=["eq. (6) proof is incomplete (spec flag 13); measured here" if "6" in key
+                                          else "eq. (7) needs uncorrelated/negatively correlated availability"]))
+            out.append(_wrong_rates_control(ctx, key, name, values, wrong, instance, r_naive, n))
     return out
 
 
@@ -99,21 +124,30 @@ def lemma_b5(ctx: Context) -> list[Verification]:
     values = {"p": p, "r": r_exact, "v": V, "Sigma": Sigma, "eta": ETA}
     report = bounds.get(key).check(values)
     rhs = float(report.evaluation.value)
-    est = mean_ci(samples, ctx.level)
+    # control: S drawn from a different law than the one whose moments (r, Sigma) enter the identity --
+    # breaks "r, Sigma are the moments of the law of S": all mass on the selection of largest spread
+    W = (p / r)[None, :] * subsets
+    spread = (((W @ V) - (p @ V)[None, :]) ** 2).sum(1)
+    other = np.zeros_like(probs)
+    other[int(np.argmax(np.where(probs > 0, spread, -np.inf)))] = 1.0
+    wrong = _draws(ctx, subsets, other, p, r, V, n, 8)
     out = []
-    for weaken in (1.0, WEAKEN_FACTOR):
-        target = rhs / weaken
-        verdict = decide("equality", est.low, est.high, target, hypotheses=report.holds)
-        control = weaken != 1.0
+    for control, draws in ((False, samples), (True, wrong)):
+        e = mean_ci(draws, ctx.level)
+        verdict = decide("equality", e.low, e.high, rhs, hypotheses=True if control else report.holds)
         out.append(Verification(
-            id=key + (".weak" if control else ""), title="F3AST Lemma B.5: exact sampling variance"
-            + (f" vs RHS/{weaken:g}" if control else ""), verdict=verdict, expected=VIOLATED if control else HOLDS,
-            lhs=est.mean, ci=(est.low, est.high), rhs=target, ratio=ratio(est.mean, target),
+            id=key + (".control:other-law" if control else ""), title="F3AST Lemma B.5: exact sampling variance"
+            + (", S from another law" if control else ""), verdict=verdict, expected=VIOLATED if control else HOLDS,
+            lhs=e.mean, ci=(e.low, e.high), rhs=rhs, ratio=ratio(e.mean, rhs),
             instance={"model": "uneven", "clients": 6, "k": 2, "p": p.tolist(), "r": r_exact.tolist(),
-                      "updates": V.tolist(), "eta": ETA, "level": ctx.level},
+                      "updates": V.tolist(), "eta": ETA, "level": ctx.level,
+                      **({"broken_hypothesis": "r, Sigma are the moments of the law that draws S"} if control
+                         else {})},
             control=control, kind="control" if control else "certificate", trials=n, seed=ctx.seed,
             variant=bounds.get(key).variant, conditions=tuple(c.to_dict() for c in report.conditions),
-            notes=("identity: holds when the exact value lies in the Monte Carlo interval",),
+            notes=("negative control: S always the policy's selection of largest ||Delta - vbar||^2, identity "
+                   "evaluated at the policy law's moments" if control else
+                   "identity: holds when the exact value lies in the Monte Carlo interval",),
             device="cpu", elapsed_s=time.perf_counter() - t0))
     return out
 
@@ -309,15 +343,21 @@ def theorem_iii5_explicit(ctx: Context) -> list[Verification]:
                            instance={**instance, "rhs_eq6": rhs_eq6}, notes=notes + (
                                ["printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one"]
                                if eq19 else []))
-        out += with_control(cert, key, values, samples, ctx, instance=instance)
+        out.append(cert)
+        out.append(hypothesis_control(
+            ctx, key, {"draw": ctx.seed, **T35_STEP_CONTROL}, broken=SCHEDULE_HYPOTHESIS,
+            check_id=key.replace("F3AST.T3.5", "F3AST.T3.5.control:schedule"), trials=ctx.n(256, 1024),
+            title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule", seed_offset=97,
+            note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"))
     return out
 
 
 CONTROLS = {
-    "F3AST.L3.4": [f"F3AST.L3.4@{eq}.weak:{m}" for m in ("table1", "uneven") for eq in ("eq6", "eq7")],
-    "F3AST.LB.5": ["F3AST.LB.5.weak"],
+    "F3AST.L3.4": [f"F3AST.L3.4.control@{eq}:{m}" for m in ("table1", "uneven") for eq in ("eq6", "eq7")],
+    "F3AST.LB.5": ["F3AST.LB.5.control:other-law"],
     "F3AST.naive.control": ["F3AST.naive.naive-average"],
-    "F3AST.T3.5": ["F3AST.T3.5.weak", "F3AST.T3.5.weak@explicit", "F3AST.T3.5.weak@explicit-eq19"],
+    "F3AST.T3.5": ["F3AST.T3.5.weak", "F3AST.T3.5.control:schedule@explicit",
+                   "F3AST.T3.5.control:schedule@explicit-eq19"],
 }
 
 CHECKS = {

@@ -14,41 +14,42 @@ import time
 import numpy as np
 
 import bounds
-from verify.certificates.common import Context, certificate, conditions, per_trial_mean, rate, with_control
+from verify.certificates.common import (
+    Context,
+    at_point,
+    certificate,
+    conditions,
+    hypothesis_control,
+    per_trial_mean,
+    rate,
+    scenario_certificate,
+)
 from verify.fit import fit_over_seeds
 from verify.record import Verification
+from verify.scenarios.fast import T2_ADVERSARIAL
 
-G_ASSUMED = ("q = 1 meets every threshold q_min(G1,G2,G3) <= 1; a threshold above 1 would leave the theorem "
-             "with no admissible q at all, so q = 1 is the one choice decidable without the appendix constants")
+# Negative controls: the shipped instances moved just outside one named hypothesis each.
+# T1: the quadratic family (curvatures up to L) with eta = 300 x the 1/(5mLK) cap = 2.4/L, past 2/L
+# (20 rounds: the growth 1.4^(2KR) stays inside float range).
+T1_STEP_CONTROL = {"problem": "quadratic", "eta_frac": 300.0, "R": 20}
+# T2: q = 0 below a threshold near 1 (sigma_G = 1), two clients, one favoured; a small step makes the
+# RHS's eta-proportional terms small while the participation bias does not shrink with eta.
+T2_Q_CONTROL = {"M": 2, "n_frac": 0.5, "het": 1000.0, "acp_a": 0.1, "q_frac": -1.0, "eta_frac": 0.2,
+                "horizon": 12.5, "sigma": 1e-3, "D0": 0.01}
 
 
 def theorem1(ctx: Context) -> list[Verification]:
-    """FAST.T1 on a non-convex instance with q = 1 (every round a snapshot round)."""
-    from quadratics import cosine_nonconvex, fast, fast_mixture
-
+    """FAST.T1 on a non-convex instance with q = 1 (every round a snapshot round): scenario FAST.T1's default."""
     t0 = time.perf_counter()
-    M, m, K, R = 10, 5, 5, 200 if ctx.quick else 400
-    pb = cosine_nonconvex(L=1.0, mu=0.1, beta=0.5, d=10, M=M, zeta=1.0, sigma=1.0, seed=ctx.seed)
-    c = pb.constants
-    q, n = 1.0, m
-    eta = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))  # the cap itself
+    R = 200 if ctx.quick else 400
     trials = ctx.n(128, 512)
-    sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=M, m=m, n=n, q=q), trials, R)
-    samples = per_trial_mean(sim.metrics["grad_sq"], slice(1, R + 1))
-    alt = per_trial_mean(sim.metrics["grad_sq"], slice(0, R))
-    values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
-                  zeta=c["Delta"])
-    instance = {"problem": pb.describe(), "algorithm": "FAST (FedAvg base)", "pattern": "fast_mixture q=1",
-                "M": M, "curvature_min": c["curvature_min"]}
-    notes = [f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",
-             f"printed sum r=1..R used; the proof-style sum r=0..R-1 gives LHS {alt.mean():.6g}"]
-    mean_curve = sim.mean("grad_sq")
-    series = {"x": list(range(R + 1)), "lhs": mean_curve.tolist()}
-    cert = certificate(ctx, check_id="FAST.T1", title="FAST Thm 1: non-convex, q = 1", key="FAST.T1", values=values,
-                       samples=samples, instance=instance, trials=trials, notes=notes, series=series,
-                       assumed={"snapshot probability q >= q_min(G1,G2,G3)": G_ASSUMED}, started=t0)
-    return with_control(cert, "FAST.T1", values, samples, ctx, instance=instance,
-                        assumed={"snapshot probability q >= q_min(G1,G2,G3)": G_ASSUMED})
+    est = at_point(ctx, "FAST.T1", {"R": R, "draw": ctx.seed}, trials=trials)
+    cert = scenario_certificate(ctx, est, check_id="FAST.T1", title="FAST Thm 1: non-convex, q = 1", started=t0)
+    control = hypothesis_control(
+        ctx, "FAST.T1", {"draw": ctx.seed, **T1_STEP_CONTROL}, broken="step size cap 1/(8LK)",
+        check_id="FAST.T1.control:step-cap", title="FAST Thm 1 with the step 300x its cap (2.4/L)",
+        note="quadratic family, eta_c = 300 x cap = 2.4/L > 2/L: local steps expand, the iterates diverge", trials=ctx.n(32, 64))
+    return [cert, control]
 
 
 def toy1(ctx: Context) -> list[Verification]:
@@ -79,39 +80,26 @@ def toy1(ctx: Context) -> list[Verification]:
     return [cert.replace(expected="unverified")]
 
 
-def _t2_instance(seed: int):
-    from quadratics import heterogeneous_quadratic
-
-    # mu/L = 1/2 lets the printed q-threshold be met below q = 1 at the step cap (needs m >= 0.8 L/mu)
-    return heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=4, zeta=0.1, sigma=1.0, D0=1.0, seed=seed)
-
-
 def theorem2(ctx: Context) -> list[Verification]:
-    """FAST.T2, published and corrected (sigma_G^2 in the (1-q) term), on a strongly convex quadratic."""
-    from quadratics import fast, fast_mixture
+    """FAST.T2, published and corrected (sigma_G^2 in the (1-q) term): scenario FAST.T2's default point.
 
+    Controls: q below the printed threshold (q = 0 with sigma_G = 1, two clients, one favoured ACP
+    client): the fixed point is biased towards the favoured client, far above either RHS.
+    """
     t0 = time.perf_counter()
-    pb = _t2_instance(ctx.seed)
-    c = pb.constants
-    M, m, n, K, R = pb.M, 2, 2, 2, 200
-    eta = 1 / (20 * max(m, n) * c["L"] * K)
-    thr = 1 - (c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2) / (4 * c["sigma_G2"])
-    q = min(1.0, max(thr, 0.0) + 0.5 * (1 - max(thr, 0.0)))  # halfway between the threshold and 1
     trials = ctx.n(256, 1024)
-    sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=M, m=m, n=n, q=q), trials, R)
-    samples = sim.metrics["dist_sq"][R]
-    samples = np.where(np.isfinite(samples), samples, math.inf)
-    values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
-                  sigma_G=c["sigma_G"], kappa=c["D0"])
-    instance = {"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
-                "pattern": f"fast_mixture q={q:.6g} (threshold {thr:.6g}), ACP propensities beta(0.5,0.5)", "M": M}
+    est = at_point(ctx, "FAST.T2", {"draw": ctx.seed}, trials=trials)
     out: list[Verification] = []
-    series = {"x": list(range(R + 1)), "lhs": sim.mean("dist_sq").tolist()}
     for key in ("FAST.T2", "FAST.T2@corrected"):
-        cert = certificate(ctx, check_id=key, title="FAST Thm 2: strongly convex quadratic"
-                           + (" (corrected)" if "@" in key else " (published)"), key=key, values=values,
-                           samples=samples, instance=instance, trials=trials, series=series, started=t0)
-        out += with_control(cert, key, values, samples, ctx, instance=instance)
+        e = est if key == "FAST.T2" else at_point(ctx, key, {"draw": ctx.seed}, trials=trials)
+        out.append(scenario_certificate(ctx, e, check_id=key, title="FAST Thm 2: strongly convex quadratic"
+                                        + (" (corrected)" if "@" in key else " (published)"), started=t0))
+        suffix = "@corrected" if "@" in key else ""
+        out.append(hypothesis_control(
+            ctx, key, {"draw": ctx.seed, **T2_Q_CONTROL}, broken="snapshot probability threshold",
+            check_id=f"FAST.T2.control:q-threshold{suffix}", title="FAST Thm 2 with q = 0 below its threshold"
+            + (" (corrected)" if suffix else ""), trials=ctx.n(64, 256),
+            note="q = 0 < threshold: ACP rounds of one favoured client bias the iterate by ~sigma_G^2/mu^2"))
     pub, cor = out[0], out[2]
     if pub.verdict != cor.verdict:
         finding = (f"FINDING: published form {pub.verdict}, corrected form {cor.verdict} "
@@ -134,32 +122,22 @@ def theorem2_adversarial(ctx: Context) -> list[Verification]:
     theorem covers pure arbitrary participation. A process that keeps picking one client leaves a bias
     ||x_inf - x*||^2 ~ sigma_G^2 / lambda^2 that does not shrink with eta: the corrected term
     (1-q) K eta sigma_G^2 / (2 mu) cannot cover it; the published (1-q) K eta / (2 mu) does, by its units.
+    The instance is the point ``T2_ADVERSARIAL`` of the FAST.T2 scenario (sigma = 0: the noise axis's
+    log range stops at 1e-4, so the point is evaluated as given).
     """
-    from quadratics import fast, fast_mixture, heterogeneous_quadratic
-
     t0 = time.perf_counter()
-    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=2, zeta=0.01, sigma=0.0, D0=1.0, seed=ctx.seed)
-    c = pb.constants
-    m, n, K, R, q, a = 2, 1, 2, 1000, 0.0, 0.1
-    eta = 1 / (20 * max(m, n) * c["L"] * K)
-    thr = 1 - (c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2) / (4 * c["sigma_G2"])
     trials = ctx.n(256, 1024)
-    sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=pb.M, m=m, n=n, q=q, dist="beta", a=a, b=a), trials, R)
-    samples = sim.metrics["dist_sq"][R]
-    values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
-                  sigma_G=c["sigma_G"], kappa=c["D0"])
-    instance = {"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
-                "pattern": f"fast_mixture q=0 (threshold {thr:.4g} < 0), ACP of n=1 client, propensities "
-                           f"beta({a},{a}) (one client favoured per run)", "M": pb.M}
     out = []
     for key in ("FAST.T2", "FAST.T2@corrected"):
-        cert = certificate(ctx, check_id=key.replace("FAST.T2", "FAST.T2.adversarial"),
-                           title="FAST Thm 2, q = 0 admitted, one-client ACP" + (" (corrected)" if "@" in key else ""),
-                           key=key, values=values, samples=samples, instance=instance, trials=trials, started=t0)
-        out.append(cert)
+        est = at_point(ctx, key, {**T2_ADVERSARIAL, "draw": ctx.seed}, trials=trials, outside=True)
+        out.append(scenario_certificate(
+            ctx, est, check_id=key.replace("FAST.T2", "FAST.T2.adversarial"), started=t0,
+            title="FAST Thm 2, q = 0 admitted, one-client ACP" + (" (corrected)" if "@" in key else "")))
     pub, cor = out
+    thr = pub.instance["threshold"]
+    sg2 = float(pub.instance["result_inputs"]["sigma_G"]) ** 2
     finding = (f"FINDING: at an instance satisfying every printed hypothesis (q = 0 allowed because sigma_G^2 = "
-               f"{c['sigma_G2']:.3g} makes the threshold {thr:.4g}), the published form {pub.verdict} (RHS "
+               f"{sg2:.3g} makes the threshold {thr:.4g}), the published form {pub.verdict} (RHS "
                f"{pub.rhs:.3g}, carried by its unit-inconsistent (1-q)K eta/(2 mu) term) and the corrected form "
                f"{cor.verdict} (RHS {cor.rhs:.3g} < LHS {cor.lhs:.3g}): the bias of arbitrary participation is "
                "~sigma_G^2/lambda^2, independent of eta, so a missing sigma_G^2 factor alone does not repair "
@@ -284,8 +262,8 @@ def q_floor(ctx: Context) -> list[Verification]:
 
 
 CONTROLS = {
-    "FAST.T1": ["FAST.T1.weak"],
-    "FAST.T2": ["FAST.T2.weak", "FAST.T2.weak@corrected"],
+    "FAST.T1": ["FAST.T1.control:step-cap"],
+    "FAST.T2": ["FAST.T2.control:q-threshold", "FAST.T2.control:q-threshold@corrected"],
     "FAST.qfloor.control": ["FAST.qfloor.control"],
 }
 

@@ -1,0 +1,117 @@
+"""`convbound falsify ID`: search a result's admissible instances for the largest LHS/RHS and confirm it.
+
+Exit status 0 when the search ends (violation claimed or not), 130 after Ctrl-C (the record of the
+best-so-far is still written), 2 on bad input. The search itself lives in ``verify.falsify``.
+"""
+
+from __future__ import annotations
+
+import click
+
+from reports.cli.common import atomic_write_text, dumps, echo_json
+
+
+def _scenario(sid: str):
+    import bounds
+    from bounds.errors import UserInputError
+    from verify.scenarios import get, registry
+
+    if sid not in registry():
+        try:
+            bounds.get(sid)
+        except Exception:
+            return get(sid)  # unknown id: the registry's one-line message with close matches
+        raise UserInputError(f"result {sid!r} has no scenario to search; scenarios: {', '.join(registry())}")
+    return get(sid)
+
+
+def _trace_png(doc, path: str) -> None:
+    from reports.falsify_section import falsify_sections, trace_png
+
+    with open(path, "wb") as fh:
+        fh.write(trace_png(falsify_sections([doc])[0]))
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(falsify_cmd)
+
+
+@click.command("falsify")
+@click.argument("scenario_id")
+@click.option("--budget", type=int, default=500, show_default=True, help="evaluations (points tried)")
+@click.option("--time", "time_limit", type=float, default=None, help="stop after this many seconds")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
+@click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
+@click.option("--optimiser", default="random", show_default=True,
+              help="random | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma (see verify.falsify)")
+@click.option("--population", type=int, default=8, show_default=True, help="points per generation")
+@click.option("--device", default="cpu", show_default=True, help="cpu | cuda")
+@click.option("--json", "as_json", is_flag=True, help="print the search record as JSON")
+@click.option("--out", "out_path", default=None, help="write the search record (JSON) to this file")
+@click.option("--instance-out", default=None, help="write the replayable confirmation instance (JSON)")
+@click.option("--trace", "trace_path", default=None, help="write the search trace figure (PNG)")
+def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, population, device,
+                as_json, out_path, instance_out, trace_path) -> int:
+    """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
+
+    A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
+    whose hypotheses all hold. `convbound verify --instance FILE` replays --instance-out exactly.
+    """
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bounds.errors import UserInputError
+    from verify.falsify import search
+    from verify.optimisers import OPTIMISERS
+
+    sc = _scenario(scenario_id)
+    if budget < 1:
+        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+    if optimiser not in OPTIMISERS:
+        raise UserInputError(f"--optimiser {optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}")
+    if __import__("bounds").get(sc.result).kind.value not in ("upper", "order"):
+        raise UserInputError(f"{scenario_id} is neither an upper bound nor an order result; falsify searches "
+                             "LHS/RHS of those only")
+    err = Console(stderr=True)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(f"falsify {scenario_id}", total=budget)
+
+        def progress(done: int, total: int, best: float | None) -> None:
+            shown = "-" if best is None else f"{best:.3g}"
+            bar.update(task, completed=done, description=f"falsify {scenario_id} best ratio {shown}")
+
+        rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
+                     confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
+                     progress=progress)
+    doc = rec.to_dict()
+    if out_path:
+        atomic_write_text(out_path, dumps(doc) + "\n", force=True)
+    if instance_out and rec.confirmation.get("seeds"):
+        atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=True)
+    if trace_path and rec.trace:
+        _trace_png(doc, trace_path)
+    if as_json:
+        echo_json(doc)
+    else:
+        c = rec.confirmation
+        click.echo(f"{rec.id}: {rec.evaluations} points tried ({rec.admissible} admissible), stopped by "
+                   f"{rec.stopped_by}, {rec.elapsed_s:.1f} s")
+        if rec.best:
+            e = rec.best["estimate"]
+            click.echo(f"best first estimate: ratio {e['ratio']:.4g} (LHS {e['lhs']:.4g}, RHS {e['rhs']:.4g}, "
+                       f"{e['trials']} trials) at evaluation {rec.best['evaluation']}")
+            click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                            for k, v in rec.best["point"].items()))
+        if c.get("ci"):
+            click.echo(f"confirmation: {c['verdict']}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, {c['ci'][1]:.4g}] "
+                       f"vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {c['trials']} trials, seed {c['seeds'][0]})")
+        else:
+            click.echo(f"confirmation: {c.get('verdict')} ({c.get('reason', '')})")
+        if c.get("constant_lower_bound") is not None:
+            click.echo(f"hidden constant C >= {c['constant_lower_bound']:.4g} (confirmed CI low / argument; "
+                       "conditional on the lost constants admitting this instance)")
+    if rec.interrupted:
+        raise SystemExit(130)
+    return 0

@@ -1,0 +1,139 @@
+"""Report section per falsify search: hand-picked vs searched ratio, confirmation, worst instance, trace.
+
+**Input**: search records (``verify.falsify.SearchRecord.to_dict()``, the JSON `convbound falsify
+--json` prints), optionally the verify records of the same run (for the hand-picked ratio of the
+shipped check). **Output**: one plain dict per result (:func:`falsify_sections`), its trace figure
+(:func:`trace_figure`, matplotlib's object API), and HTML / Markdown renderings of the section.
+Torch-free; matplotlib is imported inside.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from reports.document import fmt
+
+__all__ = ["falsify_sections", "render_html", "render_markdown", "trace_figure", "trace_png"]
+
+
+def _ratio_of(v: Mapping[str, Any] | None) -> float | None:
+    if not v:
+        return None
+    r = v.get("ratio")
+    return r if isinstance(r, (int, float)) and math.isfinite(r) else None
+
+
+def falsify_sections(records: Sequence[Mapping[str, Any]],
+                     verifications: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    """One section dict per search record (in the order given).
+
+    ``hand_picked``: the shipped check's ratio from ``verifications`` when present (same id), else the
+    search's first evaluation (the default point = the shipped instance, with the search's trials).
+    """
+    shipped = {v.get("id"): v for v in verifications}
+    out = []
+    for rec in records:
+        c = rec.get("confirmation", {})
+        default = rec.get("default", {}).get("estimate")
+        hand = _ratio_of(shipped.get(rec["id"])) or _ratio_of(default)
+        searched = c.get("ratio") if isinstance(c.get("ratio"), (int, float)) else None
+        out.append({
+            "id": rec["id"], "result": rec.get("result"), "optimiser": rec.get("optimiser"), "seed": rec.get("seed"),
+            "evaluations": rec.get("evaluations"), "admissible": rec.get("admissible"),
+            "stopped_by": rec.get("stopped_by"), "hand_picked_ratio": hand,
+            "hand_picked_source": "verify record" if rec["id"] in shipped else "search evaluation 1 (default point)",
+            "best_first_ratio": (rec.get("best", {}).get("estimate") or {}).get("ratio"),
+            "searched_ratio": searched, "ratio_ci": c.get("ratio_ci"), "verdict": c.get("verdict"),
+            "lhs": c.get("lhs"), "ci": c.get("ci"), "rhs": c.get("rhs"), "trials": c.get("trials"),
+            "seeds": c.get("seeds"), "gain": searched / hand if searched and hand else None,
+            "point": rec.get("best", {}).get("point", {}), "notes": list(rec.get("notes", [])),
+            "trace": rec.get("trace", []),
+        })
+    return out
+
+
+def trace_figure(section: Mapping[str, Any]):
+    """Ratio against evaluation (admissible points), best so far, LHS = RHS, and the confirmation interval."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 3.6), dpi=120)
+    fig.subplots_adjust(left=0.13, right=0.97, bottom=0.15, top=0.9)
+    ax = fig.add_subplot()
+    tr = section["trace"]
+    ev = [t["evaluation"] for t in tr]
+    r = [t["ratio"] if t.get("admissible") and isinstance(t.get("ratio"), (int, float)) else math.nan for t in tr]
+    best = [t["best"] if isinstance(t.get("best"), (int, float)) else math.nan for t in tr]
+    ax.scatter(ev, r, s=6, alpha=0.5, label="admissible point (first estimate)")
+    ax.plot(ev, best, color="C1", label="best so far")
+    ax.axhline(1.0, color="k", lw=0.8, ls="--", label="LHS = RHS")
+    ci = section.get("ratio_ci") or [None, None]
+    if section.get("searched_ratio") is not None and ci[0] is not None and ev:
+        s = section["searched_ratio"]
+        ax.errorbar([ev[-1]], [s], yerr=[[s - ci[0]], [ci[1] - s]], fmt="s", color="C3",
+                    label=f"confirmation ({section.get('trials')} fresh trials)")
+    if section.get("hand_picked_ratio"):
+        ax.axhline(section["hand_picked_ratio"], color="C2", lw=0.8, label="hand-picked instance")
+    if any(x > 0 for x in r + best if x == x):
+        ax.set_yscale("log")
+    ax.set_xlabel("evaluation (count)")
+    ax.set_ylabel("LHS / RHS")
+    ax.set_title(f"falsify {section['id']} ({section.get('optimiser')}, seed {section.get('seed')})", fontsize=9)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def trace_png(section: Mapping[str, Any]) -> bytes:
+    from reports.figures import to_png
+
+    return to_png(trace_figure(section))
+
+
+def _point_text(point: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k} = {fmt(v, 4) if isinstance(v, float) else v}" for k, v in point.items())
+
+
+def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str, str] | None = None) -> str:
+    """Markdown: one subsection per result (figure paths from ``figures`` by id, else ``falsify-ID.png``)."""
+    lines = ["## Worst instances found by search (falsify)", ""]
+    for s in sections:
+        ci = s.get("ci") or [None, None]
+        lines += [f"### {s['id']}", "",
+                  f"- hand-picked ratio: {fmt(s['hand_picked_ratio'])} ({s['hand_picked_source']})",
+                  f"- searched ratio: {fmt(s['searched_ratio'])} (confirmation CI of the ratio "
+                  f"[{fmt((s.get('ratio_ci') or [None])[0])}, {fmt((s.get('ratio_ci') or [None, None])[1])}], "
+                  f"{s.get('trials')} fresh trials, seed {(s.get('seeds') or ['-'])[0]}); verdict **{s['verdict']}**",
+                  f"- LHS {fmt(s['lhs'])} in [{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}",
+                  f"- points tried: {s['evaluations']} ({s['admissible']} admissible), {s['optimiser']}, "
+                  f"stopped by {s['stopped_by']}",
+                  f"- worst instance: {_point_text(s['point'])}",
+                  f"- trace: ![trace]({(figures or {}).get(s['id'], 'falsify-' + s['id'] + '.png')})", ""]
+        lines += [f"- note: {n}" for n in s["notes"]] + ([""] if s["notes"] else [])
+    return "\n".join(lines)
+
+
+def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True) -> str:
+    """An HTML fragment (``<section>``) with the trace figures embedded as PNG data URIs."""
+    import base64
+
+    parts = ['<section id="falsify"><h2>Worst instances found by search (falsify)</h2>']
+    for s in sections:
+        e = html.escape
+        ci = s.get("ci") or [None, None]
+        rci = s.get("ratio_ci") or [None, None]
+        parts.append(f'<h3 id="falsify-{e(s["id"])}">{e(s["id"])}</h3><table>'
+                     f"<tr><th>hand-picked ratio</th><td>{fmt(s['hand_picked_ratio'])}</td></tr>"
+                     f"<tr><th>searched ratio</th><td>{fmt(s['searched_ratio'])} [{fmt(rci[0])}, {fmt(rci[1])}] "
+                     f"({s.get('trials')} fresh trials)</td></tr>"
+                     f"<tr><th>verdict</th><td>{e(str(s['verdict']))}: LHS {fmt(s['lhs'])} "
+                     f"[{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}</td></tr>"
+                     f"<tr><th>points tried</th><td>{s['evaluations']} ({s['admissible']} admissible)</td></tr>"
+                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table>")
+        if figures and s["trace"]:
+            uri = "data:image/png;base64," + base64.b64encode(trace_png(s)).decode()
+            parts.append(f'<img alt="search trace of {e(s["id"])}" src="{uri}">')
+        parts += [f"<p>{e(n)}</p>" for n in s["notes"]]
+    parts.append("</section>")
+    return "\n".join(parts)

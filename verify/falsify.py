@@ -1,0 +1,281 @@
+"""Falsification: search a scenario's admissible space for the point of largest LHS/RHS, then confirm it.
+
+**Setting**: a :class:`verify.scenario.Scenario` of an UPPER result; every point meets the decidable
+hypotheses or is not scored (``PointEstimate.score``).
+**Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``random``, chosen by the
+measured comparison in ``tests/benchmarks/bench_falsify.py`` at 500 evaluations, seed 0, on a shared
+2-core CPU: on FAST.T2@corrected only random search reached the violating region (best ratio 16.9,
+confirmed 16.5; seed 1: 8.1) while nevergrad NGOpt stalled at 0.35 and optuna's CMA-ES and TPE climbed the
+contraction ridge (ratio -> 1 as nothing happens) to 0.98 / 0.90 in an earlier version of the space;
+on FAST.T1 all reach the same ceiling (0.249 random, 0.250 CMA-ES); NGOpt also crashed inside
+nevergrad's metamodel on FAST.T1 (TypeError, nevergrad 1.0.12). The admissible spaces are 10-14
+dimensional and mixed (integer, categorical); the violating region is a corner of several axes at
+once, which space-filling search hits and local model-based search does not leave its ridge for. At
+budget 200, seeds 0-1 (``falsify_runs/bench_budget200.json``): FAST.T1 0.245-0.259 for all four;
+F3AST.T3.5@explicit confirmed 0.21/0.35 nevergrad-CMA, 0.21/0.19 optuna-CMA-ES, 0.15/0.21 random,
+0.20/0.11 TPE: on smooth landscapes CMA does better, so ``--optimiser nevergrad-cma`` is the choice
+there; the default stays random because it is the one that finds violations that sit in corners.)
+The
+objective is log(LHS/RHS) of a short Monte Carlo estimate (``trials`` per point); inadmissible points get
+the worst admissible log-ratio seen minus 1. A generation (``population`` points) is evaluated per
+ask/tell step; the engine batches trials (one run per point, no loop over trials) but binds one
+problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
+executor can distribute). The first point is the scenario's default (the shipped instance).
+**Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
+from ``SeedSequence(seed)`` apart from every search seed; a violation is claimed only when the
+confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
+The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bounds.errors import UserInputError
+from verify.scenario import PointEstimate, Scenario, evaluate_point
+from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
+
+__all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
+           "search_seeds"]
+
+INSTANCE_FORMAT = "convbound-instance/1"
+# Score given to a diverged (infinite-LHS) admissible point: finite, so optimisers keep working.
+LOG_RATIO_CAP = math.log(1e6)
+
+
+def search_seeds(root: int, n: int) -> tuple[list[int], int]:
+    """``n`` search seeds and one confirmation seed, all spawned from ``SeedSequence(root)`` (distinct)."""
+    ss = np.random.SeedSequence(int(root))
+    search_ss, confirm_ss = ss.spawn(2)
+    seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in search_ss.spawn(n)]
+    conf = int(confirm_ss.generate_state(1, dtype=np.uint32)[0])
+    k = 0
+    while conf in set(seeds):  # 32-bit draws can collide; the confirmation seed must be fresh
+        k += 1
+        conf = int(confirm_ss.spawn(k)[-1].generate_state(1, dtype=np.uint32)[0])
+    return seeds, conf
+
+
+def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
+                    device: str = "cpu") -> list[dict[str, Any]]:
+    """Task function: one batched run per point; returns plain summaries (picklable, no samples)."""
+    from verify.scenarios import get
+
+    sc = get(scenario_id)
+    out = []
+    for pt, s in zip(points, seeds):
+        est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
+        out.append({**est.to_dict(), "score": est.score})
+    return out
+
+
+def _objective(ev: Mapping[str, Any], floor: float) -> float:
+    if ev["score"] is None:
+        return floor - 1.0
+    return min(LOG_RATIO_CAP, math.log(max(float(ev["score"]), 1e-12)))
+
+
+@dataclass
+class SearchRecord:
+    """A search and its confirmation; ``to_dict()`` is the JSON record."""
+
+    id: str
+    result: str
+    optimiser: str
+    seed: int
+    budget: int
+    time_limit: float | None
+    trials: int
+    population: int
+    evaluations: int = 0
+    admissible: int = 0
+    best: dict[str, Any] = field(default_factory=dict)
+    default: dict[str, Any] = field(default_factory=dict)
+    confirmation: dict[str, Any] = field(default_factory=dict)
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    stopped_by: str = "budget"
+    elapsed_s: float = 0.0
+    device: str = "cpu"
+    notes: list[str] = field(default_factory=list)
+    space: list[dict[str, Any]] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        from verify.record import _plain
+
+        return _plain(asdict(self))
+
+    def instance_file(self) -> dict[str, Any]:
+        """The replayable instance: scenario, point, trials, seeds (and the numbers to expect)."""
+        c = self.confirmation
+        if not c.get("seeds"):
+            raise UserInputError("this search has no confirmation to replay (it was interrupted before one)")
+        from verify.record import _plain
+
+        return _plain({"format": INSTANCE_FORMAT, "scenario": self.id, "point": self.best["point"],
+                       "trials": c["trials"], "seeds": c["seeds"], "level": c["level"], "device": self.device,
+                       "expect": {k: c[k] for k in ("verdict", "lhs", "ci", "rhs")}})
+
+
+def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
+            level: float = DEFAULT_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
+    """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
+    est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
+    low, high = est.ci
+    extra: dict[str, Any] = {}
+    if est.kind == "order":
+        # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
+        verdict = "unverified" if est.hypotheses is not False else "inapplicable"
+        extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
+        extra["constant_ci"] = [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None]
+    else:
+        verdict = decide(est.kind, low, high, est.rhs, hypotheses=est.hypotheses)
+    if verdict == VIOLATED and est.assumed:
+        verdict = "unverified"  # a violation could mean an assumed (undecidable) hypothesis fails
+    out = {"verdict": verdict, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
+           "ratio_ci": [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None], "trials": trials,
+           "seeds": [seed], "level": level, "hypotheses": est.hypotheses, "conditions": list(est.conditions),
+           "values": dict(est.values), "rhs_terms": dict(est.rhs_terms), "describe": dict(est.describe),
+           "assumed": dict(est.assumed), **extra}
+    return out, est
+
+
+def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, seed: int = 0, trials: int = 64,
+           confirm_trials: int = 4096, optimiser: str = "random", population: int = 8,
+           device: str = "cpu", level: float = DEFAULT_LEVEL,
+           progress: Callable[[int, int, float | None], None] | None = None,
+           map_points: Callable[..., list[dict[str, Any]]] | None = None) -> SearchRecord:
+    """Search ``scenario`` for the largest LHS/RHS with ``budget`` evaluations (and ``time_limit`` seconds).
+
+    Args:
+        trials: trials per search evaluation (one batched run each).
+        confirm_trials: trials of the confirmation run of the best point.
+        population: points per ask/tell generation.
+        progress: ``progress(done, budget, best_ratio)`` after each generation; may raise
+            KeyboardInterrupt (the search then keeps its best point and stops).
+        map_points: ``(scenario_id, points, seeds, trials, device) -> summaries`` (default in-process
+            ``evaluate_points``; an executor can distribute generations).
+    Returns: a :class:`SearchRecord` (``interrupted`` when Ctrl-C stopped it: no confirmation then).
+    """
+    from verify.optimisers import make_optimiser
+    from verify.suite import versions
+
+    if int(budget) != budget or budget < 1:
+        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+    if time_limit is not None and not time_limit > 0:
+        raise UserInputError(f"--time {time_limit} must be a positive number of seconds")
+    if int(trials) != trials or trials < 2 or int(confirm_trials) != confirm_trials or confirm_trials < 2:
+        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
+    mapper = map_points or evaluate_points
+    budget, population = int(budget), max(1, min(int(population), int(budget)))
+    seeds, conf_seed = search_seeds(seed, budget)
+    opt = make_optimiser(optimiser, scenario, seed=int(seed), population=population, budget=budget)
+    rec = SearchRecord(id=scenario.id, result=scenario.result, optimiser=optimiser, seed=int(seed), budget=budget,
+                       time_limit=time_limit, trials=int(trials), population=population, device=device,
+                       space=[p.to_dict() for p in scenario.space], notes=list(scenario.notes),
+                       versions=versions())
+    t0 = time.perf_counter()
+    best: dict[str, Any] | None = None
+    floor = 0.0
+    done = 0
+    try:
+        while done < budget:
+            if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+                rec.stopped_by = "time"
+                break
+            n = min(population, budget - done)
+            try:
+                points = opt.ask(n)
+            except Exception as exc:  # a third-party optimiser's internal failure ends the search, not the run
+                rec.stopped_by = "optimiser error"
+                rec.notes.append(f"{optimiser} failed after {done} evaluations ({type(exc).__name__}: {exc}); "
+                                 "the best point so far is confirmed")
+                break
+            evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
+            scored = [e["score"] for e in evs if e["score"] is not None]
+            if scored:
+                floor = min([floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])
+            opt.tell(points, [_objective(e, floor) for e in evs])
+            for e in evs:
+                done += 1
+                if e["score"] is not None:
+                    rec.admissible += 1
+                    if best is None or e["score"] > best["score"]:
+                        best = {**e, "evaluation": done}
+                if done == 1:
+                    rec.default = {"point": e["point"], "estimate": e}
+                rec.trace.append({"evaluation": done, "ratio": e["ratio"], "admissible": e["score"] is not None,
+                                  "best": best["score"] if best else None})
+            rec.evaluations = done
+            if progress:
+                progress(done, budget, best["score"] if best else None)
+    except KeyboardInterrupt:
+        rec.interrupted, rec.stopped_by = True, "interrupt"
+    rec.evaluations = done
+    rec.elapsed_s = time.perf_counter() - t0
+    if best is None:
+        rec.notes.append("no admissible point was found: nothing to confirm")
+        rec.confirmation = {"verdict": "none", "reason": "no admissible point"}
+        return rec
+    rec.best = {"point": best["point"], "evaluation": best["evaluation"], "estimate": best}
+    if rec.interrupted:
+        rec.confirmation = {"verdict": "not run", "reason": "interrupted (Ctrl-C): best-so-far kept unconfirmed"}
+        return rec
+    rec.confirmation, _ = confirm(scenario, best["point"], trials=int(confirm_trials), seed=conf_seed,
+                                  device=device, level=level)
+    rec.confirmation["points_tried"] = done
+    rec.confirmation["search_seeds_disjoint"] = conf_seed not in set(seeds)
+    rec.elapsed_s = time.perf_counter() - t0
+    return rec
+
+
+def load_instance(path: str) -> dict[str, Any]:
+    """Read and check an instance file written by ``falsify --instance-out`` (one-line errors)."""
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise UserInputError(f"instance file {path!r} does not exist") from None
+    except (OSError, ValueError) as exc:
+        raise UserInputError(f"instance file {path!r} is not JSON ({exc})") from None
+    need = {"format": str, "scenario": str, "point": dict, "trials": int, "seeds": list}
+    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) for k, t in need.items()):
+        raise UserInputError(f"instance file {path!r} needs keys format, scenario, point (object), trials (integer), "
+                             "seeds (list) as written by `convbound falsify --instance-out`")
+    if data["format"] != INSTANCE_FORMAT:
+        raise UserInputError(f"instance file {path!r} has format {data['format']!r}; valid: {INSTANCE_FORMAT}")
+    if len(data["seeds"]) != 1 or not isinstance(data["seeds"][0], int):
+        raise UserInputError(f"instance file {path!r}: seeds must be a list of one integer")
+    return data
+
+
+def replay(path: str, *, device: str | None = None) -> Any:
+    """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers."""
+    from verify.record import Verification
+    from verify.scenarios import get
+    from verify.suite import versions
+
+    data = load_instance(path)
+    sc = get(data["scenario"])
+    level = float(data.get("level", DEFAULT_LEVEL))
+    conf, est = confirm(sc, data["point"], trials=data["trials"], seed=data["seeds"][0],
+                        device=device or data.get("device", "cpu"), level=level)
+    exp = data.get("expect", {})
+    return Verification(
+        id=f"{sc.id}:instance", title=f"{sc.title}, replayed instance ({path})", verdict=conf["verdict"],
+        expected=exp.get("verdict", "holds"), lhs=est.lhs, ci=est.ci, rhs=est.rhs, ratio=est.ratio,
+        instance={**dict(est.describe), "point": dict(est.point), "result_inputs": dict(est.values),
+                  "rhs_terms": dict(est.rhs_terms), "level": level, "source": path},
+        kind="certificate", trials=data["trials"], seed=data["seeds"][0], conditions=tuple(est.conditions),
+        notes=("replay of a falsify confirmation: expected = the recorded verdict",), versions=versions(),
+        device=device or data.get("device", "cpu"))

@@ -1,0 +1,144 @@
+"""Ask/tell black-box optimisers over a scenario's space: optuna (CMA-ES, TPE) and nevergrad (NGOpt, CMA).
+
+**Setting**: a :class:`verify.scenario.Scenario` space (float, log, integer, categorical axes; an axis
+with low == high is fixed and not searched); a score to *maximise* per point.
+**Algorithm**: ``ask(n)`` returns n points (a generation), ``tell(points, scores)`` feeds them back.
+Every optimiser starts from the scenario's default point (its first asked point), is seeded, and
+never sees anything but the space and the scores.
+Optuna and nevergrad are imported inside (slow imports; ``convbound --help`` stays fast).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bounds.errors import unknown
+from verify.scenario import Param, Scenario
+
+__all__ = ["OPTIMISERS", "make_optimiser"]
+
+OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random")
+
+
+def _free(space: Sequence[Param]) -> list[Param]:
+    return [p for p in space if p.choices is None and p.low < p.high or p.choices is not None and len(p.choices) > 1]
+
+
+def _fixed(space: Sequence[Param]) -> dict[str, Any]:
+    free = {p.name for p in _free(space)}
+    return {p.name: p.default for p in space if p.name not in free}
+
+
+class _Optuna:
+    def __init__(self, scenario: Scenario, sampler: str, seed: int, population: int):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.space = _free(scenario.space)
+        self.fixed = _fixed(scenario.space)
+        if sampler == "cmaes":
+            # categorical axes fall back to the independent sampler: say nothing, it is expected
+            import warnings
+
+            warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+            warnings.filterwarnings("ignore", module="optuna")
+            s: Any = optuna.samplers.CmaEsSampler(seed=seed, popsize=population, warn_independent_sampling=False,
+                                             n_startup_trials=0)
+        else:
+            s = optuna.samplers.TPESampler(seed=seed, n_startup_trials=max(10, population))
+        self.study = optuna.create_study(direction="maximize", sampler=s)
+        self.study.enqueue_trial({p.name: p.default for p in self.space})
+        self.pending: list[Any] = []
+
+    def _suggest(self, trial: Any, p: Param) -> Any:
+        if p.choices is not None:
+            return trial.suggest_categorical(p.name, list(p.choices))
+        if p.integer:
+            return trial.suggest_int(p.name, int(p.low), int(p.high), log=p.log)
+        return trial.suggest_float(p.name, p.low, p.high, log=p.log)
+
+    def ask(self, n: int) -> list[dict[str, Any]]:
+        self.pending = [self.study.ask() for _ in range(n)]
+        return [{**self.fixed, **{p.name: self._suggest(t, p) for p in self.space}} for t in self.pending]
+
+    def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
+        for t, s in zip(self.pending, scores):
+            self.study.tell(t, float(s))
+
+
+class _Nevergrad:
+    def __init__(self, scenario: Scenario, name: str, seed: int, population: int, budget: int):
+        import nevergrad as ng
+        import numpy as np
+
+        self.fixed = _fixed(scenario.space)
+        axes: dict[str, Any] = {}
+        for p in _free(scenario.space):
+            if p.choices is not None:
+                axes[p.name] = ng.p.Choice(list(p.choices))
+            elif p.log:
+                axes[p.name] = ng.p.Log(init=float(p.default), lower=p.low, upper=p.high)
+            else:
+                axes[p.name] = ng.p.Scalar(init=float(p.default), lower=p.low, upper=p.high)
+            if p.integer:
+                axes[p.name].set_integer_casting()
+        param = ng.p.Dict(**axes)
+        param.random_state = np.random.RandomState(seed)
+        self.defaults = {p.name: p.default for p in _free(scenario.space)}
+        self.opt = ng.optimizers.registry[name](parametrization=param, budget=budget, num_workers=population)
+        self.first = True
+        self.pending: list[Any] = []
+
+    def ask(self, n: int) -> list[dict[str, Any]]:
+        self.pending = [self.opt.ask() for _ in range(n)]
+        if self.first:  # start from the default point (categorical inits are random in nevergrad)
+            self.pending[0] = self.opt.parametrization.spawn_child(new_value=self.defaults)
+            self.first = False
+        return [{**self.fixed, **c.value} for c in self.pending]
+
+    def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
+        for c, s in zip(self.pending, scores):
+            self.opt.tell(c, -float(s))  # nevergrad minimises
+
+
+class _Random:
+    def __init__(self, scenario: Scenario, seed: int):
+        import numpy as np
+
+        self.space, self.fixed = _free(scenario.space), _fixed(scenario.space)
+        self.rng = np.random.default_rng(seed)
+        self.first = True
+
+    def _draw(self, p: Param) -> Any:
+        if p.choices is not None:
+            return p.choices[int(self.rng.integers(len(p.choices)))]
+        u = self.rng.random()
+        x = math.exp(math.log(p.low) + u * (math.log(p.high) - math.log(p.low))) if p.log else p.low + u * (p.high - p.low)
+        return int(min(p.high, max(p.low, round(x)))) if p.integer else x
+
+    def ask(self, n: int) -> list[dict[str, Any]]:
+        out = [{**self.fixed, **{p.name: self._draw(p) for p in self.space}} for _ in range(n)]
+        if self.first:
+            out[0] = {**self.fixed, **{p.name: p.default for p in self.space}}
+            self.first = False
+        return out
+
+    def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
+        pass
+
+
+def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int) -> Any:
+    """An ask/tell optimiser ``name`` (one of ``OPTIMISERS``) over ``scenario``'s space, seeded."""
+    if name == "optuna-cmaes":
+        return _Optuna(scenario, "cmaes", seed, population)
+    if name == "optuna-tpe":
+        return _Optuna(scenario, "tpe", seed, population)
+    if name == "nevergrad-ngopt":
+        return _Nevergrad(scenario, "NGOpt", seed, population, budget)
+    if name == "nevergrad-cma":
+        return _Nevergrad(scenario, "CMA", seed, population, budget)
+    if name == "random":
+        return _Random(scenario, seed)
+    raise unknown("optimiser", name, OPTIMISERS)

@@ -1,0 +1,279 @@
+"""Scenarios: a result's admissible instances as a declared space, and one point's measured LHS vs RHS.
+
+**Setting**: a result of ``bounds`` (``Scenario.result``) and a family of instances of it: named
+parameters (:class:`Param`: float range, log scale, integer, categorical), a pure builder
+``point -> Instance`` (problem, algorithm, pattern, horizon, the result's inputs read from the
+problem, and how to measure the operational LHS from a simulation).
+**Quantity** (:func:`evaluate_point`): per-trial LHS samples of one simulation batched over trials,
+their mean with a Student-t interval (``verify.verdict.mean_ci``), the RHS at the instance's exact
+constants, the hypotheses as ``bounds`` decides them, and the tightness LHS/RHS.
+**Statement**: a point is *admissible* only when every hypothesis is decided True (or is None and
+named in ``Instance.assumed`` with a reason); only admissible points have a ``score``, so a point
+outside the result, or one ``bounds`` cannot decide, is never scored as a counterexample.
+
+A plugin file registers scenarios by defining ``scenarios()`` returning a list of :class:`Scenario`;
+``build`` must be a module-level function (workers rebuild the instance from the point).
+
+Example::
+
+    from verify.scenario import evaluate_point
+    from verify.scenarios import get
+    est = evaluate_point(get("FAST.T2@corrected"), {}, trials=64, seed=0)
+    est.ratio, est.hypotheses
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bounds.errors import UserInputError
+from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
+
+__all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One axis of an instance space.
+
+    Args:
+        name: key in a point.
+        low, high: admissible range (ignored for a categorical axis).
+        default: value at the shipped (hand-picked) instance.
+        log: search on a log scale (needs low > 0).
+        integer: values are integers in [low, high].
+        choices: categorical values (then low/high are unused).
+        doc: what the axis means, e.g. "step size as a fraction of the 1/(20 m L K) cap".
+    """
+
+    name: str
+    low: float = 0.0
+    high: float = 1.0
+    default: Any = None
+    log: bool = False
+    integer: bool = False
+    choices: tuple | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.choices is None:
+            if not self.low <= self.high:
+                raise ValueError(f"param {self.name}: low {self.low} > high {self.high}")
+            if self.log and self.low <= 0:
+                raise ValueError(f"param {self.name}: a log axis needs low > 0")
+
+    def coerce(self, value: Any, *, outside: bool = False) -> Any:
+        """``value`` as this axis's type; outside the range only when ``outside`` (controls)."""
+        if self.choices is not None:
+            if value not in self.choices:
+                raise UserInputError(f"{self.name}={value!r} is not one of {list(self.choices)}")
+            return value
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise UserInputError(f"{self.name}={value!r} must be a number in [{self.low:g}, {self.high:g}]") from None
+        if not math.isfinite(x):
+            raise UserInputError(f"{self.name}={value!r} must be finite")
+        if self.integer:
+            if x != round(x):
+                raise UserInputError(f"{self.name}={value!r} must be an integer in [{self.low:g}, {self.high:g}]")
+            x = int(round(x))
+        if not outside and not self.low <= x <= self.high:
+            raise UserInputError(f"{self.name}={value!r} lies outside its range [{self.low:g}, {self.high:g}]")
+        return x
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "low": self.low, "high": self.high, "default": self.default, "log": self.log,
+                "integer": self.integer, "choices": list(self.choices) if self.choices else None, "doc": self.doc}
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One concrete instance of a result, built from a point.
+
+    Args:
+        problem, algorithm, pattern, rounds: what ``quadratics.simulate`` runs.
+        values: the result's inputs (constants read from the problem and pattern, never retyped).
+        measure: ``Simulation -> per-trial LHS samples [T]`` (the operational left side).
+        assumed: hypothesis name -> why it is met although ``bounds`` cannot check it.
+        complete: optional ``(Simulation, values) -> values`` for inputs that are instance-level
+            quantities measured on the run itself (e.g. F3AST's G^2 over the trajectory).
+        describe: plain description for records (problem, pattern, derived step sizes...).
+        notes: caveats carried into the verification record.
+        curve: a metric of the simulation whose mean per round the record keeps for figures.
+        broken: hypotheses of the theorem that ``bounds`` cannot see but the builder knows fail at
+            this point (name -> why), e.g. a step schedule scaled away from the theorem's own.
+    """
+
+    problem: Any
+    algorithm: Any
+    pattern: Any
+    rounds: int
+    values: Mapping[str, Any]
+    measure: Callable[[Any], np.ndarray]
+    assumed: Mapping[str, str] = field(default_factory=dict)
+    complete: Callable[[Any, Mapping[str, Any]], Mapping[str, Any]] | None = None
+    describe: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    curve: str | None = None   # metric whose per-round mean the record keeps for figures
+    broken: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A result's family of instances: ``space`` of points, ``build(point) -> Instance``.
+
+    Args:
+        id: check id shown by verify, e.g. ``FAST.T2@corrected``.
+        result: a key of the ``bounds`` registry.
+        title: one line for tables.
+        space: the axes; ``default_point()`` is the shipped instance.
+        build: pure, module-level function ``point -> Instance``.
+        notes: what the space leaves out and why (e.g. q fixed at 1 in FAST.T1: q_min is undecidable).
+        origin: ``built-in`` or where a plugin came from.
+    """
+
+    id: str
+    result: str
+    title: str
+    space: tuple[Param, ...]
+    build: Callable[[Mapping[str, Any]], Instance]
+    notes: tuple[str, ...] = ()
+    origin: str = "built-in"
+
+    def default_point(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.space}
+
+    def point(self, overrides: Mapping[str, Any] | None = None, *, outside: bool = False) -> dict[str, Any]:
+        """The default point with ``overrides`` applied, each value checked against its axis."""
+        names = {p.name: p for p in self.space}
+        extra = sorted(set(overrides or {}) - set(names))
+        if extra:
+            raise UserInputError(f"scenario {self.id} has no parameter {', '.join(extra)}; valid: {', '.join(names)}")
+        merged = {**self.default_point(), **dict(overrides or {})}
+        return {k: names[k].coerce(v, outside=outside) for k, v in merged.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "result": self.result, "title": self.title, "origin": self.origin,
+                "space": [p.to_dict() for p in self.space], "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class PointEstimate:
+    """One point's measurement: samples, LHS mean and interval, RHS, hypotheses, ratio.
+
+    ``hypotheses`` is True, False or None (``bounds``'s check, with ``Instance.assumed`` applied);
+    ``score`` is the ratio only when ``hypotheses`` is True, else None (never a counterexample).
+    """
+
+    scenario: str
+    result: str
+    kind: str
+    point: Mapping[str, Any]
+    samples: np.ndarray
+    lhs: float
+    ci: tuple[float, float]
+    rhs: float
+    ratio: float
+    hypotheses: bool | None
+    conditions: tuple[Mapping[str, Any], ...]
+    values: Mapping[str, Any]
+    rhs_terms: Mapping[str, float]
+    trials: int
+    seed: int
+    level: float
+    assumed: Mapping[str, str] = field(default_factory=dict)
+    describe: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    series: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float | None:
+        """LHS/RHS where every hypothesis holds (None otherwise; inf when the LHS diverged)."""
+        if self.hypotheses is not True or math.isnan(self.ratio):
+            return None
+        return self.ratio
+
+    @property
+    def broken(self) -> list[str]:
+        """Names of the hypotheses decided False."""
+        return [c["name"] for c in self.conditions if c.get("holds") is False]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain summary (no samples): point, LHS, interval, RHS, ratio, hypotheses, seed, trials."""
+        from verify.record import _plain
+
+        return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
+                       "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
+                       "hypotheses": self.hypotheses, "broken": self.broken, "trials": self.trials,
+                       "seed": self.seed, "level": self.level})
+
+
+def hypotheses_of(report: Any, assumed: Mapping[str, str]) -> tuple[bool | None, list[dict[str, Any]]]:
+    """``bounds`` check outcome with the scenario's assumptions applied (see ``certificate``)."""
+    conds = [c.to_dict() for c in report.conditions]
+    hyp = report.holds
+    if hyp is None and assumed:
+        pending = [c for c in conds if c["holds"] is None and c["name"] not in assumed]
+        if not pending:
+            for c in conds:
+                if c["holds"] is None and c["name"] in assumed:
+                    c["assumed"] = assumed[c["name"]]
+            hyp = True
+    return hyp, conds
+
+
+def _num(v: Any) -> Any:
+    arr = np.asarray(v, dtype=float)
+    return float(arr) if arr.ndim == 0 else arr.tolist()
+
+
+def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
+                   device: str = "cpu", level: float = DEFAULT_LEVEL, threads: int | None = 1,
+                   outside: bool = False, instance: Instance | None = None) -> PointEstimate:
+    """Simulate ``scenario`` at ``point`` (defaults filled) for ``trials`` seeded trials, one batched run.
+
+    Args:
+        point: parameter values (missing ones take their defaults); out-of-range values only when
+            ``outside`` (controls built just outside a hypothesis).
+        trials: independent trials (>= 2 for an interval).
+        seed: the simulation's seed; same seed and device give the same numbers.
+        instance: an already-built instance of this point (skips the builder).
+    """
+    import bounds
+    from quadratics import simulate
+
+    if int(trials) != trials or trials < 2:
+        raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
+    full = scenario.point(point, outside=outside)
+    inst = instance if instance is not None else scenario.build(full)
+    sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
+                   seed=int(seed), device=device, threads=threads)
+    samples = np.asarray(inst.measure(sim), dtype=float)
+    samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
+    values = dict(inst.complete(sim, inst.values)) if inst.complete else dict(inst.values)
+    res = bounds.get(scenario.result)
+    report = res.check(values)
+    hyp, conds = hypotheses_of(report, inst.assumed)
+    if inst.broken:
+        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
+                   "decided_by": "scenario builder"}
+                  for k, v in inst.broken.items()]
+        hyp = False
+    rhs = float(report.evaluation.value)
+    est = mean_ci(samples, level) if np.isfinite(samples).all() else None
+    lhs = est.mean if est else math.inf
+    ci = (est.low, est.high) if est else (math.inf, math.inf)
+    return PointEstimate(
+        scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples, lhs=lhs,
+        ci=ci, rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf, hypotheses=hyp,
+        conditions=tuple(conds), values={k: _num(v) for k, v in values.items()},
+        rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=int(trials),
+        seed=int(seed), level=level, assumed=dict(inst.assumed), describe=dict(inst.describe), notes=inst.notes,
+        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": sim.mean(inst.curve).tolist()}
+                if inst.curve else {}))

@@ -1,0 +1,183 @@
+"""FAST (seed 000) scenarios: Theorem 1 (non-convex) and Theorem 2 (strongly convex), both variants.
+
+**Setting**: FAST.ALG1 (``quadratics.fast`` under ``quadratics.fast_mixture``): snapshot rounds of m
+uniform clients with probability q, otherwise n clients drawn by biased propensities Beta(a, a)
+(ACP); FedAvg local steps, K per round, step eta_c.
+**Space**: problem family, clients M, m and n as fractions of M, K, rounds R, dimension, curvature
+ratio, heterogeneity zeta, noise sigma, x0 distance, the step as a fraction of the hypotheses' cap,
+q as a fraction of the way from the printed threshold to 1 (Theorem 2), the ACP skew a, and the
+problem's random draw. Every point of the box meets the decidable hypotheses by construction;
+controls step outside it on purpose (``Scenario.point(..., outside=True)``).
+**Quantity**: Theorem 1: (1/R) sum_{r=1..R} E||grad F(x_r)||^2; Theorem 2: E||x_R - x*||^2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from verify.scenario import Instance, Param, Scenario
+
+# q = 1 is the one q decidable for Theorem 1 without the appendix constants G1..G3 (see G_ASSUMED).
+G_ASSUMED = ("q = 1 meets every threshold q_min(G1,G2,G3) <= 1; a threshold above 1 would leave the theorem "
+             "with no admissible q at all, so q = 1 is the one choice decidable without the appendix constants")
+Q_MIN = "snapshot probability q >= q_min(G1,G2,G3)"
+
+
+def _count(frac: float, M: int) -> int:
+    """A client count as a fraction of M (at least 1, at most M)."""
+    return int(min(M, max(1, round(frac * M))))
+
+
+def mean_over_rounds(sim: Any, metric: str, first: int, last: int) -> np.ndarray:
+    """Per-trial average of ``metric`` over rounds first..last (a diverged trial -> inf)."""
+    out = sim.metrics[metric][first:last + 1].mean(axis=0)
+    return np.where(np.isfinite(out), out, math.inf)
+
+
+def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
+    """Per-trial ``metric`` at round r (a diverged trial -> inf)."""
+    out = sim.metrics[metric][r]
+    return np.where(np.isfinite(out), out, math.inf)
+
+
+# Theorem 1 ---------------------------------------------------------------------------------------
+
+T1_SPACE = (
+    Param("problem", default="nonconvex", choices=("nonconvex", "quadratic"),
+          doc="objective family: cosine non-convex (exact L, sigma_G, inf F) or shared-Hessian quadratic"),
+    Param("M", 2, 16, 10, integer=True, doc="clients"),
+    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M (n = m: q = 1)"),
+    Param("K", 1, 10, 5, integer=True, doc="local steps per round"),
+    Param("R", 20, 400, 400, integer=True, log=True, doc="rounds"),
+    Param("d", 1, 16, 10, integer=True, doc="dimension"),
+    Param("mu_frac", 0.05, 1.0, 0.2, doc="smallest curvature as a fraction of its largest allowed value"),
+    Param("beta", 0.05, 0.9, 0.5, doc="cosine amplitude (non-convexity; nonconvex family only)"),
+    Param("zeta", 1e-3, 10.0, 1.0, log=True, doc="heterogeneity (largest client-gradient deviation)"),
+    Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev."),
+    Param("x0_scale", 0.05, 10.0, 3.0, log=True,
+          doc="x0 distance: spread of the optimum's entries (nonconvex), sqrt(D0) (quadratic)"),
+    Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+)
+
+
+def build_t1(point: Mapping[str, Any]) -> Instance:
+    """FAST.T1 instance at ``point`` (q = 1, n = m: the q_min(G) hypothesis is met by any threshold)."""
+    from quadratics import cosine_nonconvex, fast, fast_mixture, heterogeneous_quadratic
+
+    M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
+    m = _count(point["m_frac"], M)
+    pb: Any
+    if point["problem"] == "nonconvex":
+        beta = float(point["beta"])
+        pb = cosine_nonconvex(L=1.0, mu=point["mu_frac"] * (1.0 - beta), beta=beta, d=d, M=M, zeta=point["zeta"],
+                              sigma=point["sigma"], spread=point["x0_scale"], seed=int(point["draw"]))
+    else:
+        pb = heterogeneous_quadratic(L=1.0, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=M, zeta=point["zeta"],
+                                     sigma=point["sigma"], D0=point["x0_scale"] ** 2, seed=int(point["draw"]))
+    c = pb.constants
+    q, n = 1.0, m
+    cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
+    eta = point["eta_frac"] * cap
+    values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
+                  zeta=c["Delta"])
+    notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
+    if "curvature_min" in c:
+        notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
+    return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
+                    values=values, measure=partial(mean_over_rounds, metric="grad_sq", first=1, last=R),
+                    assumed={Q_MIN: G_ASSUMED}, curve="grad_sq", notes=notes,
+                    describe={"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
+                              "pattern": "fast_mixture q=1", "M": M, "m": m, "n": n, "eta_c": eta,
+                              **({"curvature_min": c["curvature_min"]} if "curvature_min" in c else {})})
+
+
+T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the source lost, so only q = 1 is decidable",
+            "ceiling (why search stops near 0.25): in the noiseless limit a round moves x by about K eta grad F, and the "
+            "descent lemma gives (1/R) sum_r ||grad F(x_r)||^2 <= Delta / (K eta R (1 - L K eta / 2)), at most "
+            "1/(4 (1 - 1/16)) = 0.267 of the optimisation term 4 Delta/(K R eta) under the cap L K eta <= 1/8; "
+            "the noise and drift terms of the RHS grow faster than what they add to the LHS in our measurements")
+
+# Theorem 2 ---------------------------------------------------------------------------------------
+
+T2_SPACE = (
+    Param("problem", default="quadratic", choices=("quadratic",),
+          doc="objective family (strongly convex, A3 and A4 globally: the shared-Hessian quadratic)"),
+    Param("M", 2, 16, 4, integer=True, log=True, doc="clients"),
+    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M"),
+    Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M"),
+    Param("K", 1, 8, 2, integer=True, doc="local steps per round"),
+    Param("horizon", 1.0, 30.0, 2.5, log=True,
+          doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), at most R_MAX)"),
+    Param("d", 2, 8, 4, integer=True, doc="dimension"),
+    Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L"),
+    Param("het", 1e-2, 1e4, 16.0, log=True,
+          doc="heterogeneity sigma_G^2 relative to the q-threshold's scale s = (mu K eta - 16 L^2 K^2 eta^2)/4: "
+              "the printed threshold is 1 - 1/het (the hypothesis's own coordinate, like a step's fraction of "
+              "its cap)"),
+    Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)"),
+    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2"),
+    Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)"),
+    Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]"),
+    Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+)
+
+
+# Longest horizon a search point may ask for (rounds): keeps one evaluation under a second on a CPU.
+R_MAX = 3000
+
+
+def t2_threshold(c: Mapping[str, float], K: int, eta: float) -> float:
+    """Theorem 2's printed q-threshold 1 - (mu K eta - 16 L^2 K^2 eta^2) / (4 sigma_G^2)."""
+    return 1 - (c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2) / (4 * c["sigma_G2"])
+
+
+def build_t2(point: Mapping[str, Any]) -> Instance:
+    """FAST.T2 instance at ``point`` (both variants share it; the result key decides the RHS)."""
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic
+
+    M, K = int(point["M"]), int(point["K"])
+    m, n = _count(point["m_frac"], M), _count(point["n_frac"], M)
+    L, mu = 1.0, float(point["mu_frac"])
+    eta = point["eta_frac"] / (20 * max(m, n) * L * K)
+    scale = abs(mu * K * eta - 16 * L**2 * K**2 * eta**2) / 4  # s <= 0: no q < 1 is admissible at any sigma_G
+    pb = heterogeneous_quadratic(L=L, mu=mu, d=int(point["d"]), M=M, zeta=math.sqrt(point["het"] * scale),
+                                 sigma=point["sigma"], D0=point["D0"], seed=int(point["draw"]))
+    c = pb.constants
+    R = int(min(R_MAX, max(1, round(point["horizon"] / (c["mu"] * K * eta)))))
+    thr = t2_threshold(c, K, eta)
+    t = min(1.0, max(thr, 0.0))
+    # q_frac < 0 (controls only, outside the box): q = (1 + q_frac) t, below the threshold
+    qf = float(point["q_frac"])
+    q = min(1.0, t + qf * (1 - t)) if qf >= 0 else max(0.0, (1 + qf) * t)
+    a = float(point["acp_a"])
+    values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
+                  sigma_G=c["sigma_G"], kappa=c["D0"])
+    return Instance(problem=pb, algorithm=fast(eta=eta, K=K),
+                    pattern=fast_mixture(M=M, m=m, n=n, q=q, dist="beta", a=a, b=a), rounds=R, values=values,
+                    measure=partial(at_round, metric="dist_sq", r=R), curve="dist_sq",
+                    describe={"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
+                              "pattern": f"fast_mixture q={q:.6g} (threshold {thr:.6g}), ACP propensities "
+                                         f"beta({a:g},{a:g})", "M": M, "m": m, "n": n, "eta_c": eta, "q": q,
+                              "threshold": thr})
+
+
+T2_NOTES = ("q ranges from the printed threshold (clipped to [0, 1]) to 1; below it is a control, not the theorem",)
+
+# The shipped FAST.T2.adversarial instance, as a point of the Theorem 2 space (found by reasoning, README).
+T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5, "d": 4, "mu_frac": 0.5,
+                  "het": 0.16, "sigma": 0.0, "D0": 1.0, "eta_frac": 1.0, "q_frac": 0.0, "acp_a": 0.1, "draw": 0}
+
+SCENARIOS = [
+    Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
+    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2,
+             T2_NOTES),
+    Scenario("FAST.T2@corrected", "FAST.T2@corrected", "FAST Thm 2: strongly convex quadratic (corrected)",
+             T2_SPACE, build_t2, T2_NOTES),
+]
