@@ -181,7 +181,7 @@ class WorstCase:
 
 def _build(s: Setting) -> tuple[Any, Any]:
     """The PEP of ``s`` (objective set), and F's minimiser (for later inspection)."""
-    from PEPit import PEP
+    from PEPit import PEP, Expression, Point
     from PEPit.functions import SmoothConvexFunction, SmoothStronglyConvexFunction
 
     pep = PEP()
@@ -190,9 +190,16 @@ def _build(s: Setting) -> tuple[Any, Any]:
     else:
         fs = [pep.declare_function(SmoothConvexFunction, L=s.L) for _ in range(s.M)]
     F = _sum(fs) / s.M
-    xs = F.stationary_point()
-    for f in fs:
-        pep.add_constraint(f.gradient(xs) ** 2 <= s.zeta**2)
+    if s.zeta > 0:
+        xs = F.stationary_point()
+        for f in fs:
+            pep.add_constraint(f.gradient(xs) ** 2 <= s.zeta**2)
+    else:
+        # zeta = 0 as an exact shared stationary point: the constraint ||g||^2 <= 0 would hold only up to the
+        # solver's tolerance (1e-9 on the square lets ||g|| reach 3e-5) and bias the value by ~1e-5
+        xs = fs[0].stationary_point()
+        for f in fs[1:]:
+            f.add_point((xs, Point(is_leaf=False, decomposition_dict=dict()), Expression()))
     x0 = pep.set_initial_point()
     pep.set_initial_condition((x0 - xs) ** 2 <= s.D0)
 
