@@ -166,7 +166,7 @@ class WorstCase:
 
     @property
     def success(self) -> bool:
-        return self.value is not None and self.certificate.get("status") == "certified"
+        return self.value is not None and self.certificate.get("status") in ("certified", "approximate")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -235,7 +235,7 @@ def _sum(items: Sequence[Any]) -> Any:
     return total
 
 
-def certificate(pep: Any, primal: float, tol: float = 1e-6) -> dict[str, Any]:
+def certificate(pep: Any, primal: float, tol: float = 1e-6, loose: float = 1e-4) -> dict[str, Any]:
     """PEPit's own feasibility checks (``PEP.check_feasibility``), returned instead of printed.
 
     Returns: gram_min_eig and max_primal_violation (primal side); residual_min_eig,
@@ -265,10 +265,11 @@ def certificate(pep: Any, primal: float, tol: float = 1e-6) -> dict[str, Any]:
     tau = float(dec.get(1, 0.0))
     proof_err = float(np.sum(np.abs([v for k, v in dec.items() if k != 1]))) if len(dec) > int(1 in dec) else 0.0
     scale = max(1.0, abs(tau))
-    ok = res_min >= -tol * scale and min_dual >= -tol * scale and proof_err <= tol * scale
+    worst = max(-res_min, -min_dual, proof_err) / scale
+    status = "certified" if worst <= tol else "approximate" if worst <= loose else "failed"
     gap = tau - primal
     return {
-        "status": "certified" if ok else "inexact", "tolerance": tol,
+        "status": status, "tolerance": tol, "loose_tolerance": loose, "worst_dual_error": worst,
         "dual_objective": tau, "primal_objective": primal,
         "duality_gap": gap, "relative_duality_gap": gap / primal if primal else 0.0,
         "residual_min_eig": res_min, "min_inequality_dual": min_dual, "proof_error": proof_err,
