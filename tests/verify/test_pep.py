@@ -139,3 +139,12 @@ def test_bad_settings_are_refused_with_a_reason(kwargs, word):
     base = dict(method="local_gd", L=1.0, mu=0.1, zeta=0.0, eta=0.5)
     with pytest.raises(UserInputError, match=word):
         solve(Setting(**{**base, **kwargs}))
+
+
+def test_a_solved_record_renders_in_the_report_section():
+    from reports.document import fmt
+    from reports.worstcase_section import worstcase_section
+
+    wc = solve(Setting("local_gd", L=1.0, mu=0.1, zeta=0.0, eta=1.0, M=1))
+    html = worstcase_section([wc])
+    assert fmt(wc.value, 8) in html and wc.certificate["status"] in html
