@@ -132,7 +132,7 @@ def test_record_carries_parameters_certificate_and_versions():
 
 @pytest.mark.parametrize("kwargs,word", [
     (dict(method="newton"), "method"), (dict(eta=0.0), "eta"), (dict(mu=2.0), "mu"), (dict(K=0), "K"),
-    (dict(zeta=-1.0), "zeta"), (dict(measure="loss"), "measure"), (dict(K=20, R=5), "too large"),
+    (dict(zeta=-1.0), "zeta"), (dict(measure="loss"), "measure"), (dict(K=20, R=5), "too many"),
     (dict(method="fast"), "schedule"),
 ])
 def test_bad_settings_are_refused_with_a_reason(kwargs, word):
