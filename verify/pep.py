@@ -441,3 +441,24 @@ def worst_curvature(s: Setting, grid: Sequence[float] | None = None) -> float:
     hs = np.linspace(s.mu, s.L, 201) if grid is None else np.asarray(grid, dtype=float)
     hs = hs[hs > 0]
     return float(max(hs, key=lambda h: replay_quadratic(s, float(h))))
+
+
+# Report ------------------------------------------------------------------------------------------------
+
+def report_settings() -> list[Setting]:
+    """The worst cases the HTML report shows (each solves in seconds): the GD closed form, local GD and
+    SCAFFOLD under heterogeneity at the same constants, a FAST snapshot schedule, and local GD inside
+    FAST.T2's hypotheses (its tightness)."""
+    common = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=3, M=2)
+    return [
+        Setting("local_gd", L=1.0, mu=0.1, zeta=0.0, eta=1.5, M=1),
+        Setting("local_gd", **common),
+        Setting("scaffold", **common),
+        Setting("fast", **{**common, "M": 2}, schedule=snapshot_schedule(3, 2, 2, 1), I=2, S=1),
+        Setting("local_gd", L=1.0, mu=0.1, zeta=0.1, eta=0.003, K=2, R=3, M=2),
+    ]
+
+
+def report_records(settings: Sequence[Setting] | None = None) -> list[WorstCase]:
+    """Solve :func:`report_settings` (or ``settings``) for the report; see reports.worstcase_section."""
+    return [solve(s) for s in (report_settings() if settings is None else settings)]

