@@ -18,8 +18,9 @@ x_{r+1} = x_r + eta_g * mean_{i in S_r}(y_i - x_r).
 such instance in any dimension, as the optimal value of PEPit's SDP (the dual value, ``pepit_tau``, is a
 certified upper bound; the primal value is attained by some instance up to solver accuracy).
 **Statement**: for symmetric methods (every client treated alike), the worst case with M clients equals
-the one with two (arXiv 2403.11724); tests check M = 2 against M = 4. For a schedule that treats
-clients differently the value is for the stated M only.
+the one with two (arXiv 2403.11724); tests check M = 2 against M = 4. For a schedule with partial rounds
+the value depends on the fraction S/M of clients in those rounds: M = 2, S = 1 equals M = 4, S = 2, while
+M = 3 or 4 with S = 1 differ (tested).
 
 PEPit (and through it cvxpy) is imported inside the functions: `convbound --help` never loads it.
 """
@@ -312,8 +313,11 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
         cert = certificate(pep, primal)
         tau = float(tau)
     symmetric = s.schedule is None or all(len(ids) == s.M for ids in s.schedule)
-    notes.append("M=2 is exact for this symmetric method (tested against M=4)" if symmetric and s.M == 2 else
-                 f"value for M={s.M} clients with the stated schedule")
+    if symmetric:
+        notes.append("every round aggregates every client: M=2 gives the worst case of any M (tested against M=4)")
+    else:
+        notes.append(f"value for M={s.M} clients with the stated schedule: it depends on the fraction of clients "
+                     "in the partial rounds (tested: M=2, S=1 equals M=4, S=2; M=3 or 4 with S=1 differ)")
     vers = {**versions(), **_solver_versions()}
     cov = tuple(coverage(s, tau)) if with_coverage and tau is not None else ()
     return WorstCase(s, tau, primal, status, name, cert, seconds, cov, tuple(notes), vers)

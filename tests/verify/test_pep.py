@@ -148,3 +148,21 @@ def test_a_solved_record_renders_in_the_report_section():
     wc = solve(Setting("local_gd", L=1.0, mu=0.1, zeta=0.0, eta=1.0, M=1))
     html = worstcase_section([wc])
     assert fmt(wc.value, 8) in html and wc.certificate["status"] in html
+
+
+def test_fast_schedule_depends_on_the_cohort_fraction_not_on_the_number_of_clients():
+    common = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=2)
+
+    def value(M, S):
+        return solve(Setting("fast", M=M, schedule=snapshot_schedule(2, M, 2, S), **common), with_coverage=False).value
+
+    half2, half4, quarter = value(2, 1), value(4, 2), value(4, 1)
+    assert abs(half2 - half4) <= TOL
+    assert quarter > half2 + 1e-4  # one client of four drifts further than one of two
+
+
+def test_two_clients_suffice_for_the_convex_gap_too():
+    common = dict(L=1.0, mu=0.0, zeta=0.5, eta=0.5, K=2, R=2, measure="gap")
+    w2 = _certified(solve(Setting("local_gd", M=2, **common), with_coverage=False))
+    w3 = solve(Setting("local_gd", M=3, **common), with_coverage=False).value
+    assert abs(w2 - w3) <= TOL
