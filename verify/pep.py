@@ -420,7 +420,7 @@ def _non_cover_reason(key: str, s: Setting, full: bool) -> str | None:
     return "no rule relates this result to deterministic local methods; not compared"
 
 
-def replay_quadratic(s: Setting, curvature: float, direction_sign: float = 1.0) -> float:
+def replay_quadratic(s: Setting, curvature: float) -> float:
     """||x_R - x*||^2 (or F(x_R) - F*) of ``s``'s method on the 1-D quadratic f_i = curvature/2 x^2, zeta = 0.
 
     Runs the engine (`quadratics.engine.simulate`, no noise, full participation); used to show that a
@@ -431,7 +431,6 @@ def replay_quadratic(s: Setting, curvature: float, direction_sign: float = 1.0) 
     from quadratics.local_methods import fedavg, scaffold
     from quadratics.participation import uniform
 
-    del direction_sign  # 1-D: the sign of x_0 - x* does not change either measure
     prob = heterogeneous_quadratic(L=curvature, mu=curvature, d=1, M=s.M, zeta=0.0, sigma=0.0, D0=s.D0)
     alg = (scaffold if s.method == "scaffold" else fedavg)(eta=s.eta, K=s.K, eta_g=s.eta_g)
     sim = simulate(prob, alg, uniform(M=s.M, S=s.M), trials=1, rounds=s.R, seed=0, device="cpu")
@@ -439,10 +438,10 @@ def replay_quadratic(s: Setting, curvature: float, direction_sign: float = 1.0) 
 
 
 def worst_curvature(s: Setting, grid: Sequence[float] | None = None) -> float:
-    """The curvature in [mu, L] whose 1-D quadratic run is worst for ``s`` (endpoints plus a grid)."""
+    """The curvature in ``grid`` (default: 21 points of [mu, L]) whose 1-D quadratic run is worst for ``s``."""
     import numpy as np
 
-    hs = np.linspace(s.mu, s.L, 201) if grid is None else np.asarray(grid, dtype=float)
+    hs = np.linspace(s.mu, s.L, 21) if grid is None else np.asarray(grid, dtype=float)
     hs = hs[hs > 0]
     return float(max(hs, key=lambda h: replay_quadratic(s, float(h))))
 
