@@ -452,13 +452,16 @@ def report_settings() -> list[Setting]:
     """The worst cases the HTML report shows (each solves in seconds): the GD closed form, local GD and
     SCAFFOLD under heterogeneity at the same constants, a FAST snapshot schedule, and local GD inside
     FAST.T2's hypotheses (its tightness)."""
-    common = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=3, M=2)
+    def at(method: str, **over: Any) -> Setting:
+        base: dict[str, Any] = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=3, M=2)
+        return Setting(method, **{**base, **over})
+
     return [
-        Setting("local_gd", L=1.0, mu=0.1, zeta=0.0, eta=1.5, M=1),
-        Setting("local_gd", **common),
-        Setting("scaffold", **common),
-        Setting("fast", **{**common, "M": 2}, schedule=snapshot_schedule(3, 2, 2, 1), I=2, S=1),
-        Setting("local_gd", L=1.0, mu=0.1, zeta=0.1, eta=0.003, K=2, R=3, M=2),
+        at("local_gd", zeta=0.0, eta=1.5, K=1, R=1, M=1),
+        at("local_gd"),
+        at("scaffold"),
+        at("fast", schedule=snapshot_schedule(3, 2, 2, 1), I=2, S=1),
+        at("local_gd", zeta=0.1, eta=0.003),
     ]
 
 
