@@ -1,0 +1,90 @@
+"""HTML section for exact worst cases (``verify.pep.WorstCase`` records or their JSON dicts).
+
+Self-contained: one function returns a ``<section>`` fragment (escaped, no script, no external file) that
+uses the report's existing classes (``badge``, ``meta``, ``scroll``); the report builder places it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+from reports.document import fmt
+
+_MEASURE = {"dist_sq": "‖x<sub>R</sub> − x*‖²", "gap": "F(x<sub>R</sub>) − F*"}
+_CERT_BADGE = {"certified": "holds", "approximate": "inconclusive", "failed": "violated", "none": "violated"}
+_PARAM_ORDER = ("L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0", "I", "S")
+
+
+def _record(r: Any) -> Mapping[str, Any]:
+    return r.to_dict() if hasattr(r, "to_dict") else r
+
+
+def _params(p: Mapping[str, Any]) -> str:
+    parts = [f"{k}={fmt(p[k])}" for k in _PARAM_ORDER if p.get(k) is not None]
+    if p.get("schedule"):
+        parts.append("schedule " + " ".join("{" + ",".join(str(i) for i in ids) + "}" for ids in p["schedule"]))
+    return escape(", ".join(parts))
+
+
+def _tightness(coverage: Iterable[Mapping[str, Any]]) -> str:
+    rows = [c for c in coverage if c.get("covers") != "no"]
+    if not rows:
+        return '<span class="meta">no encoded result covers this setting</span>'
+    items = []
+    for c in rows:
+        hyp = c.get("hypotheses_hold")
+        state = {True: "hypotheses hold", False: "hypotheses fail", None: "hypotheses unverified"}[hyp]
+        items.append(f"<li><b>{escape(c['key'])}</b> ({escape(c['covers'])}): worst / bound = "
+                     f"<b>{escape(fmt(c.get('ratio')))}</b> (bound {escape(fmt(c.get('bound')))}; {state})</li>")
+    return '<ul class="plain">' + "".join(items) + "</ul>"
+
+
+def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases (performance estimation)") -> str:
+    """A ``<section id="worst-cases">`` with one table row per record and the reasons for each comparison.
+
+    Columns: method and measure, parameters, PEP value (dual, ``pepit_tau``) and primal value, solver
+    status, dual certificate status with its largest error, solve time, and the tightness
+    (worst case / bound) of every encoded result that covers or is compared with the setting.
+    An empty list renders a section that says so.
+    """
+    recs = [_record(r) for r in records]
+    out = [f'<section id="worst-cases"><h2>{escape(title)}</h2>']
+    if not recs:
+        out.append('<p class="meta">No worst case was computed.</p></section>')
+        return "".join(out)
+    out.append('<p class="meta">Exact worst cases over every L-smooth, μ-strongly convex set of clients with '
+               "‖∇f<sub>i</sub>(x*)‖ ≤ ζ and ‖x<sub>0</sub> − x*‖² ≤ D0, for deterministic full-gradient "
+               "methods, from PEPit's SDP. The value is the dual objective: an upper bound certified by the dual "
+               "certificate, attained up to solver accuracy by the primal solution.</p>")
+    out.append('<div class="scroll"><table><thead><tr><th>Method</th><th>Parameters</th><th>Worst case</th>'
+               "<th>Solver</th><th>Certificate</th><th>Time</th><th>Tightness of encoded bounds</th></tr></thead><tbody>")
+    reasons: dict[str, None] = {}
+    for r in recs:
+        p = r.get("parameters", {})
+        cert = r.get("certificate", {})
+        status = str(cert.get("status", "none"))
+        for c in r.get("coverage", []):
+            if c.get("covers") != "no":
+                reasons[f"{c['key']}: {c['reason']}"] = None
+        measure = _MEASURE.get(p.get("measure", ""), escape(str(p.get("measure", ""))))
+        out.append(
+            f"<tr><td>{escape(str(r.get('method')))}<br><span class=\"meta\">{measure}</span></td>"
+            f"<td>{_params(p)}</td>"
+            f"<td><b>{escape(fmt(r.get('value'), 8))}</b><br><span class=\"meta\">primal "
+            f"{escape(fmt(r.get('primal_value'), 8))}</span></td>"
+            f"<td>{escape(str(r.get('solver', '')))}: {escape(str(r.get('solver_status', '')))}</td>"
+            f'<td><span class="badge v-{_CERT_BADGE.get(status, "violated")}">{escape(status)}</span>'
+            f"<br><span class=\"meta\">largest dual error {escape(fmt(cert.get('worst_dual_error')))}</span></td>"
+            f"<td>{escape(fmt(r.get('solve_seconds')))} s</td>"
+            f"<td>{_tightness(r.get('coverage', []))}</td></tr>")
+    out.append("</tbody></table></div>")
+    if reasons:
+        out.append('<details><summary>why each compared result applies</summary><ul class="plain">'
+                   + "".join(f"<li>{escape(k)}</li>" for k in reasons) + "</ul></details>")
+    notes = dict.fromkeys(n for r in recs for n in r.get("notes", []))
+    if notes:
+        out.append('<p class="meta">' + "<br>".join(escape(n) for n in notes) + "</p>")
+    out.append("</section>")
+    return "".join(out)

@@ -1,0 +1,35 @@
+"""The worst-case report section renders records (dicts as saved in JSON) without PEPit."""
+
+from reports.worstcase_section import worstcase_section
+
+
+def _record(**over):
+    rec = {
+        "method": "local_gd", "value": 0.99640594, "primal_value": 0.99640593, "solver": "CLARABEL",
+        "solver_status": "optimal", "solve_seconds": 2.5,
+        "parameters": {"method": "local_gd", "L": 1.0, "mu": 0.1, "zeta": 0.1, "eta": 0.003, "K": 2, "R": 3,
+                       "M": 2, "eta_g": 1.0, "D0": 1.0, "measure": "dist_sq"},
+        "certificate": {"status": "certified", "worst_dual_error": 2.6e-7},
+        "coverage": [{"key": "FAST.T2", "covers": "yes", "reason": "contains <FAST's> class", "bound": 1.003,
+                      "ratio": 0.9934, "hypotheses_hold": True},
+                     {"key": "ASCAF.T1", "covers": "no", "reason": "non-convex"}],
+        "notes": ["M=2 is exact"],
+    }
+    rec.update(over)
+    return rec
+
+
+def test_section_shows_value_status_time_and_tightness():
+    html = worstcase_section([_record(), _record(method="scaffold", certificate={"status": "approximate"})])
+    assert html.startswith('<section id="worst-cases">') and html.endswith("</section>")
+    assert html.count("<tr>") == 3  # header + two records
+    assert "0.9964059" in html and "optimal" in html and "2.5 s" in html
+    assert "FAST.T2" in html and "0.9934" in html and "hypotheses hold" in html
+    assert "ASCAF.T1" not in html  # a result that does not cover is not listed as a comparison
+    assert "&lt;FAST&#x27;s&gt;" in html  # reasons are escaped
+    assert 'v-holds">certified' in html and 'v-inconclusive">approximate' in html
+
+
+def test_section_says_when_nothing_covers_or_nothing_was_computed():
+    assert "no encoded result covers" in worstcase_section([_record(coverage=[])])
+    assert "No worst case was computed" in worstcase_section([])
