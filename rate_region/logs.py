@@ -169,18 +169,9 @@ def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     if s.dtype.is_integer():
         return np.unique(s.to_numpy().astype(np.int64), return_inverse=True)
     if s.dtype == pl.String:
-        cat = s.cast(pl.Categorical)
-        codes = cat.to_physical().to_numpy().astype(np.int64)
-        cats = np.asarray(cat.cat.get_categories().to_list(), dtype=object)
-        order = np.argsort(cats.astype(str), kind="stable")
-        remap = np.empty(order.size, dtype=np.int64)
-        remap[order] = np.arange(order.size)
-        used = np.unique(codes)  # categories may include unused entries
-        uniq = cats[order]
-        keep = np.zeros(order.size, bool)
-        keep[remap[used]] = True
-        shift = np.cumsum(keep) - 1
-        return uniq[keep].astype(str), shift[remap[codes]]
+        # dense rank of the text ids = index into their sorted unique values, in one columnar pass
+        codes = s.rank("dense").to_numpy().astype(np.int64) - 1
+        return np.asarray(s.unique().sort().to_list(), dtype=str), codes
     raise UserInputError(f"{source}: row 1, column {col!r} (client): ids of type {s.dtype}; use integers or text")
 
 
