@@ -94,11 +94,13 @@ class AuditRecord:
             more = f" (and {len(idx) - max_clients} more, see --json)" if len(idx) > max_clients else ""
             return (shown or "none") + more
 
+        def cand(c):
+            return c["kind"] + ("" if c["period"] is None else f"(P={c['period']})") + f" {c['bic']:.6g}"
+
         lines = [f"log {lg['source']}: {lg['rows']} rows, {lg['rounds']} rounds, {lg['clients']} clients"
                  + (f", {lg['missing_pairs']} (round, client) pairs missing (counted unavailable)" if lg["missing_pairs"] else ""),
                  f"availability model: {m['kind']} (BIC; "
-                 + ", ".join(f"{c['kind']}{'' if c['period'] is None else '(P=%d)' % c['period']} {c['bic']:.6g}"
-                             for c in m["candidates"])
+                 + ", ".join(cand(c) for c in m["candidates"])
                  + f"); goodness of fit: Pearson {m['goodness_of_fit']['statistic']:.4g} on "
                  f"{m['goodness_of_fit']['df']} df, p = {m['goodness_of_fit']['p_value']:.3g}",
                  f"cap k = {m['k']} (largest participant count in a round); a_k in "
