@@ -96,19 +96,29 @@ def _format(path: Path, fmt: str | None) -> str:
     return FORMATS[suffix]
 
 
-def _read_frame(path: Path, fmt: str, names: list[str]):
+def _read_frame(path: Path, fmt: str):
     import polars as pl
 
     if not path.exists():
         raise UserInputError(f"log file {path} does not exist")
     try:
-        if fmt == "csv":
-            # every column as text first: type problems are then found with their row, not as a parse abort
-            head = pl.read_csv(path, n_rows=0)
-            return pl.read_csv(path, schema_overrides={c: pl.String for c in head.columns})
         if fmt == "parquet":
             return pl.read_parquet(path)
-        return pl.read_ndjson(path, infer_schema_length=None)
+        try:  # fast path: typed columns inferred by polars
+            if fmt == "csv":
+                return pl.read_csv(path, infer_schema_length=10_000)
+            return pl.read_ndjson(path, infer_schema_length=None)
+        except pl.exceptions.PolarsError:
+            # a value that does not fit the inferred type: read every column as text, so that the
+            # validation below finds the first bad row and names it
+            if fmt == "csv":
+                head = pl.read_csv(path, n_rows=0)
+                return pl.read_csv(path, schema_overrides={c: pl.String for c in head.columns})
+            import json
+
+            with open(path, encoding="utf-8") as fh:
+                keys = list(json.loads(fh.readline()))
+            return pl.read_ndjson(path, schema={c: pl.String for c in keys})
     except UserInputError:
         raise
     except Exception as exc:  # polars raises its own zoo of errors for malformed files
@@ -180,7 +190,7 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
     path = Path(path)
     names = {r: r for r in ROLES} | (columns or {})
     kind = _format(path, fmt)
-    df = _read_frame(path, kind, list(names.values()))
+    df = _read_frame(path, kind)
     source = str(path)
     present = set(df.columns)
     for role in REQUIRED:
