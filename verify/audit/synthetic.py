@@ -64,6 +64,15 @@ def biased_uniform(available: np.ndarray, k: int, biased: np.ndarray, factor: fl
     return topk_among(available, k, np.random.default_rng(seed), lw)
 
 
+def poisson_sampler(available: np.ndarray, rate: float, biased: np.ndarray, factor: float, seed: int) -> np.ndarray:
+    """Each available client joins independently w.p. ``rate`` (``rate * factor`` for ``biased``): unlike a
+    fixed-size sampler, a bias on some clients leaves every other client's rate exactly at ``rate``."""
+    T, N = available.shape
+    r = np.full(N, float(rate))
+    r[np.asarray(biased, dtype=int)] *= factor
+    return available & (np.random.default_rng(seed).random((T, N)) < r)
+
+
 def fast_log(N: int, T: int, m: int, n: int, q: float, seed: int, snapshot_bias: float = 1.0,
              a: float = 0.6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """FAST rounds: snapshot w.p. q (all clients available, uniform m of N; client 0's weight times
