@@ -174,8 +174,15 @@ def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
         raise UserInputError(f"{source}: row {_first_bad(s.is_null().to_numpy())}, column {col!r} (client): empty value")
     if s.dtype == pl.String:
         as_int = s.str.strip_chars().cast(pl.Int64, strict=False)
-        if as_int.null_count() == 0:
+        is_int = as_int.is_not_null().to_numpy()
+        if is_int.all():
             s = as_int
+        elif is_int.any():  # integers and text mixed: the first row of the minority type is the odd one
+            odd = ~is_int if 2 * is_int.sum() >= is_int.size else is_int
+            i = int(np.argmax(odd))
+            kind, other = ("text", "integers") if not is_int[i] else ("an integer", "text")
+            raise UserInputError(f"{source}: row {i + 1}, column {col!r} (client): {s[i]!r} is {kind} while "
+                                 f"most ids are {other} (mixed types in the column)")
     if s.dtype.is_integer():
         return np.unique(s.to_numpy().astype(np.int64), return_inverse=True)
     if s.dtype == pl.String:

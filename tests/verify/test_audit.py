@@ -42,26 +42,40 @@ def test_parse_target():
 
 # Acceptance 1c: a sampler with a planted bias on 5% of clients (10 of 200 join w.p. 0.05 instead of 0.1), the
 # others w.p. 0.1 = 20/200 (Poisson sampling: under a fixed-size sampler a bias moves every other client's rate
-# too, so no client would be a true null), T = 3000, 20 seeds: mean false-discovery proportion <= 0.05 + 2
-# standard errors, power >= 0.9.
-def test_planted_bias_is_flagged_with_fdr_control():
-    N, T, k = 200, 3000, 20
-    fdp, power = [], []
-    for seed in range(20):
-        rng = np.random.default_rng(seed)
-        biased = rng.choice(N, size=10, replace=False)
-        A = np.ones((T, N), bool)
-        S = poisson_sampler(A, k / N, biased, 0.5, seed)
-        rec = audit(_log(A, S), f"uniform:{k}/{N}", alpha=0.05)
+# too, so no client would be a true null), T = 3000.
+def _planted(seed, N=200, T=3000):
+    rng = np.random.default_rng(seed)
+    biased = rng.choice(N, size=10, replace=False)
+    A = np.ones((T, N), bool)
+    return A, poisson_sampler(A, 0.1, biased, 0.5, seed), set(biased.tolist())
+
+
+def test_planted_bias_full_audit_flags_the_biased_clients():
+    # 5 seeds through audit(): every biased client flagged (power 1) and reported under-served; the few extra
+    # discoveries are what FDR control allows (measured precisely in the next test)
+    for seed in range(5):
+        A, S, biased = _planted(seed)
+        rec = audit(_log(A, S), "uniform:20/200", alpha=0.05)
         flagged = set(rec.bias["flagged"])
-        false = len(flagged - set(biased.tolist()))
-        fdp.append(false / max(len(flagged), 1))
-        power.append(len(flagged & set(biased.tolist())) / 10)
-        assert set(rec.bias["under_served"]) <= flagged
+        assert biased <= flagged and biased <= set(rec.bias["under_served"])
+        assert len(flagged - biased) <= 3
+
+
+def test_planted_bias_false_discovery_rate_is_controlled():
+    # the audit's own test statistics (effective size, rate test, BH) over 200 seeds: mean false-discovery
+    # proportion <= 0.05 + 2 standard errors (BH promises <= 0.05 * 190/200 = 0.0475), power >= 0.99
+    from verify.audit.checks import effective_size, rate_test
+
+    fdp, power = [], []
+    for seed in range(200):
+        A, S, biased = _planted(seed)
+        _, pv = rate_test(S.sum(0), effective_size(S), S.shape[0], np.full(200, 0.1))
+        flagged = set(np.flatnonzero(bh_reject(pv, 0.05)).tolist())
+        fdp.append(len(flagged - biased) / max(len(flagged), 1))
+        power.append(len(flagged & biased) / 10)
     fdp = np.asarray(fdp)
-    print("mean FDP", fdp.mean(), "power", np.mean(power))
-    assert fdp.mean() <= 0.05 + 2 * fdp.std(ddof=1) / np.sqrt(fdp.size), fdp
-    assert np.mean(power) >= 0.9, power
+    assert fdp.mean() <= 0.05 + 2 * fdp.std(ddof=1) / np.sqrt(fdp.size), fdp.mean()
+    assert np.mean(power) >= 0.99
 
 
 def test_unbiased_sampler_mostly_unflagged():
