@@ -146,15 +146,20 @@ def _markov(A: np.ndarray):
     return p01, p10, pi, float(ll)
 
 
-def _periodic(A: np.ndarray, phase_of_round: np.ndarray, P: int):
+def _periodic(A: np.ndarray, phase_of_round: np.ndarray, P: int, c: np.ndarray, m: float):
     """Moment fit prob[j, k] = g_j c_k / m (g: phase means, c: client means, m: overall mean)."""
     T, N = A.shape
     ph = phase_of_round % P
     nj = np.bincount(ph, minlength=P).astype(float)
-    S = np.bincount((ph[:, None] * N + np.arange(N)).ravel(), weights=A.ravel(), minlength=P * N).reshape(P, N)
-    m = max(A.mean(), _EPS)
+    if T > 1 and np.all(np.diff(phase_of_round) == 1):
+        # consecutive rounds: pad to whole periods and sum a [periods, P, N] view (one pass, no index array)
+        lead = int(ph[0])
+        pad = np.zeros(((lead + T + P - 1) // P * P, N), dtype=np.int32)
+        pad[lead:lead + T] = A
+        S = pad.reshape(-1, P, N).sum(0).astype(float)
+    else:
+        S = np.bincount((ph[:, None] * N + np.arange(N)).ravel(), weights=A.ravel(), minlength=P * N).reshape(P, N)
     g = S.sum(1) / np.maximum(nj * N, 1)
-    c = A.mean(0)
     prob = np.clip(g[:, None] * c[None, :] / m, 0.0, 1.0)
     ll = float(_ll(S, nj[:, None], prob).sum())
     gmax = max(g.max(), _EPS)
@@ -200,8 +205,10 @@ def fit_availability(available: np.ndarray, round_ids: np.ndarray | None = None,
     cands = [Candidate("independent", ll_ind, N, -2 * ll_ind + N * pen),
              Candidate("markov", ll_mk, 2 * N, -2 * ll_mk + 2 * N * pen)]
     best_per = None
+    c_mean = A.mean(0)
+    m_mean = max(float(c_mean.mean()), _EPS)
     for P in range(2, min(max_period, T // 4) + 1):  # a loop over candidate periods, not rows
-        q_p, f_p, prob, ll_p = _periodic(A, rid, P)
+        q_p, f_p, prob, ll_p = _periodic(A, rid, P, c_mean, m_mean)
         bic = -2 * ll_p + (N + P - 1) * pen
         if best_per is None or bic < best_per[0].bic:
             best_per = (Candidate("periodic", ll_p, N + P - 1, bic, P), q_p, f_p, prob)

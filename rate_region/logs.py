@@ -165,6 +165,16 @@ def _flag(values: np.ndarray, col: str, role: str, source: str) -> np.ndarray:
     return values == 1
 
 
+def _unique_ints(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(x, return_inverse=True) for integers; O(n) by counting when the ids are dense and >= 0."""
+    lo, hi = int(x.min()), int(x.max())
+    if lo >= 0 and hi < 4 * x.size + 1024:
+        present = np.bincount(x, minlength=hi + 1) > 0
+        index = np.cumsum(present) - 1
+        return np.flatnonzero(present), index[x]
+    return np.unique(x, return_inverse=True)
+
+
 def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique client ids and each row's index into them."""
     import polars as pl
@@ -184,7 +194,7 @@ def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
             raise UserInputError(f"{source}: row {i + 1}, column {col!r} (client): {s[i]!r} is {kind} while "
                                  f"most ids are {other} (mixed types in the column)")
     if s.dtype.is_integer():
-        return np.unique(s.to_numpy().astype(np.int64), return_inverse=True)
+        return _unique_ints(s.to_numpy().astype(np.int64))
     if s.dtype == pl.String:
         # dense rank of the text ids = index into their sorted unique values, in one columnar pass
         codes = s.rank("dense").to_numpy().astype(np.int64) - 1
@@ -223,7 +233,7 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
         raise UserInputError(f"{source}: row {_first_bad(bad)}, column {names['participated']!r} (participated): "
                              "the client participates although available=0 in that row")
     client_ids, ci = _codes(df, names["client"], source)
-    round_ids, ri = np.unique(rnd, return_inverse=True)
+    round_ids, ri = _unique_ints(rnd)
     T, N = round_ids.size, client_ids.size
     flat = ri.astype(np.int64) * N + ci
     counts = np.bincount(flat, minlength=T * N)

@@ -160,3 +160,11 @@ def test_rstar_target_and_record(tmp_path):
     assert "participation hypotheses" in text
     for c in d["checks"]:
         assert c["status"] in (True, False, None) and c["reason"]
+
+
+def test_every_mapped_result_is_registered():
+    from bounds.registry import ids
+    from verify.audit.checks import CHECK_TITLES, PARTICIPATION_CHECKS
+
+    assert set(PARTICIPATION_CHECKS) <= set(ids())
+    assert set(PARTICIPATION_CHECKS.values()) == set(CHECK_TITLES)

@@ -115,10 +115,9 @@ def _windows_ok(C: np.ndarray, P: int) -> tuple[bool, int, int]:
     starts = np.arange(0, C.shape[0] - 1 - P + 1, P)
     if starts.size == 0:
         return False, -1, -1
-    per = C[starts + P] - C[starts]
-    bad = per == 0
+    bad = (C[starts + P] - C[starts]) == 0
     if bad.any():
-        w, k = np.argwhere(bad)[0]
+        w, k = divmod(int(np.argmax(bad)), bad.shape[1])
         return False, int(starts[w]), int(k)
     return True, -1, -1
 
@@ -134,7 +133,10 @@ def check_regularized(S: np.ndarray, P: int | None, max_search: int = 4096) -> d
     gap = np.maximum(gap_in, T - last[-1])
     ev: dict = {"max_gap": int(gap.max()), "worst_client": int(gap.argmax()), "gap_per_client_max": gap.tolist()}
     smallest = None
-    for p in range(1, min(T, max_search) + 1):  # a loop over window lengths, each vectorised over windows x clients
+    # an empty stretch of g - 1 rounds between appearances (or before the first) holds a whole aligned window
+    # of any length P <= g / 2, so the search starts above that
+    start = int(gap_in.max()) // 2 + 1
+    for p in range(start, min(T, max_search) + 1):  # a loop over window lengths, each vectorised over windows x clients
         if _windows_ok(C, p)[0]:
             smallest = p
             break
