@@ -21,6 +21,7 @@ transitions are kept as comments) or kind "periodic". ``region --model FILE`` re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
@@ -215,34 +216,30 @@ def fit_availability(available: np.ndarray, round_ids: np.ndarray | None = None,
     if best_per is not None:
         cands.append(best_per[0])
     chosen = min(cands, key=lambda c: c.bic)
-    P_g = best_per[0].period if best_per is not None else 1
+    P_g = int(best_per[0].period or 1) if best_per is not None else 1
 
     s = A.sum(0)
+    expect: Callable[[np.ndarray], np.ndarray]  # P(A_t = 1 | A_{t-1}) under the chosen class, for the GOF
     if chosen.kind == "independent":
         a = q_ind
         low, high = wilson(s, T, level)
-        params = {"q": q_ind}
-
-        def expect(prev):
-            return np.broadcast_to(q_ind, prev.shape)
+        params: dict = {"q": q_ind}
+        expect = lambda prev: np.broadcast_to(q_ind, prev.shape)  # noqa: E731
     elif chosen.kind == "markov":
         a = pi
         rho = np.clip(1 - p01 - p10, -0.99, 0.99)
         low, high = wilson(pi * T * (1 - rho) / (1 + rho), T * (1 - rho) / (1 + rho), level)
         params = {"q": pi, "p01": p01, "p10": p10}
-
-        def expect(prev):
-            return np.where(prev, 1 - p10, p01)
+        expect = lambda prev: np.where(prev, 1 - p10, p01)  # noqa: E731
     else:
         assert best_per is not None
         _, q_p, f_p, prob = best_per
-        ph = rid % chosen.period
-        a = prob[np.arange(chosen.period) % chosen.period].mean(0) if T >= chosen.period else A.mean(0)
+        period = int(best_per[0].period or 1)
+        ph = rid % period
+        a = f_p.mean() * q_p  # the written model's stationary marginals (phases uniform)
         low, high = wilson(s, T, level)
-        params = {"q": q_p, "f": f_p, "period": chosen.period}
-
-        def expect(prev, prob=prob, ph=ph):
-            return prob[ph[1:]]
+        params = {"q": q_p, "f": f_p, "period": period}
+        expect = lambda prev: prob[ph[1:]]  # noqa: E731
     gof = _gof(A, expect, chosen.n_params, rid, P_g)
     p = np.full(N, 1.0 / N) if weights is None else np.asarray(weights, dtype=float)
     return FittedAvailability(chosen.kind, tuple(cands), np.asarray(a, dtype=float), low, high, level,

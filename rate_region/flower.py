@@ -205,6 +205,6 @@ def drive_selection(strategy: Strategy, availability: np.ndarray, client_ids: Se
         if connected.any():
             strategy.configure_fit(t + 1, params, cm)
         elif getattr(strategy, "logger", None) is not None:  # keep the round in the log: nobody available
-            lg = strategy.logger
+            lg = strategy.logger  # type: ignore[attr-defined]
             lg.record(t + 1, connected, connected, False if lg._has_snap else None)
     return cm

@@ -164,7 +164,7 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     # Bias test
     rows = np.ones(T, bool)
     if tgt.kind == "uniform":
-        tau = np.full(N, float(tgt.value))
+        tau = np.full(N, float(tgt.value or 0.0))
     elif tgt.kind == "rstar":
         tau = rstar
     else:
