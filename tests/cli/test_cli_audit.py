@@ -86,3 +86,13 @@ def test_malformed_log_one_line_naming_row_and_column(convbound, tmp_path_factor
     assert f"'{column}'" in res.err, res.err
     if expect_row is not None:
         assert f"row {expect_row}," in res.err, res.err
+
+
+def test_demonstration_biased_log_is_caught(convbound, tmp_path):
+    # docs/audit.md: the planted bug (clients 95-99 drawn with weight x0.3) is found, and only those are under-served
+    from verify.audit.demo import biased_log
+
+    res = convbound("audit", str(biased_log(tmp_path)), "--target", "uniform:10/100", "--json")
+    d = json.loads(res.out)
+    assert d["bias"]["under_served"] == [95, 96, 97, 98, 99]
+    assert d["variance"]["ratio"] > 1.05
