@@ -34,7 +34,7 @@ def make_log(directory: Path, rounds: int = 100_000, clients: int = 100, seed: i
     return {fmt: write_log(directory / f"log.{fmt}", A, S) for fmt in ("parquet", "csv")}
 
 
-def run_audit(path: Path) -> tuple[float, float, int]:
+def run_audit(path: Path, *args: str) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MiB of the child, exit code) of `convbound audit PATH --json`."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     code = ("import resource, sys, time; from reports.cli.main import main\n"
@@ -43,8 +43,8 @@ def run_audit(path: Path) -> tuple[float, float, int]:
             "sys.stderr.write(f'WALL {time.perf_counter() - t}\\n')\n"
             "sys.stderr.write(f'RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n")
     t0 = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", code, "audit", str(path), "--json"], env=env, capture_output=True,
-                         text=True, cwd=ROOT)
+    argv = ["audit", str(path), "--json"] if not args else list(args)
+    out = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True, cwd=ROOT)
     total = time.perf_counter() - t0
     rss_kib = int(next(x for x in out.stderr.splitlines() if x.startswith("RSS")).split()[1])
     return total, rss_kib / 1024, out.returncode
@@ -69,5 +69,7 @@ if __name__ == "__main__":
         for fmt, path in logs.items():
             wall, rss, rc = run_audit(path)
             print(f"{fmt:8s} audit: {wall:6.1f} s wall (incl. interpreter start), peak RSS {rss:6.0f} MiB, exit {rc}")
+    wall, rss, rc = run_audit(Path("."), "audit", "--help")
+    print(f"baseline `convbound audit --help` (start-up only): {wall:6.1f} s wall, peak RSS {rss:6.0f} MiB")
     print(f"load average while measuring: {os.getloadavg()[0]:.1f} (shared machine)")
     _ = resource  # imported for the child-process measurement description above
