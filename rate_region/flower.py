@@ -170,6 +170,15 @@ class LoggedStrategy(Strategy):
         return self.strategy.evaluate(server_round, parameters)
 
 
+def flower_default_strategy(k: int, **fedavg_kwargs) -> FedAvg:
+    """Flower's FedAvg sampling exactly k of the connected clients uniformly (its default sampler), for
+    comparisons; ``min_available_clients=1`` so that a round with fewer than k connected does not block."""
+    import logging
+
+    logging.getLogger("flwr").setLevel(logging.ERROR)  # FedAvg warns about min_available_clients < k
+    return FedAvg(fraction_fit=0.0, min_fit_clients=int(k), min_available_clients=1, **fedavg_kwargs)
+
+
 class _IdleProxy(ClientProxy):
     """A connected client that is never asked to train (selection-only runs)."""
 

@@ -30,15 +30,17 @@ def biased_log(out: Path) -> Path:
 
 
 def flower_logs(out: Path) -> list[Path]:
-    import logging
     import random
 
-    from flwr.server.strategy import FedAvg
-
     from rate_region.availability import Independent
-    from rate_region.flower import F3ASTStrategy, LoggedStrategy, ParticipationLogger, drive_selection
+    from rate_region.flower import (
+        F3ASTStrategy,
+        LoggedStrategy,
+        ParticipationLogger,
+        drive_selection,
+        flower_default_strategy,
+    )
 
-    logging.getLogger("flwr").setLevel(logging.ERROR)
     N, K, T = 20, 3, 2000
     a = np.linspace(0.25, 0.95, N)
     p = np.linspace(4, 1, N) / np.linspace(4, 1, N).sum()
@@ -49,8 +51,7 @@ def flower_logs(out: Path) -> list[Path]:
     drive_selection(F3ASTStrategy(ids, K, p, model=model, logger=f3), A, ids)
     random.seed(SEED)  # Flower's SimpleClientManager samples with the random module
     default = ParticipationLogger(ids, p)
-    drive_selection(LoggedStrategy(FedAvg(fraction_fit=0.0, min_fit_clients=K, min_available_clients=1), default),
-                    A, ids)
+    drive_selection(LoggedStrategy(flower_default_strategy(K), default), A, ids)
     return [f3.write(out / "f3ast_flower.parquet"), default.write(out / "flower_default.parquet")]
 
 
