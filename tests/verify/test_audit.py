@@ -168,3 +168,17 @@ def test_every_mapped_result_is_registered():
 
     assert set(PARTICIPATION_CHECKS) <= set(ids())
     assert set(PARTICIPATION_CHECKS.values()) == set(CHECK_TITLES)
+
+
+def test_never_available_client_is_left_out_of_h_and_named():
+    rng = np.random.default_rng(0)
+    A = rng.random((500, 8)) < 0.6
+    A[:, 3] = False
+    S = A & (rng.random((500, 8)) < 0.3)
+    rec = audit(_log(A, S), "rstar")
+    assert rec.variance["excluded_never_available"] == [3]
+    assert np.isfinite(rec.variance["H_realised"]) and rec.rstar["r"][3] == 0.0
+    # H over the 7 others with p = 1/7: plain arithmetic
+    r = S.mean(0)
+    assert rec.variance["H_realised"] == pytest.approx(sum((1 / 7) ** 2 / r[i] for i in range(8) if i != 3))
+    assert "never available" in rec.text()

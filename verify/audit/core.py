@@ -111,6 +111,9 @@ class AuditRecord:
                  f"  under-served (r below target): {listing(b['under_served'])}",
                  f"r* ({self.rstar['source']}): H(r*) = {v['H_rstar']:.6g}; H(realised r) = {v['H_realised']:.6g}; "
                  f"ratio {v['ratio']:.4g} (objective {v['objective']}); max |r - r*| = {v['max_abs_dev_rstar']:.4g}"]
+        if v["excluded_never_available"]:
+            lines.append(f"  H and r* leave out {len(v['excluded_never_available'])} client(s) never available "
+                         f"(H would be infinite): {listing(v['excluded_never_available'])}")
         lines.append("participation hypotheses:")
         for c in self.checks:
             st = {True: "met", False: "NOT met", None: "unverified"}[c["status"]]
@@ -152,7 +155,16 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     use_model = model if model is not None else fitted.model()
     if use_model.n_clients != N:
         raise UserInputError(f"the model has {use_model.n_clients} clients but the log has {N}")
-    opt = min_variance_rates(use_model, kcap, p, objective)
+    # a client never available (in the model) makes H infinite for every achievable r: H and r* are taken over
+    # the others (weights renormalised), and the record names the excluded clients
+    never = np.flatnonzero((use_model.marginals() <= 0) & (p > 0))
+    p_h = p.copy()
+    if never.size:
+        p_h[never] = 0.0
+        if p_h.sum() <= 0:
+            raise UserInputError("no client with positive weight is ever available in the log; nothing to audit")
+        p_h = p_h / p_h.sum()
+    opt = min_variance_rates(use_model, kcap, p_h, objective)
     rstar = np.asarray(opt.r_star, dtype=float)
 
     # Rates
@@ -184,8 +196,8 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     over = flagged[rsub[flagged] > tau[flagged]]
 
     # Variance price
-    H_r, H_s = float(H(r, p, objective)), float(H(rstar, p, objective))
-    variance = {"objective": objective, "H_realised": H_r, "H_rstar": H_s, "ratio": H_r / H_s if H_s > 0 else float("nan"),
+    H_r, H_s = float(H(r, p_h, objective)), float(H(rstar, p_h, objective))
+    variance = {"objective": objective, "excluded_never_available": never.tolist(), "H_realised": H_r, "H_rstar": H_s, "ratio": H_r / H_s if H_s > 0 else float("nan"),
                 "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
 
     # Hypotheses of the encoded results
