@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bounds.errors import UserInputError
 from rate_region.logs import ParticipationLog
@@ -182,3 +184,22 @@ def test_never_available_client_is_left_out_of_h_and_named():
     r = S.mean(0)
     assert rec.variance["H_realised"] == pytest.approx(sum((1 / 7) ** 2 / r[i] for i in range(8) if i != 3))
     assert "never available" in rec.text()
+
+
+@settings(max_examples=60)
+@given(T=st.integers(2, 40), N=st.integers(1, 6), seed=st.integers(0, 2**16), pa=st.floats(0.0, 1.0),
+       ps=st.floats(0.0, 1.0), period=st.one_of(st.none(), st.integers(1, 12)))
+def test_any_valid_log_gets_a_complete_audit(T, N, seed, pa, ps, period):
+    rng = np.random.default_rng(seed)
+    A = rng.random((T, N)) < pa
+    S = A & (rng.random((T, N)) < ps)
+    try:
+        rec = audit(_log(A, S), "uniform:1/2", period=period)
+    except UserInputError as exc:  # only the documented refusal: nobody ever available
+        assert "ever available" in str(exc) and not A.any()
+        return
+    r, lo, hi = (np.asarray(rec.rates[k]) for k in ("r", "low", "high"))
+    assert np.all((lo <= r + 1e-12) & (r <= hi + 1e-12) & (0 <= lo) & (hi <= 1))
+    assert {c["check"] for c in rec.checks} == {"fast", "regularized", "region"}
+    assert all(c["status"] in (True, False, None) and c["reason"] for c in rec.checks)
+    assert rec.text()
