@@ -95,7 +95,8 @@ def test_unbiased_sampler_mostly_unflagged():
 @pytest.mark.parametrize("seed", range(5))
 def test_fast_check_yes_and_no(seed):
     A, S, snap = fast_log(N=30, T=2000, m=6, n=4, q=0.3, seed=seed)
-    assert check_fast(S, snap, 0.3, 0.05, 0.95)["status"] is True
+    out = check_fast(S, snap, 0.3, 0.05, 0.95, A)
+    assert out["status"] is True and out["evidence"]["snapshot_rounds_all_available"] == 1.0
     A, S, snap = fast_log(N=30, T=2000, m=6, n=4, q=0.1, seed=seed)
     out = check_fast(S, snap, 0.3, 0.05, 0.95)
     assert out["status"] is False and "excludes the claimed q" in out["reason"]

@@ -76,7 +76,8 @@ def rate_test(count: np.ndarray, n_eff: np.ndarray, n: int, target: np.ndarray) 
     return z, np.clip(p, 0.0, 1.0)
 
 
-def check_fast(S: np.ndarray, snapshot: np.ndarray | None, q: float | None, alpha: float, level: float) -> dict:
+def check_fast(S: np.ndarray, snapshot: np.ndarray | None, q: float | None, alpha: float, level: float,
+               A: np.ndarray | None = None) -> dict:
     """FAST: realised snapshot share (Wilson CI) against q, and uniformity inside snapshot rounds."""
     if snapshot is None:
         return {"status": None, "reason": "the log has no snapshot column, so snapshot rounds cannot be told apart",
@@ -91,7 +92,11 @@ def check_fast(S: np.ndarray, snapshot: np.ndarray | None, q: float | None, alph
     Ss = S[snapshot]
     sizes = np.unique(Ss.sum(1))
     ev["snapshot_sizes"] = sizes.tolist()
+    # FAST draws S_r from all M clients: rounds where some client was not even available cannot be uniform over [M]
+    ev["snapshot_rounds_all_available"] = float(A[snapshot].all(1).mean()) if A is not None else None
     m = int(sizes.max())
+    if m == 0:
+        return {"status": False, "reason": "snapshot rounds have no participant", "evidence": ev}
     counts = Ss.sum(0)
     _, pv = rate_test(counts, np.full(N, float(ns)), ns, np.full(N, m / N))
     flagged = np.flatnonzero(bh_reject(pv, alpha))

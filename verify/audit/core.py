@@ -210,7 +210,7 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     checks = []
     for name, rids in by_check.items():
         if name == "fast":
-            out = check_fast(S, log.snapshot, tgt.value if tgt.kind == "fast" else None, alpha, level)
+            out = check_fast(S, log.snapshot, tgt.value if tgt.kind == "fast" else None, alpha, level, A)
         elif name == "regularized":
             out = check_regularized(S, period)
         else:
