@@ -105,8 +105,9 @@ class AuditRecord:
                  f"{m['goodness_of_fit']['df']} df, p = {m['goodness_of_fit']['p_value']:.3g}",
                  f"cap k = {m['k']} (largest participant count in a round); a_k in "
                  f"[{min(m['a']):.3g}, {max(m['a']):.3g}], {m['level']:.0%} intervals",
-                 f"target {self.target['text']}: {b['tested_clients']} clients tested, rates r_k in "
-                 f"[{min(self.rates['r']):.4g}, {max(self.rates['r']):.4g}], max |r - target| = {b['max_abs_dev']:.4g}",
+                 f"target {self.target['text']}: {b['tested_clients']} clients tested over {self.target['rounds_used']} "
+                 f"{'snapshot ' if self.target['kind'] == 'fast' else ''}rounds, rates in "
+                 f"[{min(b['r_tested']):.4g}, {max(b['r_tested']):.4g}], max |r - target| = {b['max_abs_dev']:.4g}",
                  f"biased clients (BH, FDR {b['alpha']:g}): {len(b['flagged'])}: {listing(b['flagged'])}",
                  f"  under-served (r below target): {listing(b['under_served'])}",
                  f"r* ({self.rstar['source']}): H(r*) = {v['H_rstar']:.6g}; H(realised r) = {v['H_realised']:.6g}; "
@@ -226,7 +227,7 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
                "n_eff": n_eff.tolist(), "level": level,
                "interval": "Wilson with effective size T(1-rho)/(1+rho), rho = lag-1 autocorrelation >= 0"},
         bias={"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR",
-              "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
+              "r_tested": rsub.tolist(), "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
               "under_served": under.tolist(), "over_served": over.tolist(), "tested_clients": N,
               "max_abs_dev": float(np.max(np.abs(rsub - tau)))},
         model=fitted.to_dict(), model_toml=fitted.to_toml(),
