@@ -47,6 +47,13 @@ def wilson(successes, n, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(mid - half, 0.0, 1.0), np.clip(mid + half, 0.0, 1.0)
 
 
+def gof_text(gof: dict) -> str:
+    """One line for a goodness-of-fit record (also the audit's text and report)."""
+    if gof.get("statistic") is None:
+        return f"not computable ({gof.get('cells', 'no data')})"
+    return f"Pearson {gof['statistic']:.4g} on {gof['df']} df, p = {gof['p_value']:.3g}"
+
+
 def _ll(s, n, p) -> np.ndarray:
     p = np.clip(p, _EPS, 1 - _EPS)
     return s * np.log(p) + (n - s) * np.log1p(-p)
@@ -91,8 +98,7 @@ class FittedAvailability:
                  f"# class {self.kind} chosen by BIC (smallest of: "
                  + ", ".join(f"{c.kind}{'' if c.period is None else f'(P={c.period})'} {c.bic:.6g}"
                              for c in self.candidates) + ")",
-                 f"# goodness of fit: Pearson {self.gof.get('statistic', float('nan')):.6g} on "
-                 f"{self.gof.get('df')} df, p = {self.gof.get('p_value', float('nan')):.4g}",
+                 "# goodness of fit: " + gof_text(self.gof),
                  f"# k = the largest number of participants in one logged round ({self.k})"]
         desc = f"fitted {best.kind} availability"
         if self.kind == "markov":
@@ -183,6 +189,9 @@ def _gof(A: np.ndarray, expect_next, n_params: int, phase: np.ndarray, P: int) -
     E = np.bincount(cell, weights=e.ravel(), minlength=size)
     V = np.bincount(cell, weights=(e * (1 - e)).ravel(), minlength=size)
     ok = V > 1e-9
+    if not ok.any():  # constant availability: the fitted model is deterministic and there is nothing to test
+        return {"statistic": None, "df": 0, "p_value": None, "cells": "none with variance (availability constant)",
+                "phase_period": P, "reference": "not computable"}
     stat = float(((O[ok] - E[ok]) ** 2 / V[ok]).sum())
     df = max(int(ok.sum()) - n_params, 1)
     return {"statistic": stat, "df": df, "p_value": float(chi2.sf(stat, df)),

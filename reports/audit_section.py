@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from rate_region.fit import gof_text
 from reports.figures import FigureImage, _figure
 
 
@@ -63,8 +64,7 @@ def audit_html(rec: Mapping[str, Any], title: str = "Participation audit") -> st
     parts += [_row(c["kind"] + ("" if c["period"] is None else f" (P={c['period']})") + (" chosen" if c["kind"] == m["kind"] else ""),
                    f"{c['bic']:.6g}", c["n_params"]) for c in m["candidates"]]
     g = m["goodness_of_fit"]
-    parts.append(f"</table><p>Goodness of fit: Pearson {g['statistic']:.4g} on {g['df']} df, p = {g['p_value']:.3g} "
-                 f"({html.escape(g['cells'])}).</p>")
+    parts.append(f"</table><p>Goodness of fit: {html.escape(gof_text(g))} ({html.escape(g['cells'])}).</p>")
     flagged = ", ".join(str(ids[i]) for i in b["flagged"][:20]) + (" ..." if len(b["flagged"]) > 20 else "")
     parts.append(f"<p>Bias test against {html.escape(rec['target']['text'])} ({html.escape(b['method'])}, FDR {b['alpha']:g}): "
                  f"{len(b['flagged'])} client(s) flagged{': ' + html.escape(flagged) if flagged else ''}; "

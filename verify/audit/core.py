@@ -86,6 +86,8 @@ class AuditRecord:
 
     def text(self, max_clients: int = 10) -> str:
         """Plain-text summary; lists at most ``max_clients`` clients per list and says how many it left out."""
+        from rate_region.fit import gof_text
+
         lg, b, v, m = self.log, self.bias, self.variance, self.model
         ids = self.rates["client_ids"]
 
@@ -101,8 +103,7 @@ class AuditRecord:
                  + (f", {lg['missing_pairs']} (round, client) pairs missing (counted unavailable)" if lg["missing_pairs"] else ""),
                  f"availability model: {m['kind']} (BIC; "
                  + ", ".join(cand(c) for c in m["candidates"])
-                 + f"); goodness of fit: Pearson {m['goodness_of_fit']['statistic']:.4g} on "
-                 f"{m['goodness_of_fit']['df']} df, p = {m['goodness_of_fit']['p_value']:.3g}",
+                 + "); goodness of fit: " + gof_text(m["goodness_of_fit"]),
                  f"cap k = {m['k']} (largest participant count in a round); a_k in "
                  f"[{min(m['a']):.3g}, {max(m['a']):.3g}], {m['level']:.0%} intervals",
                  f"target {self.target['text']}: {b['tested_clients']} clients tested over {self.target['rounds_used']} "
