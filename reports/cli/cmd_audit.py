@@ -1,0 +1,61 @@
+"""`convbound audit LOG`: participation log against the theorems' participation assumptions."""
+
+from __future__ import annotations
+
+import click
+
+from reports.cli.common import atomic_write_text, echo_json
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(audit_cmd)
+
+
+@click.command("audit")
+@click.argument("log_path", metavar="LOG")
+@click.option("--columns", default=None, metavar="ROLE=NAME,...",
+              help="Column names, e.g. round=r,client=c,available=a,participated=s,weight=w,snapshot=snap.")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "jsonl"]), default=None,
+              help="Log format (default: from the suffix).")
+@click.option("--target", default="rstar", show_default=True,
+              help="Rates to test against: uniform:k/N, rstar (of the fitted or given model), fast:q.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="False discovery rate (Benjamini-Hochberg).")
+@click.option("--level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--period", type=int, default=None, help="Window length P of regularized participation (Amplified SCAFFOLD).")
+@click.option("--k", "k", type=int, default=None, help="Cap per round (default: the largest participant count in the log).")
+@click.option("--model", "model_spec", default=None, metavar="NAME|FILE",
+              help="Availability model for r* and the region (default: the one fitted to the log).")
+@click.option("--objective", type=click.Choice(["p2", "p"]), default="p2", show_default=True)
+@click.option("--write-model", default=None, metavar="FILE", help="Write the fitted model (TOML, for region --model).")
+@click.option("--html", "html_path", default=None, metavar="FILE", help="Write the report section as an HTML page.")
+@click.option("--json", "as_json", is_flag=True, help="Print the audit record as JSON.")
+@click.option("--force", is_flag=True, help="Overwrite --write-model / --html files.")
+def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spec, objective, write_model, html_path,
+              as_json, force) -> None:
+    """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
+    from bounds.errors import UserInputError
+    from rate_region.logs import parse_columns, read_log
+    from verify.audit import audit
+
+    if period is not None and period < 1:
+        raise UserInputError(f"--period {period}: a window length is a positive integer")
+    log = read_log(log_path, parse_columns(columns), fmt)
+    model = None
+    if model_spec is not None:
+        from rate_region.models import get_model
+
+        model = get_model(model_spec)
+    rec = audit(log, target, alpha=alpha, level=level, period=period, model=model, k=k, objective=objective)
+    d = rec.to_dict()
+    if write_model is not None:
+        atomic_write_text(write_model, rec.model_toml, force=force)
+    if html_path is not None:
+        from reports.audit_section import audit_page
+
+        atomic_write_text(html_path, audit_page(d), force=force)
+    if as_json:
+        echo_json(d)
+    else:
+        click.echo(rec.text())
+        if write_model is not None:
+            click.echo(f"model written to {write_model} (use: convbound region --model {write_model})")
