@@ -2,6 +2,8 @@
 
 Results by key (``get``, ``all_results``, ``ids``, ``variants``); a result's parts (``Result``, ``Term``,
 ``Hypothesis``, ``SymbolInfo``/``Domain``/``sym``, ``Provenance``, ``Kind``, ``Status``, ``Aggregate``);
+what a result assumes but its inputs cannot decide (``ParticipationAssumption`` of a kind in
+``PARTICIPATION_KINDS``, ``Assumption``);
 user mistakes (``UserInputError``). Plugins: :mod:`bounds.plugins`; results as TOML: :mod:`bounds.tomlresult`.
 
 >>> from bounds import get

@@ -80,6 +80,7 @@ class Hypothesis:
 
 
 # What each participation kind assumes; ``convbound audit`` asks a result for these kinds.
+#: Participation kinds a result may declare (key) with what each means (value).
 PARTICIPATION_KINDS: dict[str, str] = {
     "snapshot": "each round is, with probability q, a snapshot round of m clients drawn uniformly without "
                 "replacement, otherwise a round of n clients chosen by any process (FAST)",

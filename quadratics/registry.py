@@ -9,6 +9,8 @@ Names are looked up with hyphens and underscores alike (``amplified-scaffold`` =
 heterogeneity, never FAST's initial gap (the papers' zeta of FAST is the constant ``Delta`` =
 F(x0) - F*); ``L`` is smoothness, never the lower-bound objective's x4 coefficient (``a_even``).
 
+The built-in tables are ``PROBLEMS``, ``PATTERNS`` and ``ALGORITHMS`` (name -> :class:`Spec`).
+
 Plugins add problems and algorithms (entry points ``convbound.problems``/``convbound.algorithms``,
 ``--plugin`` files defining ``problems()``/``algorithms()``): each returns a list of :class:`Spec`
 with ``name`` set, e.g. ``Spec(my_builder, {"eta": Key(float, 0.01, "step")}, "my method", name="mine")``.

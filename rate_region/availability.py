@@ -162,6 +162,23 @@ class AvailabilityModel:
     def describe(self) -> dict:
         return {"name": self.name, "n_clients": self.n_clients, "cap": self.cap.to_dict()}
 
+    def covariance(self, max_states: int = 1 << 16) -> np.ndarray | None:
+        """Stationary covariance of the availability indicators [N, N] (None when the law is too large).
+
+        What F3AST eq. (7) assumes away: Cov(A_i, A_j) <= 0 for i != j (uncorrelated or negatively
+        correlated availability).
+
+        >>> from rate_region.models import named_model
+        >>> float(named_model("uneven", clients=3).covariance()[0, 1]) == 0.0  # independent clients
+        True
+        """
+        law = self.explicit_law(max_states)
+        if law is None:
+            return None
+        sets, probs = np.asarray(law[0], float), np.asarray(law[1], float)
+        mean = probs @ sets
+        return (sets * probs[:, None]).T @ sets - np.outer(mean, mean)
+
 
 def _default_weights(n: int, weights) -> np.ndarray:
     if weights is None:

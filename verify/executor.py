@@ -104,17 +104,11 @@ def resolve(fn: str) -> Callable[..., Any]:
 
 
 def load_plugins(paths: Sequence[str]) -> None:
-    """Load plugin files in this process (a worker) through ``bounds.plugins`` when it exists."""
-    if not paths:
-        return
-    try:
-        plugins = import_module("bounds.plugins")
-    except ModuleNotFoundError:
-        raise UserInputError("plugin files were given but this installation has no bounds.plugins") from None
-    loader = getattr(plugins, "load_files", None) or getattr(plugins, "load_plugin_files", None)
-    if loader is None:
-        raise UserInputError("bounds.plugins has no load_files(paths) to load plugin files in a worker")
-    loader(tuple(paths))
+    """Load plugin files in this process (a worker), as ``--plugin`` does in the client."""
+    if paths:
+        from bounds.plugins import add_files
+
+        add_files(tuple(paths))
 
 
 def call(task: Task) -> Any:

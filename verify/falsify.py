@@ -111,7 +111,7 @@ class SearchRecord:
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 
-        from verify.record import _plain
+        from bounds.jsonable import jsonable as _plain
 
         return _plain(asdict(self))
 
@@ -120,7 +120,7 @@ class SearchRecord:
         c = self.confirmation
         if not c.get("seeds"):
             raise UserInputError("this search has no confirmation to replay (it was interrupted before one)")
-        from verify.record import _plain
+        from bounds.jsonable import jsonable as _plain
 
         return _plain({"format": INSTANCE_FORMAT, "scenario": self.id, "point": self.best["point"],
                        "trials": c["trials"], "seeds": c["seeds"], "level": c["level"], "device": self.device,

@@ -380,7 +380,10 @@ def coverage(s: Setting, value: float) -> list[dict[str, Any]]:
 
 
 def _evaluate(row: dict[str, Any], res: Any, values: Mapping[str, Any], value: float) -> None:
-    report = res.check(values)
+    # only full-participation settings reach here: every round is a uniform M-of-M snapshot round (q = 1)
+    decided = {a.name: (True, "full participation: every round is a snapshot round of all M clients (q = 1)")
+               for a in res.participation if a.kind == "snapshot"}
+    report = res.check(values, decided)
     hyps = {c.name: (None if c.holds is None else bool(c.holds)) for c in report.conditions}
     bound = float(report.evaluation.value)
     row.update(inputs=dict(values), bound=bound, ratio=value / bound if bound > 0 else None, hypotheses=hyps,

@@ -188,6 +188,7 @@ class PointEstimate:
     seed: int
     level: float
     assumed: Mapping[str, str] = field(default_factory=dict)
+    decided: Mapping[str, tuple[bool, str]] = field(default_factory=dict)  # met by construction (the pattern)
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
@@ -206,7 +207,7 @@ class PointEstimate:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain summary (no samples): point, LHS, interval, RHS, ratio, hypotheses, seed, trials."""
-        from verify.record import _plain
+        from bounds.jsonable import jsonable as _plain
 
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
@@ -231,6 +232,36 @@ def hypotheses_of(report: Any, assumed: Mapping[str, str]) -> tuple[bool | None,
 def _num(v: Any) -> Any:
     arr = np.asarray(v, dtype=float)
     return float(arr) if arr.ndim == 0 else arr.tolist()
+
+
+def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any]) -> dict[str, tuple[bool, str]]:
+    """The result's participation hypotheses that the simulated pattern meets by construction.
+
+    ``bounds`` cannot decide who participates (the process is not an input); in a simulation it is the
+    engine's pattern, so the verdict is known. Returned in the form ``Result.check(decided=...)`` takes:
+    condition name -> (True, why). Only exact matches count: FAST's snapshot hypothesis needs the
+    Bernoulli-q mixture (not the every-I-rounds or adaptive variants) with the result's own q, m and n;
+    F3AST's static-rate hypothesis needs a static policy whose true rates are the r checked.
+    """
+    consts = dict(getattr(pattern, "constants", {}) or {})
+    name = getattr(pattern, "name", "")
+    out: dict[str, tuple[bool, str]] = {}
+
+    def same(key: str, want: Any) -> bool:
+        return key not in values or (want is not None and np.allclose(np.asarray(values[key], float), want))
+
+    for a in getattr(result, "participation", ()):
+        if a.kind == "snapshot" and name == "fast" and consts.get("I") is None and not consts.get("adaptive") \
+                and same("q", consts.get("q")) and same("m", consts.get("m")) and same("n", consts.get("n")):
+            out[a.name] = (True, "met by construction: the engine's FAST mixture draws a uniform m-of-M snapshot "
+                                 "round with probability q each round, independently, with the q, m, n checked")
+        elif a.kind == "static-rate" and name == "static-policy" and same("r", consts.get("rates")):
+            out[a.name] = (True, "met by construction: a static selection policy whose true rates are the r checked "
+                                 "(achievable: the policy attains them)")
+        elif a.kind == "regularized" and name in ("regularized", "cyclic"):
+            out[a.name] = (True, f"met by construction: the engine's {name} pattern is periodic with window "
+                                 f"P = {consts.get('P')} (its p_min and rho^2 are the values checked)")
+    return out
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
@@ -258,7 +289,8 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
     samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
     values = dict(inst.complete(sim, inst.values)) if inst.complete else dict(inst.values)
     res = bounds.get(scenario.result)
-    report = res.check(values)
+    decided = realised_participation(inst.pattern, res, values)
+    report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
     if inst.broken:
         conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
@@ -274,6 +306,7 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         ci=ci, rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf, hypotheses=hyp,
         conditions=tuple(conds), values={k: _num(v) for k, v in values.items()},
         rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=int(trials),
-        seed=int(seed), level=level, assumed=dict(inst.assumed), describe=dict(inst.describe), notes=inst.notes,
+        seed=int(seed), level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
+        notes=inst.notes,
         series=({"x": list(range(int(inst.rounds) + 1)), "lhs": sim.mean(inst.curve).tolist()}
                 if inst.curve else {}))

@@ -114,9 +114,12 @@ def run_group(check_id: str, quick: bool = False, trials: int | None = None, dev
 
 def group_tasks(chosen: Sequence[str], quick: bool, trials: int | None, device: str, seed: int,
                 plugins: Sequence[str] = ()) -> list:
-    """One :class:`verify.executor.Task` per check group."""
+    """One :class:`verify.executor.Task` per check group; each carries this process's plugin files
+    (``bounds.plugins.files()`` unless given) so a worker registers the same checks."""
+    from bounds.plugins import files
     from verify.executor import Task
 
+    plugins = tuple(plugins) or files()
     return [Task("verify.suite:run_group", {"check_id": cid, "quick": bool(quick), "trials": trials,
                                             "device": device, "seed": int(seed)}, key=cid, plugins=tuple(plugins),
                  priority=len(LONG_GROUPS) - LONG_GROUPS.index(cid) if cid in LONG_GROUPS else 0)

@@ -107,7 +107,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     ok = all_ok(results)
     missing = [v.id for v in results if any(n.startswith("INCOMPLETE:") for n in v.notes)]
     if missing:  # never silently short: say which groups are absent (their records say why)
-        err.print(f"[red]incomplete[/red]: {len(missing)} of {len(results)} check records did not "
+        err.print(f"[red]incomplete[/red]: {len(missing)} of {len(select(list(ids))) if ids else 1} check groups did not "
                   f"complete ({esc(', '.join(missing))})")
     if not as_json:
         Console().print("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")

@@ -2,8 +2,7 @@
 
 Each case is ``(argv, expect)``: ``bad`` must exit 2 with exactly one line on stderr, no traceback;
 ``ok`` must run (exit 0, or 1 where the command says "ran, but the answer is no") with no traceback.
-A case whose class is fixed in another layer's branch is marked ``xfail(strict=False)`` with that
-branch named (see ``_ELSEWHERE``); nothing else is excused.
+Nothing is excused: no case is marked xfail.
 
 The cases come from a seeded generator (``random.Random(SEED)``): same seed, same cases.
 """
@@ -30,13 +29,6 @@ LB5 = ["p=0.5,0.5", "r=0.375,0.5", "v=1,0;0,1", "Sigma=0.234375,-0.1875;-0.1875,
 SIM = ["simulate", "--problem", "quadratic", "--trials", "2", "--rounds", "3", "--device", "cpu", "d=2", "M=2", "K=2"]
 REGION = ["region", "--model", "table1"]
 HUGE = [10**k for k in (9, 12, 18, 19, 20, 22, 23, 30)] + [99999999999999999999999]
-
-# classes whose fix belongs to another helper's branch (bounds values, engine); listed in the report
-_ELSEWHERE = {
-    "ragged": "fixed on branch honesty (bounds parses vectors and matrices)",
-    "show-at": "fixed on branch honesty (bounds registry parses ID@variant)",
-}
-
 
 def _cases() -> list[tuple[str, list[str], str]]:
     rng = random.Random(SEED)
@@ -272,8 +264,7 @@ def _judge(cls: str, argv: list[str], expect: str) -> None:
 def _params(cases):
     out = []
     for i, (cls, argv, expect) in enumerate(cases):
-        marks = [pytest.mark.xfail(strict=False, reason=_ELSEWHERE[cls])] if cls in _ELSEWHERE else []
-        out.append(pytest.param(cls, argv, expect, id=f"{i:03d}-{cls}", marks=marks))
+        out.append(pytest.param(cls, argv, expect, id=f"{i:03d}-{cls}"))
     return out
 
 

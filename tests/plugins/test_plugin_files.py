@@ -131,3 +131,15 @@ def test_a_scenario_object_joins_verify_at_its_default_point(convbound, tmp_path
     # f(x_4) - f* = (1/2) (1/2)^8 on x^2/2 with step 1/2; RHS L D2 / (4 n L gamma + 2) = 1 / 10
     assert rec["lhs"] == 0.5 * 0.5**8 and abs(rec["rhs"] - 0.1) < 1e-12
     assert rec["verdict"] == "holds" and rec["instance"]["origin"] == f"file {plug}"
+
+
+def test_a_task_carries_the_plugin_files_and_its_worker_loads_them():
+    from verify.executor import Task, call
+    from verify.suite import group_tasks
+
+    plugins.add_files([GD])
+    task = group_tasks(["FAST.T1"], quick=True, trials=None, device="cpu", seed=0)[0]
+    assert task.plugins == (GD,)
+    plugins.clear_files()  # a fresh worker: nothing loaded until the task says so
+    probe = Task("bounds.registry:get", {"key": "DT14.T3.1"}, key="probe", plugins=task.plugins)
+    assert call(probe).origin == f"file {GD}"

@@ -28,7 +28,8 @@ def test_every_result_is_listed_and_fast_t1_matches_the_spec_example(doc):
     # fast.md FAST.T1 worked example: terms 0.16, 0.003, 0.0140625; RHS 0.1770625
     assert check["terms"] == pytest.approx({"optimization": 0.16, "statistical": 0.003, "heterogeneity": 0.0140625})
     assert check["value"] == pytest.approx(0.1770625)
-    assert [c["holds"] for c in check["conditions"]] == [True, True, None]  # G1..G3 unrecovered
+    # G1..G3 unrecovered; the participation process is not an input of a bound
+    assert [c["holds"] for c in check["conditions"]] == [True, True, None, None]
     sweep = t1["sweep"]
     assert sweep["var"] == "R" and sweep["example"] == 1000
     i = sweep["x"].index(1000.0)

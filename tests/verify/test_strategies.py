@@ -35,7 +35,9 @@ def test_fast_t1_with_q_one_only_leaves_the_g_condition_unverified():
     @given(params_for("FAST.T1", q=st.just(1.0)))
     def run(values):
         conds = bounds.get("FAST.T1").check(values).conditions
-        assert [c.holds for c in conds] == [True, True, None]
+        # step caps hold; the q-threshold needs G1..G3; who participates is not an input (unverified)
+        assert [c.holds for c in conds] == [True, True, None, None]
+        assert conds[-1].name == "participation (snapshot)"
         assert values["q"] == 1.0
 
     run()

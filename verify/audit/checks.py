@@ -9,8 +9,10 @@ r0 in {0, P, ..., R - P}; the aggregation weights w = 1/N are not in the log and
 ``region`` (F3AST: the realised rate vector lies in the achievable region of the model,
 rate_region.region.membership; r-hat outside but its lower confidence bounds inside: met within
 sampling error, said so in the reason; even the lower bounds outside: not met).
-``PARTICIPATION_CHECKS`` is the one place mapping result IDs to checks (to be replaced by the
-participation assumptions recorded on bounds Results once those exist).
+Which results a check serves is read from the results themselves (``Result.participation``, one
+``ParticipationAssumption`` per result; :func:`participation_checks`), so a new or plugged-in result
+that declares snapshot, regularized or static-rate participation is audited without a list to edit.
+Kinds with no check on a log yet (iid, cyclic, asynchronous) are listed by ``unchecked_kinds``.
 """
 
 from __future__ import annotations
@@ -19,11 +21,35 @@ import numpy as np
 
 from rate_region.fit import wilson
 
-PARTICIPATION_CHECKS: dict[str, str] = {
-    "FAST.T1": "fast", "FAST.C1": "fast", "FAST.C2": "fast", "FAST.T2": "fast", "FAST.C3": "fast",
-    "ASCAF.P.REG": "regularized", "ASCAF.TAB1.REG.AFEDAVG": "regularized", "ASCAF.TAB1.REG.ASCAF": "regularized",
-    "F3AST.L3.4": "region", "F3AST.T3.5": "region",
-}
+# participation kind declared by a result (bounds.result.PARTICIPATION_KINDS) -> the check of a log
+KIND_CHECK = {"snapshot": "fast", "regularized": "regularized", "static-rate": "region"}
+
+
+def participation_checks() -> dict[str, str]:
+    """Result ID -> the audit check of its participation hypothesis, from every registered result.
+
+    Loads the registry (a second or two of sympy): the price of one source of truth.
+    """
+    from bounds.registry import all_results
+
+    out: dict[str, str] = {}
+    for res in all_results():
+        for assumption in res.participation:
+            if assumption.kind in KIND_CHECK:
+                out.setdefault(res.id, KIND_CHECK[assumption.kind])
+    return out
+
+
+def unchecked_kinds() -> dict[str, list[str]]:
+    """Participation kind -> result IDs whose hypothesis no log check covers yet."""
+    from bounds.registry import all_results
+
+    out: dict[str, list[str]] = {}
+    for res in all_results():
+        for assumption in res.participation:
+            if assumption.kind not in KIND_CHECK and res.id not in out.get(assumption.kind, []):
+                out.setdefault(assumption.kind, []).append(res.id)
+    return out
 CHECK_TITLES = {
     "fast": "FAST: snapshot rounds of uniform m-of-M participation, with probability q",
     "regularized": "Amplified SCAFFOLD: regularized participation (every client in every window of P rounds)",

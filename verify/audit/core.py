@@ -7,7 +7,7 @@ two-sided normal test of r_k = target_k per client with Benjamini-Hochberg contr
 discovery rate at ``alpha`` (5%); the fitted availability model (rate_region.fit, chosen by BIC);
 r* = argmin_R H of that model (or of a model the user gives) with the log's cap k and weights p;
 H(r) against H(r*) (rate_region.variance, objective "p2" by default); and the participation check of
-every encoded result listed in ``checks.PARTICIPATION_CHECKS``.
+every encoded result whose participation hypothesis has a check (``checks.participation_checks``).
 **Statement**: targets: ``uniform:k/N`` (r_k = k/N), ``rstar`` (r* of the model), ``fast:q``
 (snapshot rounds only, against m/M, and the realised snapshot share against q).
 """
@@ -21,12 +21,12 @@ import numpy as np
 from bounds.errors import UserInputError
 from verify.audit.checks import (
     CHECK_TITLES,
-    PARTICIPATION_CHECKS,
     bh_reject,
     check_fast,
     check_region,
     check_regularized,
     effective_size,
+    participation_checks,
     rate_test,
 )
 
@@ -203,12 +203,11 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
                 "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
 
     # Hypotheses of the encoded results
-    # the mapping is the one source of result IDs (tests check each is in the bounds registry); loading the
-    # registry here would cost seconds of sympy for nothing
-    wanted = [rid for rid in (result_ids or PARTICIPATION_CHECKS) if rid in PARTICIPATION_CHECKS]
+    mapping = participation_checks()
+    wanted = [rid for rid in (result_ids or mapping) if rid in mapping]
     by_check: dict[str, list[str]] = {}
     for rid in wanted:
-        by_check.setdefault(PARTICIPATION_CHECKS[rid], []).append(rid)
+        by_check.setdefault(mapping[rid], []).append(rid)
     checks = []
     for name, rids in by_check.items():
         if name == "fast":

@@ -55,15 +55,17 @@ def conditions(report) -> tuple[dict, ...]:
 def certificate(ctx: Context, *, check_id: str, title: str, key: str, values: Mapping[str, Any],
                 samples: np.ndarray, instance: Mapping[str, Any], trials: int, notes: Sequence[str] = (),
                 series: Mapping[str, Any] | None = None, assumed: Mapping[str, str] | None = None,
-                started: float | None = None) -> Verification:
+                decided: Mapping[str, tuple[bool, str]] | None = None, started: float | None = None) -> Verification:
     """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples``.
 
     ``assumed``: hypothesis name -> why it is met although ``bounds`` cannot check it (e.g. q = 1
     meets any threshold in [0, 1]); the verdict is then ``holds`` when the interval clears the
     RHS, and stays ``unverified`` otherwise (a violation could mean the assumption failed).
+    ``decided``: hypotheses the instance meets by construction (``verify.scenario.realised_participation``),
+    passed to ``Result.check``: decided, not assumed, so a violation stays a violation.
     """
     result = bounds.get(key)
-    report = result.check(values)
+    report = result.check(values, decided)
     rhs = float(report.evaluation.value)
     est = mean_ci(samples, ctx.level)
     notes = list(notes)
@@ -102,7 +104,7 @@ def scenario_certificate(ctx: Context, est, *, check_id: str, title: str, notes:
     inst = {**dict(est.describe), "point": dict(est.point), **dict(instance or {})}
     return certificate(ctx, check_id=check_id, title=title, key=est.result, values=est.values, samples=est.samples,
                        instance=inst, trials=est.trials, notes=tuple(est.notes) + tuple(notes), series=est.series,
-                       assumed=est.assumed or None, started=started)
+                       assumed=est.assumed or None, decided=est.decided or None, started=started)
 
 
 def hypothesis_control(ctx: Context, scenario_id: str, overrides: Mapping[str, Any], *, broken: str, check_id: str,

@@ -38,7 +38,9 @@ def _instance(zeta: float, seed: int, mix: float = 1.0):
 
 def theorem1_drift(ctx: Context) -> list[Verification]:
     """FAST.T1 at zeta = 0 and zeta = 4 on rotated Hessians, and the heterogeneity effect between them."""
+    import bounds
     from quadratics import fast, fast_mixture
+    from verify.scenario import realised_participation
 
     t0 = time.perf_counter()
     K, R, zeta = 10, 400, 4.0
@@ -50,16 +52,17 @@ def theorem1_drift(ctx: Context) -> list[Verification]:
         M = m = n = pb.M
         q = 1.0
         eta = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))  # the cap itself
-        sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=M, m=m, n=n, q=q), trials, R)
+        sim = ctx.simulate(pb, fast(eta=eta, K=K), fast_mixture(M=M, m=m, n=n, q=q), trials, R)  # same pattern
         samples = np.mean(sim.metrics["grad_sq"][1:R + 1], axis=0)
         samples = np.where(np.isfinite(samples), samples, math.inf)
         max_dist = float(np.sqrt(np.nanmax(sim.metrics["dist_sq"])))
         values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
                       zeta=c["Delta"])
-        runs[label] = (pb, samples, values, max_dist)
+        pattern = fast_mixture(M=M, m=m, n=n, q=q)
+        runs[label] = (pb, samples, values, max_dist, realised_participation(pattern, bounds.get("FAST.T1"), values))
     out: list[Verification] = []
     for label in ("zeta0", "zeta"):
-        pb, samples, values, max_dist = runs[label]
+        pb, samples, values, max_dist, decided = runs[label]
         c = pb.constants
         inside = max_dist <= c["radius"]
         assumed = {"snapshot probability q >= q_min(G1,G2,G3)": Q_ASSUMED}
@@ -73,7 +76,7 @@ def theorem1_drift(ctx: Context) -> list[Verification]:
         cert = certificate(ctx, check_id="FAST.T1.drift" + ("@zeta0" if label == "zeta0" else ""),
                            title=f"FAST Thm 1, client drift (rotated Hessians, zeta = {c['zeta']:.3g})",
                            key="FAST.T1", values=values, samples=samples, instance=instance, trials=trials,
-                           notes=notes, assumed=assumed, started=t0)
+                           notes=notes, assumed=assumed, decided=decided, started=t0)
         if not inside and cert.verdict == HOLDS:
             cert = cert.replace(verdict="unverified")
         out.append(cert)

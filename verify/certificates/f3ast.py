@@ -47,6 +47,26 @@ def _instance(name: str, clients: int | None, k: int, d: int, seed: int, antiali
     return model, p, r, opt.r_star, subsets.astype(float), probs, V
 
 
+def _decided(key: str, model, subsets, probs, p, values: dict) -> dict[str, tuple[bool, str]]:
+    """Hypotheses of ``key`` this instance settles although ``bounds`` cannot: who participates (a static
+    policy with the r checked) and, for eq. (7), the sign of the model's availability covariance."""
+    from bounds.f3ast import UNCORRELATED
+    from quadratics import static_policy
+    from verify.scenario import realised_participation
+
+    res = bounds.get(key)
+    out = realised_participation(static_policy(subsets, probs, p), res, values)
+    if any(a.name == UNCORRELATED.name for a in res.assumptions):
+        cov = model.covariance()
+        if cov is None:
+            out[UNCORRELATED.name] = (None, "the availability law is too large to compute its covariance")
+        else:
+            worst = float((cov - np.diag(np.diag(cov))).max()) if cov.shape[0] > 1 else 0.0
+            out[UNCORRELATED.name] = (worst <= 1e-12, f"largest availability covariance between two clients "
+                                                      f"of model {model.name}: {worst:.3g} (needs <= 0)")
+    return out
+
+
 def _draws(ctx: Context, subsets, probs, p, r, V, n: int, offset: int) -> np.ndarray:
     """Per-draw ||Delta - vbar||^2 / eta^2 for n independent selections."""
     rng = np.random.default_rng([ctx.seed, 41, offset])
@@ -67,7 +87,11 @@ def _wrong_rates_control(ctx: Context, key: str, name: str, values: dict, sample
     """Control of Lemma III.4: weights p_k / r_k with rates the policy does not achieve (breaks Lemma B.1's
     unbiasedness, which eqs. (6)/(7) assume); RHS at the true rates, as the lemma states it."""
     est = mean_ci(samples, ctx.level)
-    rhs = float(bounds.get(key).evaluate(values).value)
+    res = bounds.get(key)
+    # the static-rate hypothesis includes "aggregates with the true p_k/r_k": this instance breaks it
+    broken = res.check(values, {a.name: (False, f"the aggregate weights use rates {np.round(r_used, 4).tolist()}, "
+                                               "not the policy's true rates") for a in res.participation})
+    rhs = float(broken.evaluation.value)
     verdict = decide("upper", est.low, est.high, rhs)
     return Verification(
         id=f"{key.replace('F3AST.L3.4', 'F3AST.L3.4.control')}:{name}",
@@ -75,7 +99,8 @@ def _wrong_rates_control(ctx: Context, key: str, name: str, values: dict, sample
         expected=VIOLATED, lhs=est.mean, ci=(est.low, est.high), rhs=rhs, ratio=ratio(est.mean, rhs),
         instance={**instance, "r_used_in_weights": r_used.tolist(), "broken_hypothesis": "unbiased aggregate "
                   "(weights p_k / r_k at the policy's true rates, Lemma B.1)"},
-        control=True, kind="control", trials=n, seed=ctx.seed, variant=bounds.get(key).variant,
+        control=True, kind="control", trials=n, seed=ctx.seed, variant=res.variant,
+        conditions=tuple(c.to_dict() for c in broken.conditions),
         notes=(f"negative control: hypothesis 'weights p_k/r_k use the policy's true rates' broken (rates "
                f"{np.round(r_used, 4).tolist()} used): the aggregate is biased, its spread around vbar carries the "
                "bias",), device="cpu")
@@ -105,6 +130,7 @@ def lemma_iii4(ctx: Context) -> list[Verification]:
             cid = f"{key}:{name}"
             out.append(certificate(ctx, check_id=cid, title=f"F3AST Lemma III.4 {key.split('@')[1]} ({name})",
                                    key=key, values=values, samples=samples, instance=instance, trials=n, started=t0,
+                                   decided=_decided(key, model, subsets, probs, p, values),
                                    notes=["eq. (6) proof is incomplete (spec flag 13); measured here" if "6" in key
                                           else "eq. (7) needs uncorrelated/negatively correlated availability"]))
             out.append(_wrong_rates_control(ctx, key, name, values, wrong, instance, r_naive, n))
@@ -122,7 +148,11 @@ def lemma_b5(ctx: Context) -> list[Verification]:
     samples = _draws(ctx, subsets, probs, p, r, V, n, 7)
     r_exact, Sigma = selection_moments(subsets, probs)
     values = {"p": p, "r": r_exact, "v": V, "Sigma": Sigma, "eta": ETA}
-    report = bounds.get(key).check(values)
+    moments = bounds.get(key).assumptions[0].name  # "Sigma is the selection covariance at rates r"
+    report = bounds.get(key).check(values, {moments: (True, "r and Sigma are the exact moments of the law the "
+                                                             "draws come from (rate_region.variance.selection_moments)")})
+    broken = bounds.get(key).check(values, {moments: (False, "S is drawn from another law than the one whose "
+                                                              "moments r, Sigma are")})
     rhs = float(report.evaluation.value)
     # control: S drawn from a different law than the one whose moments (r, Sigma) enter the identity --
     # breaks "r, Sigma are the moments of the law of S": all mass on the selection of largest spread
@@ -144,7 +174,8 @@ def lemma_b5(ctx: Context) -> list[Verification]:
                       **({"broken_hypothesis": "r, Sigma are the moments of the law that draws S"} if control
                          else {})},
             control=control, kind="control" if control else "certificate", trials=n, seed=ctx.seed,
-            variant=bounds.get(key).variant, conditions=tuple(c.to_dict() for c in report.conditions),
+            variant=bounds.get(key).variant,
+            conditions=tuple(c.to_dict() for c in (broken if control else report).conditions),
             notes=("negative control: S always the policy's selection of largest ||Delta - vbar||^2, identity "
                    "evaluated at the policy law's moments" if control else
                    "identity: holds when the exact value lies in the Monte Carlo interval",),
@@ -227,7 +258,7 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
         est = mean_ci(sim.metrics["gap"][T], ctx.level)
         values = dict(L=k["L"], mu=k["mu"], E=Ek, T=T, G=float(np.sqrt(G2)), Gamma=k["Gamma"], D0=k["D0"], p=p,
                       sigma2=np.full(2, k["sigma2"]), var_s=var_s)
-        rep = res.check(values)
+        rep = res.check(values, _decided(res.key, model, subsets, probs, p, values))
         lhs.append(est.mean), lows.append(est.low), highs.append(est.high), args.append(float(rep.evaluation.value))
         conds.append({"T": T, "checks": list(conditions(rep))})
     cmax, cmin, spread = fit_constant(args, lhs)
@@ -339,6 +370,7 @@ def theorem_iii5_explicit(ctx: Context) -> list[Verification]:
         rhs_eq6 = float(bounds.get(key).evaluate({**base, "var_s": var2_eq6}).value)
         eq19 = key.endswith("eq19")
         cert = certificate(ctx, check_id=key, key=key, values=values, samples=samples, trials=trials, started=t0,
+                           decided=_decided(key, model, subsets, probs, p, values),
                            title="F3AST Theorem III.5 explicit bound" + (" as printed in eq. (19)" if eq19 else ""),
                            instance={**instance, "rhs_eq6": rhs_eq6}, notes=notes + (
                                ["printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one"]
