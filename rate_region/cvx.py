@@ -115,7 +115,7 @@ def min_H_cvxpy(cfg: Configurations, w: np.ndarray, solvers=SOLVERS) -> ConvexSo
         return cp.Problem(cp.Minimize(obj), cons), Y, r
 
     out = _solve(build, solvers)
-    if out.success:
+    if out.success and out.r is not None:
         r = out.r.copy()
         r[w <= 0] = 0.0  # down-closed: dropping unweighted clients keeps feasibility
         return ConvexSolve(True, out.value * w[pos].max(), out.y, r, out.solver, out.tried, out.message)

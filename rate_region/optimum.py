@@ -198,7 +198,7 @@ def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str 
     if method in ("polymatroid", "enumeration"):
         if method == "polymatroid":
             rank = pm.rank_function(model, cap)
-            if not rank.structured:
+            if not isinstance(rank, pm.RankOneRank) or not rank.structured:
                 raise UserInputError(
                     f"method 'polymatroid' needs a product-form availability model; {model.name!r} is not one "
                     "(use method 'enumeration' or 'cvxpy')"
@@ -222,6 +222,7 @@ def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str 
     if not out.success:
         return RateOptimum(np.full(model.n_clients, np.nan), float("nan"), H_full, objective, p, cap.to_dict(),
                            "cvxpy", None, False, "solver_failed", out.message, elapsed_s=time.perf_counter() - t0)
+    assert out.r is not None  # success carries the solution
     r = out.r
     return RateOptimum(r, float(H_of(r, p, objective)), H_full, objective, p, cap.to_dict(), "cvxpy", out.solver,
                        True, "optimal", out.message, elapsed_s=time.perf_counter() - t0)

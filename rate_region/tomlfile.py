@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from bounds.errors import UserInputError, unknown
 from rate_region.availability import (
@@ -106,7 +107,7 @@ def model_from_dict(data: dict, text: str = "", source: str = "<dict>") -> Avail
             raise UserInputError(f"{source}: [cap] values and probs differ in length")
         if not all(float(v).is_integer() and v >= 0 for v in capd["values"]):
             raise UserInputError(f"{source}: [cap] values must be non-negative integers (caps K)")
-        cap = {int(v): float(p) for v, p in zip(capd["values"], capd["probs"])}
+        cap: Any = {int(v): float(p) for v, p in zip(capd["values"], capd["probs"])}
     else:
         cap = data.get("k", 1 if kind != "named" else None)
     weights = data.get("weights")
@@ -121,14 +122,14 @@ def model_from_dict(data: dict, text: str = "", source: str = "<dict>") -> Avail
             if cap is not None or weights is not None:
                 import dataclasses
 
-                changes = {}
+                changes: dict[str, Any] = {}
                 if cap is not None:
                     changes["cap"] = make_cap(cap)
                 if weights is not None:
                     from rate_region.availability import _default_weights
 
                     changes["weights"] = _default_weights(m.n_clients, weights)
-                m = dataclasses.replace(m, **changes)
+                m = dataclasses.replace(m, **changes)  # type: ignore[type-var]  # every model class is a dataclass
             return m
         if kind == "table":
             return JointTable.build(need("sets"), need("probs"), cap, weights, name=Path(source).stem)

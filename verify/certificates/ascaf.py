@@ -52,7 +52,10 @@ def _shape(ctx: Context, check_id: str, title: str, pb, pattern, Rs, I: int, tri
         arg = float(ev.value)
         if weak:  # a false faster rate: the optimisation term decays like 1/R^2 instead of 1/R
             arg -= float(ev.terms["optimization"]) * (1 - Rs[0] / R)
-        lhs.append(est.mean), lows.append(est.low), highs.append(est.high), args.append(arg)
+        lhs.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
+        args.append(arg)
         conds.append({"R": R, "checks": list(conditions(res.check(values)))})
     cmax, cmin, spread = fit_constant(args, lhs)
     shape_ok = spread <= SPREAD_MAX
@@ -117,7 +120,9 @@ def speedup(ctx: Context) -> list[Verification]:
         s = sim.metrics["grad_sq"][R // 2:].mean(0)
         Y[:, j] = _groups(s, seeds)
         est = mean_ci(s, ctx.level)
-        means.append(est.mean), lows.append(est.low), highs.append(est.high)
+        means.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
     fit = fit_over_seeds(Ss, Y)
     return [rate(ctx, check_id="ASCAF.LS.rate", title="Amplified SCAFFOLD: noise floor ~ 1/S (linear speedup)",
                  fit=fit, predicted=predicted, tol=0.2,
@@ -151,7 +156,8 @@ def heterogeneity(ctx: Context) -> list[Verification]:
             hit = np.flatnonzero((curve <= eps) & (np.arange(R + 1) >= 1))
             A[g, j] = hit[0] if hit.size else R + 1
         F[:, j] = _groups(sf.metrics["gap"][R // 2:].mean(0), seeds)
-        a_means.append(float(A[:, j].mean())), f_means.append(float(F[:, j].mean()))
+        a_means.append(float(A[:, j].mean()))
+        f_means.append(float(F[:, j].mean()))
     fit_a = fit_over_seeds(zetas, A)
     fit_f = fit_over_seeds(zetas, F)
     inst = {"objective": "lower-bound (LB.OBJ), M = 2", "pattern": "cyclic, 2 groups, S = 1, P = 2", "eta": 0.005,

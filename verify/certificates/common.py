@@ -55,7 +55,7 @@ def conditions(report) -> tuple[dict, ...]:
 def certificate(ctx: Context, *, check_id: str, title: str, key: str, values: Mapping[str, Any],
                 samples: np.ndarray, instance: Mapping[str, Any], trials: int, notes: Sequence[str] = (),
                 series: Mapping[str, Any] | None = None, assumed: Mapping[str, str] | None = None,
-                decided: Mapping[str, tuple[bool, str]] | None = None, started: float | None = None) -> Verification:
+                decided: Mapping[str, tuple[bool | None, str]] | None = None, started: float | None = None) -> Verification:
     """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples``.
 
     ``assumed``: hypothesis name -> why it is met although ``bounds`` cannot check it (e.g. q = 1

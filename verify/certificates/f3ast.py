@@ -11,6 +11,7 @@ of L3.4 and LB.5); G^2 at the instance level max_k ||v_k||^2 / (4 E^2 eta^2) (sp
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def _instance(name: str, clients: int | None, k: int, d: int, seed: int, antiali
     return model, p, r, opt.r_star, subsets.astype(float), probs, V
 
 
-def _decided(key: str, model, subsets, probs, p, values: dict) -> dict[str, tuple[bool, str]]:
+def _decided(key: str, model, subsets, probs, p, values: dict) -> dict[str, tuple[bool | None, str]]:
     """Hypotheses of ``key`` this instance settles although ``bounds`` cannot: who participates (a static
     policy with the r checked) and, for eq. (7), the sign of the model's availability covariance."""
     from bounds.f3ast import UNCORRELATED
@@ -55,7 +56,7 @@ def _decided(key: str, model, subsets, probs, p, values: dict) -> dict[str, tupl
     from verify.scenario import realised_participation
 
     res = bounds.get(key)
-    out = realised_participation(static_policy(subsets, probs, p), res, values)
+    out: dict[str, tuple[bool | None, str]] = dict(realised_participation(static_policy(subsets, probs, p), res, values))
     if any(a.name == UNCORRELATED.name for a in res.assumptions):
         cov = model.covariance()
         if cov is None:
@@ -199,6 +200,7 @@ def naive_bias(ctx: Context) -> list[Verification]:
     p = resolve_weights(model, None)
     k = 1
     r = naive_rate(model, k, p)
+    assert r is not None  # exact for Table I's cap of one client
     v = np.array([1.0, -1.0])
     vbar = float(p @ v)
     n = ctx.n(20000, 200000)
@@ -251,7 +253,11 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
     # instance-level G^2: the largest client gradient at x0 (the farthest point of the run) plus noise
     G2 = float((pb.client_grads(pb.x0) ** 2).sum(1).max() + k["sigma2"])
     var_s = 4 * Ek**2 * G2 * float((p / r).sum() - 1)  # eq. (6) bound on sigma_T^2
-    lhs, lows, highs, args, conds = [], [], [], [], []
+    lhs: list[float] = []
+    lows: list[float] = []
+    highs: list[float] = []
+    args: list[float] = []
+    conds: list[dict[str, Any]] = []
     for j, T in enumerate(Ts):
         sim = ctx.simulate(pb, f3ast(step_schedule(main_text, Ek, "2/(mu(gamma+t))"), Ek),
                            static_policy(subsets, probs, p), trials, T, seed_offset=j)
@@ -259,7 +265,10 @@ def theorem_iii5(ctx: Context) -> list[Verification]:
         values = dict(L=k["L"], mu=k["mu"], E=Ek, T=T, G=float(np.sqrt(G2)), Gamma=k["Gamma"], D0=k["D0"], p=p,
                       sigma2=np.full(2, k["sigma2"]), var_s=var_s)
         rep = res.check(values, _decided(res.key, model, subsets, probs, p, values))
-        lhs.append(est.mean), lows.append(est.low), highs.append(est.high), args.append(float(rep.evaluation.value))
+        lhs.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
+        args.append(float(rep.evaluation.value))
         conds.append({"T": T, "checks": list(conditions(rep))})
     cmax, cmin, spread = fit_constant(args, lhs)
     ok = spread <= SPREAD_MAX

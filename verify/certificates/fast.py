@@ -172,7 +172,9 @@ def corollary2(ctx: Context) -> list[Verification]:
         s = per_trial_mean(sim.metrics["grad_sq"], slice(1, R + 1))
         Y[:, j] = s[: trials // seeds * seeds].reshape(seeds, -1).mean(1)
         est = mean_ci(s, ctx.level)
-        means.append(est.mean), lows.append(est.low), highs.append(est.high)
+        means.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
         conds.append({"R": R, "eta_c": eta, "checks": [c for c in conditions(res.check(
             dict(m=m, q=q, K=K, R=R, L=k["L"], sigma_G=k["sigma_G"], c=cc)))]})
     fit = fit_over_seeds(Rs, Y, level=0.95)
@@ -212,7 +214,9 @@ def corollary3(ctx: Context) -> list[Verification]:
         s = sim.metrics["dist_sq"][R] / math.log(R)
         Y[:, j] = s[: trials // seeds * seeds].reshape(seeds, -1).mean(1)
         est = mean_ci(s, ctx.level)
-        means.append(est.mean), lows.append(est.low), highs.append(est.high)
+        means.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
         conds.append({"R": R, "eta_c": eta, "checks": [c for c in conditions(res.check(
             dict(L=k["L"], mu=k["mu"], K=K, m=m, q=q, R=R, eta_c=eta, sigma=k["sigma"], sigma_G=k["sigma_G"])))]})
     fit = fit_over_seeds(Rs, Y, level=0.95)
@@ -247,7 +251,9 @@ def q_floor(ctx: Context) -> list[Verification]:
         s = sim.metrics["dist_sq"][R // 2:].mean(0)  # floor: second half of the run
         Y[:, j] = s[: trials // seeds * seeds].reshape(seeds, -1).mean(1)
         est = mean_ci(s, ctx.level)
-        means.append(est.mean), lows.append(est.low), highs.append(est.high)
+        means.append(est.mean)
+        lows.append(est.low)
+        highs.append(est.high)
     fit = fit_over_seeds(zetas, Y, level=0.95)
     notes = [f"q = {q} below every threshold ({', '.join(f'{t:.4g}' for t in thresholds)}); ACP rounds favour "
              "clients by fixed propensities, biasing the fixed point",
