@@ -1,12 +1,15 @@
-"""Project-wide test settings: a derandomised hypothesis profile so CI runs are repeatable.
+"""Project-wide test settings: a derandomised hypothesis profile so CI runs are repeatable, and the
+``convbound`` fixture that runs the command line in-process (exit status, stdout, stderr).
 
 Hypothesis keeps its files (example database, caches) in a directory of the system's temporary
 area, never in the source tree or in whatever directory pytest was started from.
 """
 
+import json
 import os
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -25,3 +28,30 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=30,
                           database=DirectoryBasedExampleDatabase(os.path.join(_HOME, "examples")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+class Run:
+    """One in-process ``convbound`` run: ``code`` (exit status), ``out``, ``err``; ``json()`` parses out."""
+
+    def __init__(self, code, out, err):
+        self.code, self.out, self.err = code, out, err
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def convbound(capsys):
+    """``convbound(*argv) -> Run``: the entry point called in this process, as a user would type it."""
+    from reports.cli.main import main
+
+    def run(*argv):
+        try:
+            main(list(argv))
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        cap = capsys.readouterr()
+        return Run(code, cap.out, cap.err)
+
+    return run

@@ -25,16 +25,9 @@ ROOT = Path(__file__).resolve().parents[2]
 VOLATILE = ("elapsed_s",)  # wall-clock time, the only field allowed to differ between runs
 
 
-def _cli(*argv: str, capsys) -> tuple[int, str, str]:
-    from reports.cli.main import main
-
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    cap = capsys.readouterr()
-    return code, cap.out, cap.err
+def _cli(convbound, *argv: str) -> tuple[int, str, str]:
+    run = convbound(*argv)
+    return run.code, run.out, run.err
 
 
 def _numbers(doc: list[dict]) -> list[dict]:
@@ -97,22 +90,22 @@ def local_cluster():
         cluster.close()
 
 
-def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_cluster, capsys):
+def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_cluster, convbound):
     """The whole quick suite (14 groups, about 6 s in-process here) gives the same JSON on 2 workers."""
-    code_a, out_a, _ = _cli("verify", "all", "--quick", "--json", "--device", "cpu", capsys=capsys)
-    code_b, out_b, _ = _cli("verify", "all", "--quick", "--json", "--device", "cpu",
-                            "--scheduler", local_cluster.scheduler_address, capsys=capsys)
+    code_a, out_a, _ = _cli(convbound, "verify", "all", "--quick", "--json", "--device", "cpu")
+    code_b, out_b, _ = _cli(convbound, "verify", "all", "--quick", "--json", "--device", "cpu",
+                            "--scheduler", local_cluster.scheduler_address)
     a, b = json.loads(out_a), json.loads(out_b)
     assert code_a == code_b
     assert len(a) >= 30 and [r["id"] for r in a] == [r["id"] for r in b]
     assert _numbers(a) == _numbers(b)
 
 
-def test_workers_option_starts_its_own_cluster_with_the_same_numbers(capsys):
+def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound):
     pytest.importorskip("distributed")
     args = ("verify", "F3AST.LB.5", "FAST.T2", "--quick", "--json", "--device", "cpu")
-    code_a, out_a, _ = _cli(*args, capsys=capsys)
-    code_b, out_b, _ = _cli(*args, "--workers", "2", capsys=capsys)
+    code_a, out_a, _ = _cli(convbound, *args)
+    code_b, out_b, _ = _cli(convbound, *args, "--workers", "2")
     assert code_a == code_b == 0
     assert _numbers(json.loads(out_a)) == _numbers(json.loads(out_b))
 
@@ -241,8 +234,8 @@ def test_a_failing_check_group_becomes_an_incomplete_record_and_the_rest_run(mon
     assert len(out) > 1 and not suite.all_ok(out)  # the other group still ran
 
 
-def test_cli_refuses_a_bad_scheduler_with_one_line(capsys):
-    code, out, err = _cli("verify", "FAST.T2", "--scheduler", "dask://x", capsys=capsys)
+def test_cli_refuses_a_bad_scheduler_with_one_line(convbound):
+    code, out, err = _cli(convbound, "verify", "FAST.T2", "--scheduler", "dask://x")
     assert code == 2 and "tcp://HOST:PORT" in err and "Traceback" not in err
 
 
@@ -254,14 +247,14 @@ def test_cli_start_up_does_not_import_dask():
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_cli_interrupt_exits_130(monkeypatch, capsys):
+def test_cli_interrupt_exits_130(monkeypatch, convbound):
     import verify.suite
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(verify.suite, "run_suite", interrupted)
-    code, _, err = _cli("verify", "FAST.T2", capsys=capsys)
+    code, _, err = _cli(convbound, "verify", "FAST.T2")
     assert code == 130 and "interrupted" in err
 
 
@@ -276,7 +269,7 @@ def test_a_group_gives_the_same_numbers_alone_or_with_others():
     assert _numbers(alone) == _numbers([r for r in both if r["id"] in ids])
 
 
-def test_cli_says_how_many_groups_are_missing(monkeypatch, capsys):
+def test_cli_says_how_many_groups_are_missing(monkeypatch, convbound):
     from verify import suite
 
     real = suite.registry()
@@ -285,7 +278,7 @@ def test_cli_says_how_many_groups_are_missing(monkeypatch, capsys):
         raise RuntimeError("simulated crash")
 
     monkeypatch.setattr(suite, "registry", lambda: {**real, "F3AST.LB.5": broken})
-    code, out, err = _cli("verify", "F3AST.LB.5", "F3AST.naive.control", "--quick", "--json", capsys=capsys)
+    code, out, err = _cli(convbound, "verify", "F3AST.LB.5", "F3AST.naive.control", "--quick", "--json")
     assert code == 1 and "1 of 2 check groups did not complete (F3AST.LB.5)" in err
     assert any(r["notes"][0].startswith("INCOMPLETE:") for r in json.loads(out) if r["id"] == "F3AST.LB.5")
 
