@@ -259,7 +259,7 @@ def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, varia
         participation=_setting_participation(pid.split(".")[2], tuple(s.name for s in symbols)),
         status=status, flags=flags, reconstructed=True,
         rate=rate,
-        prescribed=(("I", sp.simplify(sigma**2 * rho2 * pmin / (P_ * eps**2))),),
+        prescribed=(("I", sigma**2 * rho2 * pmin / (P_ * eps**2)),),  # already in simplest form (tested)
         notes=notes,
         example=EX_BASE + example,
     )

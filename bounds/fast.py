@@ -175,9 +175,21 @@ def corollary1_dominance_rounds() -> sp.Expr:
     return (m * n * K) ** 3 / D_mix**3
 
 
+def _d_mix_simplified(mm: sp.Expr, nn: sp.Expr) -> sp.Expr:
+    """D = nq + m(1-q) at m = mm, n = nn, in the form ``sp.simplify`` gives (m = n: D = m, free of q).
+
+    Written out rather than simplified when the results are built: ``sp.simplify`` costs about a
+    second of start-up (it imports sympy.physics); tests/bounds/test_registry_index.py checks
+    that both forms stay identical.
+    """
+    if mm == nn:
+        return mm
+    return nn * q - mm * (q - 1)
+
+
 def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
     """Theorem 1's hypotheses with Corollary 1's step size substituted (m, n replaced by mm, nn)."""
-    d = sp.simplify(D_mix.subs({m: mm, n: nn}, simultaneous=True))  # m = n: D = m, free of q
+    d = _d_mix_simplified(mm, nn)
     step = c * sp.sqrt(mm * nn / (R * K * d))
     same = mm == nn
     return (
