@@ -5,6 +5,7 @@ that what it says equals the built results, that asking for one key builds only 
 that plugins are still clash-checked against every built-in key (built or not).
 """
 
+import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -84,3 +85,25 @@ def test_plugin_clashing_with_an_unbuilt_module_is_refused(tmp_path):
                          cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert run.returncode == 2, run.stderr
     assert "'DFL.T1'" in run.stderr and "built-in" in run.stderr and "Traceback" not in run.stderr
+
+
+def _code(fn) -> tuple:
+    import linecache
+
+    return tuple(linecache.getlines(fn.__code__.co_filename)), fn.__code__.co_names
+
+
+def test_compiling_with_the_numpy_module_gives_the_same_functions_as_the_name():
+    from bounds.evaluate import _compiled
+
+    exprs = [e for r in all_results() for e in (*(t.expr for t in r.terms), r.rhs,
+             *(side for h in r.hypotheses for side in (h.relation.lhs, h.relation.rhs)),
+             *(e for _, e in r.prescribed))]
+    assert len(exprs) > 200
+    for expr in exprs:
+        expr = sp.sympify(expr)
+        syms = sorted(expr.free_symbols, key=lambda s: s.name)
+        by_name = sp.lambdify(syms, expr, modules="numpy")
+        _, ours = _compiled(dataclasses.replace(all_results()[0]), expr)  # a copy: a fresh cache
+        assert _code(ours) == _code(by_name), expr
+        assert all(ours.__globals__.get(n) is by_name.__globals__.get(n) for n in ours.__code__.co_names), expr
