@@ -11,9 +11,12 @@ clients chosen by any process. Notation: the paper's letters (zeta = F(x0) - F*,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term
+from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "000_cd604f43d63aca60.txt"
@@ -371,6 +374,11 @@ TOY1 = {
 Theorem 1's printed RHS is 90 eta_c^2 with every checkable hypothesis holding."""
 
 
+def builders() -> list[Callable[[], Result | list[Result]]]:
+    """One function per result, in registration order (the registry builds only what is asked for)."""
+    return [theorem1, corollary1, partial(corollary2, corrected=True), partial(corollary2, corrected=False),
+            remark2, theorem2, partial(theorem2, corrected=True), corollary3, partial(corollary3, corrected=True)]
+
+
 def results() -> list[Result]:
-    return [theorem1(), corollary1(), corollary2(corrected=True), corollary2(corrected=False), remark2(),
-            theorem2(), theorem2(corrected=True), corollary3(), corollary3(corrected=True)]
+    return build_all(builders())

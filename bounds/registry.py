@@ -6,9 +6,11 @@ ID is its default. Results of plugins
 (entry points ``convbound.results``, ``--plugin`` files, ``CONVBOUND_PLUGINS``) follow the built-ins,
 each with its ``origin`` recorded (:mod:`bounds.plugins`).
 
-A paper module is built (its sympy expressions made) only when one of its results is asked for:
-:mod:`bounds.catalogue` lists each module's keys with what ``convbound list`` shows, so `list`,
-the plugins' clash check and finding which module holds a key need no sympy at all. The catalogue
+A result is built (its sympy expressions made) only when it is asked for: a paper module may
+define ``builders()``, one function per result (or per group of results) in registration order,
+and :mod:`bounds.catalogue` lists each module's keys with what ``convbound list`` shows and the
+builder of each, so `list`, the plugins' clash check and finding what makes a key need no sympy
+at all, and `check ID` builds ID's variants only. The catalogue
 is generated from the modules (:func:`catalogue_source`); a test and every module build check
 that it is current.
 
@@ -35,28 +37,34 @@ if TYPE_CHECKING:
 __all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "summaries", "variants"]
 
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
-#: Fields of a catalogue row, in order (what `convbound list` shows of a result).
+#: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
+#: index of the function in its module's ``builders()`` that makes the result.
 SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed")
 
 _building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
 
 
 @lru_cache(maxsize=1)
-def _index() -> dict[str, str]:
-    """Built-in key -> the paper module that holds it (modules that are not installed left out)."""
-    out: dict[str, str] = {}
+def _index() -> dict[str, tuple[str, int]]:
+    """Built-in key -> the paper module that holds it and the index of its builder there (modules that
+    are not installed left out)."""
+    out: dict[str, tuple[str, int]] = {}
     for mod_name in PAPER_MODULES:
         if importlib.util.find_spec(mod_name) is None:
             continue
         for row in CATALOGUE.get(mod_name, ()):
-            out[row[0]] = mod_name
+            out[row[0]] = (mod_name, row[-1])
     return out
 
 
 @cache
-def _module(mod_name: str) -> dict[str, Result]:
-    """One paper module's results by key (built once), checked against the catalogue."""
+def _built(mod_name: str, builder: int) -> dict[str, Result]:
+    """The results one builder of a paper module makes, by key (built once), checked against the catalogue.
+
+    A module without ``builders()`` is built whole (its catalogue rows all say builder 0).
+    """
     from bounds.examples import EXAMPLES
+    from bounds.result import build_all
 
     try:
         mod = importlib.import_module(mod_name)
@@ -64,15 +72,16 @@ def _module(mod_name: str) -> dict[str, Result]:
         if exc.name == mod_name:
             return {}
         raise
+    made = build_all([mod.builders()[builder]]) if hasattr(mod, "builders") else mod.results()
     out: dict[str, Result] = {}
-    for res in mod.results():
+    for res in made:
         key = res.key
         if not res.example and key in EXAMPLES:
             res = dataclasses.replace(res, example=tuple(EXAMPLES[key].items()))
         if key in out:
             raise RuntimeError(f"duplicate result key {key}")
         out[key] = res
-    listed = [row[0] for row in CATALOGUE.get(mod_name, ())]
+    listed = [row[0] for row in CATALOGUE.get(mod_name, ()) if row[-1] == builder]
     if list(out) != listed:
         raise RuntimeError(f"bounds/catalogue.py is out of date for {mod_name} (lists {listed}, the module builds "
                            f"{list(out)}); regenerate it: python -m bounds.registry > bounds/catalogue.py")
@@ -88,13 +97,14 @@ def _builtin_rows() -> list[tuple[Any, ...]]:
 def _builtin() -> dict[str, Result]:
     """Every built-in result by key (builds every paper module)."""
     out: dict[str, Result] = {}
-    for mod_name in dict.fromkeys(_index().values()):
-        out.update(_module(mod_name))
+    for key, (mod_name, builder) in _index().items():
+        if key not in out:
+            out.update(_built(mod_name, builder))
     return out
 
 
 def _builtin_get(key: str) -> Result:
-    return _module(_index()[key])[key]
+    return _built(*_index()[key])[key]
 
 
 def _plugged() -> dict[str, Result]:
@@ -135,8 +145,8 @@ def summaries() -> list[dict[str, Any]]:
     """What `convbound list` shows of every result (``SUMMARY_FIELDS`` plus ``origin``), in registration
     order, without building the built-in results."""
     plugged = _plugged()
-    rows = [dict(zip(SUMMARY_FIELDS, row), origin=plugins.BUILT_IN) for row in _builtin_rows()]
-    rows += [dict(zip(SUMMARY_FIELDS, _summary(res)), origin=res.origin) for res in plugged.values()]
+    rows = [dict(zip(SUMMARY_FIELDS, row[:-1], strict=True), origin=plugins.BUILT_IN) for row in _builtin_rows()]
+    rows += [dict(zip(SUMMARY_FIELDS, _summary(res), strict=True), origin=res.origin) for res in plugged.values()]
     return rows
 
 
@@ -146,12 +156,17 @@ def catalogue_source() -> str:
              "", "Regenerate after changing a paper module: ``python -m bounds.registry > bounds/catalogue.py``",
              "(tests/bounds/test_registry_index.py fails while it is out of date).", '"""', "",
              "from __future__ import annotations", "", "from typing import Any", "",
-             "# per module: (key, id, variant, title, kind, paper, reconstructed) of each result, in order",
+             "# per module: (key, id, variant, title, kind, paper, reconstructed, builder) of each result, in order;",
+             "# builder: index in the module's builders() of the function that makes it (0 without builders())",
              "CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {"]
+    from bounds.result import build_all
+
     for mod_name in PAPER_MODULES:
         mod = importlib.import_module(mod_name)
         lines.append(f"    {mod_name!r}: (")
-        lines += [f"        {_summary(res)!r}," for res in mod.results()]
+        made = ([(i, r) for i, b in enumerate(mod.builders()) for r in build_all([b])] if hasattr(mod, "builders")
+                else [(0, r) for r in mod.results()])
+        lines += [f"        {(*_summary(res), i)!r}," for i, res in made]
         lines.append("    ),")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -64,11 +64,19 @@ def test_one_key_builds_only_its_module_and_list_needs_no_sympy():
         from bounds.registry import PAPER_MODULES, get, summaries
         rows = summaries()
         print("sympy" in sys.modules, len(rows))
+        import bounds.fast
+        def boom(*args, **kwargs):
+            raise RuntimeError("built")
+        bounds.fast.corollary1 = boom  # FAST.T1 must not build the other FAST results
         get("FAST.T1")
         print(sorted(m for m in PAPER_MODULES if m in sys.modules))
+        try:
+            get("FAST.C1")
+        except RuntimeError as exc:
+            print(exc)
     """)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split("\n")[:2] == [f"False {len(all_results())}", "['bounds.fast']"]
+    assert run.stdout.split("\n")[:3] == [f"False {len(all_results())}", "['bounds.fast']", "built"]
 
 
 def test_plugin_clashing_with_an_unbuilt_module_is_refused(tmp_path):
