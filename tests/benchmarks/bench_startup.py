@@ -1,4 +1,4 @@
-"""Start-up time and peak memory of `convbound --help`, `list`, `check` beside `python -c "import sympy"`.
+"""Start-up time and peak memory of `convbound --help`, `list`, `show`, `check` beside `python -c "import sympy"`.
 
 Run: ``PYTHONPATH=. python tests/benchmarks/bench_startup.py [--repeats 7]`` from the repository root.
 Each command runs ``repeats`` times in a fresh interpreter; the table gives the median and the
@@ -21,6 +21,7 @@ COMMANDS = {
     'python -c "import sympy"': [sys.executable, "-c", "import sympy"],
     "convbound --help": [*CLI, "--help"],
     "convbound list": [*CLI, "list"],
+    "convbound show FAST.T1": [*CLI, "show", "FAST.T1"],
     "convbound check FAST.T1 ...": [*CLI, "check", "FAST.T1", *T1],
 }
 
