@@ -8,9 +8,11 @@ encoded: every constant (L, sigma_L, f(w_0) - f*, ...) is hidden in the O's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term
+from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "002_64b3fc4e83f014cc.txt"
@@ -85,5 +87,10 @@ def theorem1() -> Result:
     )
 
 
+def builders() -> list[Callable[[], Result | list[Result]]]:
+    """One function per result, in registration order."""
+    return [theorem1]
+
+
 def results() -> list[Result]:
-    return [theorem1()]
+    return build_all(builders())

@@ -179,7 +179,10 @@ def _compiled(result: Result, expr: sp.Expr):
     # Keyed by the expression: equal expressions share one function, different ones never do.
     if expr not in result._cache:
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
-        fn = sp.lambdify(syms, expr, modules="numpy")
+        # The numpy module itself, not the name "numpy": the same NumPy printer and the same numpy
+        # functions, without sympy's `from numpy import *` (which loads numpy.f2py, testing, ma, ...:
+        # about 0.3 s of every `check`). tests/bounds/test_registry_index.py compares the two.
+        fn = sp.lambdify(syms, expr, modules=np)
         result._cache[expr] = ([s.name for s in syms], fn)
     return result._cache[expr]
 

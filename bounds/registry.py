@@ -6,6 +6,14 @@ ID is its default. Results of plugins
 (entry points ``convbound.results``, ``--plugin`` files, ``CONVBOUND_PLUGINS``) follow the built-ins,
 each with its ``origin`` recorded (:mod:`bounds.plugins`).
 
+A result is built (its sympy expressions made) only when it is asked for: a paper module may
+define ``builders()``, one function per result (or per group of results) in registration order,
+and :mod:`bounds.catalogue` lists each module's keys with what ``convbound list`` shows and the
+builder of each, so `list`, the plugins' clash check and finding what makes a key need no sympy
+at all, and `check ID` builds ID's variants only. The catalogue
+is generated from the modules (:func:`catalogue_source`); a test and every module build check
+that it is current.
+
 >>> from bounds.registry import get
 >>> get("FAST.T1").origin
 'built-in'
@@ -15,24 +23,94 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from functools import lru_cache
+import importlib.util
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from bounds import plugins
+from bounds.catalogue import CATALOGUE
 from bounds.errors import UserInputError, unknown
-from bounds.examples import EXAMPLES
-from bounds.result import Result
 
-__all__ = ["PAPER_MODULES", "all_results", "get", "ids", "variants"]
+if TYPE_CHECKING:
+    from bounds.result import Result
+
+__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "summaries", "variants"]
 
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
-
+#: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
+#: index of the function in its module's ``builders()`` that makes the result.
+SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed")
 
 _building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
 
 
-def _registry() -> dict[str, Result]:
+@lru_cache(maxsize=1)
+def _index() -> dict[str, tuple[str, int]]:
+    """Built-in key -> the paper module that holds it and the index of its builder there (modules that
+    are not installed left out)."""
+    out: dict[str, tuple[str, int]] = {}
+    for mod_name in PAPER_MODULES:
+        if importlib.util.find_spec(mod_name) is None:
+            continue
+        for row in CATALOGUE.get(mod_name, ()):
+            out[row[0]] = (mod_name, row[-1])
+    return out
+
+
+@cache
+def _built(mod_name: str, builder: int) -> dict[str, Result]:
+    """The results one builder of a paper module makes, by key (built once), checked against the catalogue.
+
+    A module without ``builders()`` is built whole (its catalogue rows all say builder 0).
+    """
+    from bounds.examples import EXAMPLES
+    from bounds.result import build_all
+
+    try:
+        mod = importlib.import_module(mod_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == mod_name:
+            return {}
+        raise
+    made = build_all([mod.builders()[builder]]) if hasattr(mod, "builders") else mod.results()
+    out: dict[str, Result] = {}
+    for res in made:
+        key = res.key
+        if not res.example and key in EXAMPLES:
+            res = dataclasses.replace(res, example=tuple(EXAMPLES[key].items()))
+        if key in out:
+            raise RuntimeError(f"duplicate result key {key}")
+        out[key] = res
+    listed = [row[0] for row in CATALOGUE.get(mod_name, ()) if row[-1] == builder]
+    if list(out) != listed:
+        raise RuntimeError(f"bounds/catalogue.py is out of date for {mod_name} (lists {listed}, the module builds "
+                           f"{list(out)}); regenerate it: python -m bounds.registry > bounds/catalogue.py")
+    return out
+
+
+def _builtin_rows() -> list[tuple[Any, ...]]:
+    """Catalogue rows of the installed paper modules, in registration order."""
+    index = _index()
+    return [row for mod_name in PAPER_MODULES for row in CATALOGUE.get(mod_name, ()) if row[0] in index]
+
+
+def _builtin() -> dict[str, Result]:
+    """Every built-in result by key (builds every paper module)."""
+    out: dict[str, Result] = {}
+    for key, (mod_name, builder) in _index().items():
+        if key not in out:
+            out.update(_built(mod_name, builder))
+    return out
+
+
+def _builtin_get(key: str) -> Result:
+    return _built(*_index()[key])[key]
+
+
+def _plugged() -> dict[str, Result]:
+    """Results of plugins by key, merged after the built-ins (a clash with a built-in key is refused)."""
     if _building:
-        return _builtin()
+        return {}
     _building.append(True)
     try:
         return _merged(plugins.state())
@@ -42,10 +120,14 @@ def _registry() -> dict[str, Result]:
 
 @lru_cache(maxsize=4)
 def _merged(token: tuple[str, ...]) -> dict[str, Result]:
-    return plugins.merge("results", _builtin(), key=_plugin_key, tag=_tag)
+    builtin_keys = _index()
+    merged = plugins.merge("results", dict.fromkeys(builtin_keys), key=_plugin_key, tag=_tag)
+    return {k: v for k, v in merged.items() if k not in builtin_keys}
 
 
 def _plugin_key(res: Result) -> str:
+    from bounds.result import Result
+
     if not isinstance(res, Result):
         raise UserInputError(f"results() returned a {type(res).__name__}, not a bounds.Result")
     return res.key
@@ -55,39 +137,63 @@ def _tag(res: Result, origin: str) -> Result:
     return dataclasses.replace(res, origin=origin)
 
 
-@lru_cache(maxsize=1)
-def _builtin() -> dict[str, Result]:
-    out: dict[str, Result] = {}
+def _summary(res: Result) -> tuple[Any, ...]:
+    return (res.key, res.id, res.variant, res.title, res.kind.value, res.paper, res.reconstructed)
+
+
+def summaries() -> list[dict[str, Any]]:
+    """What `convbound list` shows of every result (``SUMMARY_FIELDS`` plus ``origin``), in registration
+    order, without building the built-in results."""
+    plugged = _plugged()
+    rows = [dict(zip(SUMMARY_FIELDS, row[:-1], strict=True), origin=plugins.BUILT_IN) for row in _builtin_rows()]
+    rows += [dict(zip(SUMMARY_FIELDS, _summary(res), strict=True), origin=res.origin) for res in plugged.values()]
+    return rows
+
+
+def catalogue_source() -> str:
+    """The text of bounds/catalogue.py for the paper modules as they are now (builds every one)."""
+    lines = ['"""What `convbound list` shows of each built-in result, by paper module (generated; do not edit).',
+             "", "Regenerate after changing a paper module: ``python -m bounds.registry > bounds/catalogue.py``",
+             "(tests/bounds/test_registry_index.py fails while it is out of date).", '"""', "",
+             "from __future__ import annotations", "", "from typing import Any", "",
+             "# per module: (key, id, variant, title, kind, paper, reconstructed, builder) of each result, in order;",
+             "# builder: index in the module's builders() of the function that makes it (0 without builders())",
+             "CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {"]
+    from bounds.result import build_all
+
     for mod_name in PAPER_MODULES:
-        try:
-            mod = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod_name:
-                continue
-            raise
-        for res in mod.results():
-            key = res.key
-            if not res.example and key in EXAMPLES:
-                res = dataclasses.replace(res, example=tuple(EXAMPLES[key].items()))
-            if key in out:
-                raise RuntimeError(f"duplicate result key {key}")
-            out[key] = res
-    return out
+        mod = importlib.import_module(mod_name)
+        lines.append(f"    {mod_name!r}: (")
+        made = ([(i, r) for i, b in enumerate(mod.builders()) for r in build_all([b])] if hasattr(mod, "builders")
+                else [(0, r) for r in mod.results()])
+        lines += [f"        {(*_summary(res), i)!r}," for i, res in made]
+        lines.append("    ),")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
 
 
 def all_results() -> list[Result]:
     """Every variant of every result, in registration order."""
-    return list(_registry().values())
+    return [*_builtin().values(), *_plugged().values()]
+
+
+def _ids(plugged: dict[str, Result]) -> list[str]:
+    return list(dict.fromkeys([row[1] for row in _builtin_rows()] + [r.id for r in plugged.values()]))
 
 
 def ids() -> list[str]:
     """Distinct result IDs in order."""
-    return list(dict.fromkeys(r.id for r in all_results()))
+    return _ids(_plugged())
+
+
+def _variants(result_id: str, plugged: dict[str, Result]) -> list[Result]:
+    keys = [row[0] for row in _builtin_rows() if row[1] == result_id]
+    return [_builtin_get(k) for k in keys] + [r for r in plugged.values() if r.id == result_id]
 
 
 def variants(result_id: str) -> list[Result]:
     """All variants of one ID (default first)."""
-    found = [r for r in all_results() if r.id == result_id]
+    found = _variants(result_id, _plugged())
     if not found:
         raise unknown("result ID", result_id, ids())
     return found
@@ -95,15 +201,22 @@ def variants(result_id: str) -> list[Result]:
 
 def get(key: str) -> Result:
     """A result by ``ID`` (its default variant) or ``ID@variant``; unknown keys get close matches."""
-    reg = _registry()
-    if key in reg:
-        return reg[key]
+    plugged = _plugged()
+    if key in _index():
+        return _builtin_get(key)
+    if key in plugged:
+        return plugged[key]
     base, at, variant = key.partition("@")
-    found = [r for r in reg.values() if r.id == base]
+    found = _variants(base, plugged)
     if found and at and not variant:
         raise UserInputError(f"{key!r} names no variant after '@'; valid: {', '.join(r.key for r in found)}")
     if found and not variant:
         return found[0]
     if found:
         raise unknown(f"variant of {base}", variant, [r.variant for r in found])
-    raise unknown("result ID", key, list(dict.fromkeys([r.id for r in reg.values()] + list(reg))))
+    keys = [row[0] for row in _builtin_rows()]
+    raise unknown("result ID", key, list(dict.fromkeys(_ids(plugged) + keys + list(plugged))))
+
+
+if __name__ == "__main__":
+    print(catalogue_source(), end="")

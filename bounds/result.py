@@ -289,3 +289,12 @@ class Result:
         from bounds.render import result_to_dict
 
         return result_to_dict(self)
+
+
+def build_all(builders: list[Callable[[], Result | list[Result]]]) -> list[Result]:
+    """Every result a paper module's ``builders()`` make, in order (a builder may make several)."""
+    out: list[Result] = []
+    for build in builders:
+        made = build()
+        out += made if isinstance(made, list) else [made]
+    return out

@@ -46,10 +46,10 @@ def register(cli: click.Group) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_cmd(as_json: bool) -> None:
     """Every encoded result: ID, paper, kind, title (variants as ID@variant)."""
-    from bounds import all_results
+    from bounds.registry import summaries  # from the catalogue: builds no result, loads no sympy
 
-    rows: list[dict[str, Any]] = [{"id": r.id, "key": r.key, "paper": r.paper, "kind": r.kind.value, "title": r.title,
-             "variant": r.variant, "reconstructed": r.reconstructed, "origin": r.origin} for r in all_results()]
+    fields = ("id", "key", "paper", "kind", "title", "variant", "reconstructed", "origin")
+    rows: list[dict[str, Any]] = [{f: s[f] for f in fields} for s in summaries()]
     if as_json:
         echo_json(rows)
         return
