@@ -48,14 +48,20 @@ def _row(*cells) -> str:
     return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
 
 
-def audit_html(rec: Mapping[str, Any], title: str = "Participation audit") -> str:
-    """A self-contained HTML fragment (section) for one audit record."""
+def audit_html(rec: Mapping[str, Any], title: str = "Participation audit", *, ident: str = "audit",
+               heading: str = "h2", source: str | None = None) -> str:
+    """A self-contained HTML fragment (section) for one audit record.
+
+    ``ident``, ``heading``: the section's HTML id and heading level (several audits in one report need
+    distinct ids, and sit under one ``h2``); ``source``: where the record came from, shown under the title.
+    """
     m, v, b, lg = rec["availability_model"], rec["variance"], rec["bias"], rec["log"]
     ids = rec["rates"]["client_ids"]
     img = audit_figures(rec)[0]
     status = {True: "met", False: "not met", None: "unverified"}
     missing = f", {lg['missing_pairs']} missing pairs (counted unavailable)" if lg["missing_pairs"] else ""
-    parts = [f'<section id="audit"><h2>{html.escape(title)}</h2>',
+    parts = [f'<section id="{html.escape(ident)}"><{heading}>{html.escape(title)}</{heading}>',
+             *([f'<p class="meta">{html.escape(source)}</p>'] if source else []),
              f"<p>Log {html.escape(str(lg['source']))}: {lg['rows']} rows, {lg['rounds']} rounds, "
              f"{lg['clients']} clients{missing}.</p>",
              f'<figure><img alt="{html.escape(img.caption)}" src="data:image/png;base64,'

@@ -11,9 +11,14 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "participation": {"name", "weights": [[client x round]]} | None,
      "verifications": [Verification.to_dict() ...],
      "expected_controls": [ids] | None,
+     "searches":    [{"source": text, "record": falsify SearchRecord.to_dict()}],
+     "worst_cases": [{"source": text, "record": verify.pep WorstCase.to_dict()}],
+     "audits":      [{"source": text, "record": verify.audit AuditRecord.to_dict()}],
      "sections_failed": {section: reason}}
 
-Nothing here imports torch, bounds or verify: a saved results.json renders on its own.
+``source`` says where a record came from: computed live by the suite, or ``report --include FILE``
+(see ``reports.records``). Nothing here imports torch, bounds or verify: a saved results.json renders
+on its own.
 """
 
 from __future__ import annotations

@@ -72,6 +72,12 @@ def _check_document(doc: Mapping[str, Any]) -> None:
     for i, c in enumerate(controls or []):
         if not isinstance(c, str):
             raise _Bad(f"field 'expected_controls[{i}]' is {_kind(c)}; expected a check ID (text)")
+    from reports.records import BadRecord, check_entries
+
+    try:
+        check_entries(doc)
+    except BadRecord as exc:
+        raise _Bad(str(exc)) from None
     region = doc.get("region")
     if region:
         _field(region, "vertices", list, "region.", optional=True)
