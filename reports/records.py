@@ -36,8 +36,9 @@ class BadRecord(Exception):
 def kind_of(data: Any) -> str | None:
     """The document key a record belongs under (``searches`` | ``worst_cases`` | ``audits``), or None.
 
-    Worst cases and audits carry ``"kind"``; a search record has none, so it is known by the fields
-    only ``SearchRecord.to_dict()`` writes together (``optimiser``, ``confirmation``, ``trace``).
+    Worst cases and audits carry ``"kind"``; a search record has none, so it is known by ``id`` with
+    ``optimiser``, which only ``SearchRecord.to_dict()`` writes (its other fields are then checked, so
+    a partial search is refused as such).
     """
     if not isinstance(data, Mapping):
         return None
@@ -45,7 +46,7 @@ def kind_of(data: Any) -> str | None:
         return "worst_cases"
     if data.get("kind") == "audit":
         return "audits"
-    if "kind" not in data and {"optimiser", "confirmation", "trace"} <= set(data):
+    if "kind" not in data and {"id", "optimiser"} <= set(data):
         return "searches"
     return None
 
@@ -134,8 +135,8 @@ def _check_search(r: Mapping[str, Any], w: str) -> None:
     _get(best, "point", Mapping, w + ".best")
     _get(r, "default", Mapping, w)
     c = _get(r, "confirmation", Mapping, w)
-    for name in ("verdict",):
-        _get(c, name, str, w + ".confirmation")
+    if c or not r.get("interrupted"):  # a search interrupted before its confirmation has an empty one
+        _get(c, "verdict", str, w + ".confirmation")
     for name in ("lhs", "rhs", "ratio"):
         _number_or_null(c, name, w + ".confirmation")
     for name in ("ci", "ratio_ci"):
