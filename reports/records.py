@@ -264,7 +264,10 @@ def _numbers(values: list, where: str) -> None:
 
 
 def _texts(obj: Mapping[str, Any], name: str, where: str) -> None:
-    for i, x in enumerate(obj.get(name) or []):
+    values = obj.get(name)
+    if values is not None and not isinstance(values, list):
+        raise BadRecord(f"field '{where}.{name}' is {_kind(values)}; expected a list of text")
+    for i, x in enumerate(values or []):
         if not isinstance(x, str):
             raise BadRecord(f"field '{where}.{name}[{i}]' is {_kind(x)}; expected text")
 

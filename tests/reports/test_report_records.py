@@ -213,3 +213,50 @@ def test_the_suite_solves_fast_t2s_tightness_live():
     assert "computed live by convbound report" in page and "0.9934" in page
     # an --only that does not name FAST.T2 leaves the worst case out
     assert collect(quick=True, only=["FAST.T1"], sections=("worst_cases",))["worst_cases"] == []
+
+
+def _leaves(obj, path=()):
+    """Every (path, value) inside a record: the places a hand edit can break."""
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for k, v in items:
+        yield path + (k,), v
+        yield from _leaves(v, path + (k,))
+
+
+def test_edited_records_are_refused_in_one_line_or_render(tmp_path, audit_case):
+    """Seeded edits anywhere in each record: refused with one line, or rendered to HTML and PDF without error."""
+    import random
+
+    from bounds.errors import UserInputError
+    from reports.build import write_report
+    from reports.records import add_entries, load_include
+
+    rng = random.Random(20261123)
+    base = {"schema": "convbound.report/1", "title": "edited records", "results": [], "verifications": [],
+            "sections_failed": {}, "environment": {"packages": {}}}
+    outcomes = {"refused": 0, "rendered": 0}
+    for name, rec in (("search", search_record()), ("wc", worst_case_record()), ("audit", audit_case[0])):
+        paths = [p for p, _ in _leaves(rec)]
+        for i in range(12):
+            edited = copy.deepcopy(rec)
+            path = rng.choice(paths)
+            parent = edited
+            for p in path[:-1]:
+                parent = parent[p]
+            if isinstance(parent, dict) and rng.random() < 0.3:
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = rng.choice([None, "x", 7, -1.5, True, [], {}, [None]])
+            file = write(tmp_path / f"{name}{i}.json", edited)
+            try:
+                included = [load_include(file)]
+            except UserInputError as exc:
+                assert "\n" not in str(exc) and file in str(exc)
+                outcomes["refused"] += 1
+                continue
+            doc = copy.deepcopy(base)
+            add_entries(doc, included)
+            write_report(doc, tmp_path / f"out-{name}{i}")
+            assert (tmp_path / f"out-{name}{i}" / "report.pdf").stat().st_size > 0
+            outcomes["rendered"] += 1
+    assert outcomes["refused"] > 0 and outcomes["rendered"] > 0, outcomes  # both paths were exercised
