@@ -66,20 +66,20 @@ def audit_html(rec: Mapping[str, Any], title: str = "Participation audit", *, id
              f"{lg['clients']} clients{missing}.</p>",
              f'<figure><img alt="{html.escape(img.caption)}" src="data:image/png;base64,'
              f'{base64.b64encode(img.png).decode()}"><figcaption>{html.escape(img.caption)}</figcaption></figure>',
-             "<table><tr><th>availability model (BIC)</th><th>BIC</th><th>parameters</th></tr>"]
+             '<div class="scroll"><table><tr><th>availability model (BIC)</th><th>BIC</th><th>parameters</th></tr>']
     parts += [_row(c["kind"] + ("" if c["period"] is None else f" (P={c['period']})") + (" chosen" if c["kind"] == m["kind"] else ""),
                    f"{c['bic']:.6g}", c["n_params"]) for c in m["candidates"]]
     g = m["goodness_of_fit"]
-    parts.append(f"</table><p>Goodness of fit: {html.escape(gof_text(g))} ({html.escape(g['cells'])}).</p>")
+    parts.append(f"</table></div><p>Goodness of fit: {html.escape(gof_text(g))} ({html.escape(g['cells'])}).</p>")
     flagged = ", ".join(str(ids[i]) for i in b["flagged"][:20]) + (" ..." if len(b["flagged"]) > 20 else "")
     parts.append(f"<p>Bias test against {html.escape(rec['target']['text'])} ({html.escape(b['method'])}, FDR {b['alpha']:g}): "
                  f"{len(b['flagged'])} client(s) flagged{': ' + html.escape(flagged) if flagged else ''}; "
                  f"{len(b['under_served'])} under-served.</p>")
     parts.append(f"<p>Variance price ({v['objective']}): H(realised r) = {v['H_realised']:.6g}, H(r*) = {v['H_rstar']:.6g}, "
                  f"ratio {v['ratio']:.4g}; max |r - r*| = {v['max_abs_dev_rstar']:.4g}.</p>")
-    parts.append("<table><tr><th>check</th><th>results</th><th>status</th><th>evidence</th></tr>")
+    parts.append('<div class="scroll"><table><tr><th>check</th><th>results</th><th>status</th><th>evidence</th></tr>')
     parts += [_row(c["check"], ", ".join(c["results"]), status[c["status"]], c["reason"]) for c in rec["checks"]]
-    parts.append("</table></section>")
+    parts.append("</table></div></section>")
     return "\n".join(parts)
 
 

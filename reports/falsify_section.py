@@ -133,7 +133,7 @@ def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
         if sources:
             parts.append(f'<p class="meta">{e(sources[i])} · {e(str(s.get("optimiser")))}, seed {e(str(s.get("seed")))}, '
                          f"stopped by {e(str(s.get('stopped_by')))}</p>")
-        parts.append("<table>"
+        parts.append('<div class="scroll"><table>'
                      f"<tr><th>hand-picked ratio</th><td>{fmt(s['hand_picked_ratio'])} "
                      f"<span class=\"meta\">({e(s['hand_picked_source'])})</span></td></tr>"
                      f"<tr><th>searched ratio</th><td>{fmt(s['searched_ratio'])} [{fmt(rci[0])}, {fmt(rci[1])}] "
@@ -141,10 +141,10 @@ def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
                      f"<tr><th>verdict</th><td>{e(str(s['verdict']))}: LHS {fmt(s['lhs'])} "
                      f"[{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}</td></tr>"
                      f"<tr><th>points tried</th><td>{s['evaluations']} ({s['admissible']} admissible)</td></tr>"
-                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table>")
+                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table></div>")
         if figures and s["trace"]:
             uri = "data:image/png;base64," + base64.b64encode(trace_png(s)).decode()
-            parts.append(f'<img alt="search trace of {e(s["id"])}" src="{uri}">')
+            parts.append(f'<figure><img alt="search trace of {e(s["id"])}" src="{uri}"></figure>')
         parts += [f"<p>{e(n)}</p>" for n in s["notes"]]
     parts.append("</section>")
     return "\n".join(parts)

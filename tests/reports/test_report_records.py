@@ -260,3 +260,24 @@ def test_edited_records_are_refused_in_one_line_or_render(tmp_path, audit_case):
             assert (tmp_path / f"out-{name}{i}" / "report.pdf").stat().st_size > 0
             outcomes["rendered"] += 1
     assert outcomes["refused"] > 0 and outcomes["rendered"] > 0, outcomes  # both paths were exercised
+
+
+@pytest.mark.browser
+def test_the_included_sections_load_in_chromium_and_fit_a_phone(built):
+    from report_browser import IMAGES_LOADED, Browser
+
+    _, out, _ = built
+    url = (out / "index.html").resolve().as_uri()
+    with Browser() as b:
+        b.open(url)
+        desk = b.evaluate(IMAGES_LOADED)
+        assert b.errors() == []
+        # the search trace and the audit figure are drawn into their own sections
+        drawn = b.evaluate("['#falsify', '#audits'].map(s => Array.from(document.querySelectorAll(s + ' img'))"
+                           ".filter(i => i.complete && i.naturalWidth > 100).length)")
+        b.open(url, width=390, height=844, mobile=True)
+        phone = b.evaluate(IMAGES_LOADED)
+        assert b.errors() == []
+    assert desk["broken"] == [] and phone["broken"] == []
+    assert drawn == [1, 1]
+    assert phone["width"] <= phone["viewport"] + 1  # tables scroll inside their box; nothing wider than a phone
