@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.document import fmt
+from reports.document import anchor, fmt
 
 __all__ = ["falsify_sections", "render_html", "render_markdown", "trace_figure", "trace_png"]
 
@@ -128,7 +128,7 @@ def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
         ci = s.get("ci") or [None, None]
         rci = s.get("ratio_ci") or [None, None]
         # two searches of the same result (e.g. two optimisers) need distinct anchors
-        ident = f"falsify-{s['id']}" + (f"-{i + 1}" if any(t["id"] == s["id"] for t in sections[:i]) else "")
+        ident = anchor("falsify", s["id"]) + (f"-{i + 1}" if any(t["id"] == s["id"] for t in sections[:i]) else "")
         parts.append(f'<h3 id="{e(ident)}">{e(s["id"])}</h3>')
         if sources:
             parts.append(f'<p class="meta">{e(sources[i])} · {e(str(s.get("optimiser")))}, seed {e(str(s.get("seed")))}, '

@@ -31,6 +31,8 @@ def test_quick_report_writes_every_section(quick_report):
     doc = json.loads((out / "results.json").read_text())
     assert doc["sections_failed"] == {}
     assert doc["results"] and doc["region"] and doc["large_n"] and doc["sampler"] and doc["participation"]
+    (live,) = doc["worst_cases"]  # one exact worst case, solved by the suite itself
+    assert live["source"].startswith("computed live") and live["record"]["certificate"]["status"] == "certified"
     kinds = {v["kind"] for v in doc["verifications"]}
     assert {"certificate", "control"} <= kinds
     assert any(v["control"] for v in doc["verifications"])

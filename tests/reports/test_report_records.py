@@ -104,6 +104,9 @@ def test_each_kind_has_its_section_with_the_records_numbers(built, audit_case):
     s = search_record()
     assert fmt(2.2e-4 / 1.0e-4) in page and fmt(0.0625) in page and "violated" in page
     assert f"included from {files[0]}" in page and "het = 0.135" in page
+    # a confirmed violation is a finding noticed at the top, linked to its search
+    assert 'href="#falsify-FAST-T2-corrected">Finding: the search on FAST.T2@corrected' in page
+    assert 'id="falsify-FAST-T2-corrected"' in page
     # worst case: its value and FAST.T2's tightness = value / (e^{-KR eta mu} + 8 K eta zeta^2 / mu)
     assert fmt(WC_VALUE, 8) in page and fmt(WC_VALUE / fast_t2_bound(WC)) == "0.9934" and "0.9934" in page
     assert f"included from {files[1]}" in page
@@ -281,3 +284,20 @@ def test_the_included_sections_load_in_chromium_and_fit_a_phone(built):
     assert desk["broken"] == [] and phone["broken"] == []
     assert drawn == [1, 1]
     assert phone["width"] <= phone["viewport"] + 1  # tables scroll inside their box; nothing wider than a phone
+
+
+def test_findings_of_included_records_are_noticed_at_the_top():
+    from reports.document import alerts
+
+    doc = fixture_doc()
+    unbacked = {**worst_case_record(), "certificate": {"status": "failed"}}
+    held = copy.deepcopy(search_record())
+    held["confirmation"].update(verdict="holds", ratio=0.5)
+    audit = {"log": {"source": "fl.csv"}, "checks": [{"check": "fast", "status": False, "reason": "no snapshots"},
+                                                      {"check": "region", "status": True, "reason": ""}]}
+    doc.update(worst_cases=[{"source": "s", "record": worst_case_record()}, {"source": "s", "record": unbacked}],
+               searches=[{"source": "s", "record": held}], audits=[{"source": "s", "record": audit}])
+    notices = [a for a in alerts(doc) if a.level == "notice"]
+    assert [a.anchor for a in notices] == ["worst-cases", "audit-1"]  # a search that holds is no finding
+    assert "status: failed" in notices[0].message and "'fast' is not met (no snapshots)" in notices[1].message
+    assert all(a.level != "alert" for a in alerts(doc) if a.anchor in ("worst-cases", "audit-1"))
