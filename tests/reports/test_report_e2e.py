@@ -43,6 +43,16 @@ def test_quick_report_writes_every_section(quick_report):
     assert elapsed < 2 * QUICK_BUDGET_S, f"--quick took {elapsed:.0f} s"
 
 
+def test_quick_report_renders_again_from_its_results_json(quick_report, tmp_path):
+    out, code, _ = quick_report
+    assert code == 0
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--from-json", str(out / "results.json"), "--out", str(tmp_path / "again")])
+    assert exc.value.code == 0
+    first, again = (json.loads((d / "results.json").read_text()) for d in (out, tmp_path / "again"))
+    assert again["verifications"] == first["verifications"] and again["worst_cases"] == first["worst_cases"]
+
+
 def test_quick_report_page_and_pdf(quick_report, tmp_path):
     out, code, _ = quick_report
     assert code == 0
