@@ -237,7 +237,7 @@ def fmt(x: Any, digits: int = 4) -> str:
 
 def ci_label(v: Mapping[str, Any]) -> str:
     """'99% CI' from the check's confidence level (instance.level), '95% CI' when not recorded."""
-    level = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
+    level: Any = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
     try:
         return f"{float(level) * 100:g}% CI"
     except (TypeError, ValueError):

@@ -55,8 +55,7 @@ def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None
     for f in figures:
         by_anchor.setdefault(f.anchor, []).append({"id": f.id, "caption": f.caption, "src": data_uri(f.png)})
     rows = summary_rows(doc)
-    css = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates")).loader.get_source(
-        jinja2.Environment(), "report.css")[0]
+    css = jinja2.PackageLoader("reports", "templates").get_source(jinja2.Environment(), "report.css")[0]
     return _env().get_template("report.html.j2").render(
         doc=doc, rows=rows, counts=verdict_counts, alerts=alerts(doc), figures=by_anchor, css=css,
         records=record_sections(doc),

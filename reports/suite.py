@@ -181,7 +181,7 @@ def participation_section(seed: int) -> dict[str, Any]:
     from quadratics.participation import cyclic
 
     c = PATTERN
-    pattern = cyclic(c["M"], c["S"], c["P"], c["groups"])
+    pattern: Any = cyclic(c["M"], c["S"], c["P"], c["groups"])
     w = np.stack([pattern.weights(seed, r, 1)[0] for r in range(c["rounds"])], axis=1)  # [M, rounds]
     return {
         "name": pattern.name,
@@ -241,6 +241,7 @@ def check_only(words: list[str]) -> None:
     import bounds
 
     keys = {r.key for r in bounds.all_results()} | set(bounds.ids())
+    suite: Any
     try:
         from verify import suite
     except ImportError:
