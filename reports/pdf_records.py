@@ -84,7 +84,7 @@ def _worst_cases(k: Any, doc: Mapping[str, Any]) -> None:
                 c.get("hypotheses_hold")]
             tight.append(f"<b>{escape(c['key'])}</b> ({escape(c['covers'])}): worst / bound = "
                          f"<b>{fmt(c.get('ratio'))}</b> (bound {fmt(c.get('bound'))}; {hyp})")
-        rows.append([P(f"{escape(r['method'])}<br/>{escape(p['measure'])}<br/><i>{escape(e['source'])}</i>", cell),
+        rows.append([P(f"{len(rows)}. {escape(r['method'])}<br/>{escape(p['measure'])}", cell),
                      P(escape(", ".join(params)), cell),
                      P(f"<b>{fmt(r['value'], 8)}</b><br/>primal {fmt(r['primal_value'], 8)}", cell),
                      P(f"{escape(r['solver'])}: {escape(r['solver_status'])}", cell),
@@ -93,6 +93,8 @@ def _worst_cases(k: Any, doc: Mapping[str, Any]) -> None:
                      P("<br/>".join(tight) or "no encoded result covers this setting", cell)])
     mm = k.mm
     k.story.append(k.grid(rows, [22 * mm, 30 * mm, 22 * mm, 20 * mm, 22 * mm, 12 * mm, k.width - 128 * mm]))
+    # sources are long (a path, or the solver of a live solve): one line each under the table, by row number
+    k.story += [P(f"{i}. {escape(e['source'])}", small) for i, e in enumerate(doc["worst_cases"], 1)]
     if reasons:
         k.story.append(P("Why each compared result applies:", small))
         k.story += [P("• " + escape(x), small) for x in reasons]
