@@ -48,32 +48,38 @@ def _row(*cells) -> str:
     return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
 
 
-def audit_html(rec: Mapping[str, Any], title: str = "Participation audit") -> str:
-    """A self-contained HTML fragment (section) for one audit record."""
+def audit_html(rec: Mapping[str, Any], title: str = "Participation audit", *, ident: str = "audit",
+               heading: str = "h2", source: str | None = None) -> str:
+    """A self-contained HTML fragment (section) for one audit record.
+
+    ``ident``, ``heading``: the section's HTML id and heading level (several audits in one report need
+    distinct ids, and sit under one ``h2``); ``source``: where the record came from, shown under the title.
+    """
     m, v, b, lg = rec["availability_model"], rec["variance"], rec["bias"], rec["log"]
     ids = rec["rates"]["client_ids"]
     img = audit_figures(rec)[0]
     status = {True: "met", False: "not met", None: "unverified"}
     missing = f", {lg['missing_pairs']} missing pairs (counted unavailable)" if lg["missing_pairs"] else ""
-    parts = [f'<section id="audit"><h2>{html.escape(title)}</h2>',
+    parts = [f'<section id="{html.escape(ident)}"><{heading}>{html.escape(title)}</{heading}>',
+             *([f'<p class="meta">{html.escape(source)}</p>'] if source else []),
              f"<p>Log {html.escape(str(lg['source']))}: {lg['rows']} rows, {lg['rounds']} rounds, "
              f"{lg['clients']} clients{missing}.</p>",
              f'<figure><img alt="{html.escape(img.caption)}" src="data:image/png;base64,'
              f'{base64.b64encode(img.png).decode()}"><figcaption>{html.escape(img.caption)}</figcaption></figure>',
-             "<table><tr><th>availability model (BIC)</th><th>BIC</th><th>parameters</th></tr>"]
+             '<div class="scroll"><table><tr><th>availability model (BIC)</th><th>BIC</th><th>parameters</th></tr>']
     parts += [_row(c["kind"] + ("" if c["period"] is None else f" (P={c['period']})") + (" chosen" if c["kind"] == m["kind"] else ""),
                    f"{c['bic']:.6g}", c["n_params"]) for c in m["candidates"]]
     g = m["goodness_of_fit"]
-    parts.append(f"</table><p>Goodness of fit: {html.escape(gof_text(g))} ({html.escape(g['cells'])}).</p>")
+    parts.append(f"</table></div><p>Goodness of fit: {html.escape(gof_text(g))} ({html.escape(g['cells'])}).</p>")
     flagged = ", ".join(str(ids[i]) for i in b["flagged"][:20]) + (" ..." if len(b["flagged"]) > 20 else "")
     parts.append(f"<p>Bias test against {html.escape(rec['target']['text'])} ({html.escape(b['method'])}, FDR {b['alpha']:g}): "
                  f"{len(b['flagged'])} client(s) flagged{': ' + html.escape(flagged) if flagged else ''}; "
                  f"{len(b['under_served'])} under-served.</p>")
     parts.append(f"<p>Variance price ({v['objective']}): H(realised r) = {v['H_realised']:.6g}, H(r*) = {v['H_rstar']:.6g}, "
                  f"ratio {v['ratio']:.4g}; max |r - r*| = {v['max_abs_dev_rstar']:.4g}.</p>")
-    parts.append("<table><tr><th>check</th><th>results</th><th>status</th><th>evidence</th></tr>")
+    parts.append('<div class="scroll"><table><tr><th>check</th><th>results</th><th>status</th><th>evidence</th></tr>')
     parts += [_row(c["check"], ", ".join(c["results"]), status[c["status"]], c["reason"]) for c in rec["checks"]]
-    parts.append("</table></section>")
+    parts.append("</table></div></section>")
     return "\n".join(parts)
 
 

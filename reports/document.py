@@ -11,9 +11,14 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "participation": {"name", "weights": [[client x round]]} | None,
      "verifications": [Verification.to_dict() ...],
      "expected_controls": [ids] | None,
+     "searches":    [{"source": text, "record": falsify SearchRecord.to_dict()}],
+     "worst_cases": [{"source": text, "record": verify.pep WorstCase.to_dict()}],
+     "audits":      [{"source": text, "record": verify.audit AuditRecord.to_dict()}],
      "sections_failed": {section: reason}}
 
-Nothing here imports torch, bounds or verify: a saved results.json renders on its own.
+``source`` says where a record came from: computed live by the suite, or ``report --include FILE``
+(see ``reports.records``). Nothing here imports torch, bounds or verify: a saved results.json renders
+on its own.
 """
 
 from __future__ import annotations
@@ -160,8 +165,39 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
                 out.append(Alert("alert", f"Negative control {ident} is missing from this run.", ""))
     elif checks and not present:
         out.append(Alert("alert", "No negative control was run: nothing shows that these checks can fail.", ""))
+    out += _record_notices(doc)
     for section, reason in (doc.get("sections_failed") or {}).items():
         out.append(Alert("notice", f"Section '{section}' is not in this report: {reason}", ""))
+    return out
+
+
+def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
+    """Findings of included records, noticed at the top: a confirmed violation found by a search, a worst
+    case the dual certificate does not back, an audit check that is not met."""
+    out: list[Alert] = []
+    seen: set[str] = set()
+    for e in doc.get("searches") or []:
+        rec = e["record"]
+        c = rec.get("confirmation") or {}
+        ident = str(rec["id"])
+        where = anchor("falsify", ident) if ident not in seen else ""
+        seen.add(ident)
+        if c.get("verdict") == "violated":
+            out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
+                                       f"where the bound is violated: confirmed LHS/RHS = {fmt(c.get('ratio'))} "
+                                       f"({c.get('trials')} fresh trials).", where))
+    for e in doc.get("worst_cases") or []:
+        rec = e["record"]
+        status = (rec.get("certificate") or {}).get("status")
+        if status not in ("certified", "approximate"):
+            out.append(Alert("notice", f"The worst case of {rec.get('method')} ({e['source']}) is not backed by a "
+                                       f"dual certificate (status: {status}).", "worst-cases"))
+    for i, e in enumerate(doc.get("audits") or []):
+        for c in e["record"].get("checks") or []:
+            if c.get("status") is False:
+                out.append(Alert("notice", f"Audit of {e['record']['log'].get('source')}: participation "
+                                           f"hypothesis '{c.get('check')}' is not met ({c.get('reason')}).",
+                                 f"audit-{i + 1}"))
     return out
 
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.document import fmt
+from reports.document import anchor, fmt
 
 __all__ = ["falsify_sections", "render_html", "render_markdown", "trace_figure", "trace_png"]
 
@@ -114,26 +114,37 @@ def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str,
     return "\n".join(lines)
 
 
-def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True) -> str:
-    """An HTML fragment (``<section>``) with the trace figures embedded as PNG data URIs."""
+def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
+                sources: Sequence[str] | None = None) -> str:
+    """An HTML fragment (``<section>``) with the trace figures embedded as PNG data URIs.
+
+    ``sources``: where each record came from (one line under its heading), e.g. the file it was read from.
+    """
     import base64
 
     parts = ['<section id="falsify"><h2>Worst instances found by search (falsify)</h2>']
-    for s in sections:
+    for i, s in enumerate(sections):
         e = html.escape
         ci = s.get("ci") or [None, None]
         rci = s.get("ratio_ci") or [None, None]
-        parts.append(f'<h3 id="falsify-{e(s["id"])}">{e(s["id"])}</h3><table>'
-                     f"<tr><th>hand-picked ratio</th><td>{fmt(s['hand_picked_ratio'])}</td></tr>"
+        # two searches of the same result (e.g. two optimisers) need distinct anchors
+        ident = anchor("falsify", s["id"]) + (f"-{i + 1}" if any(t["id"] == s["id"] for t in sections[:i]) else "")
+        parts.append(f'<h3 id="{e(ident)}">{e(s["id"])}</h3>')
+        if sources:
+            parts.append(f'<p class="meta">{e(sources[i])} · {e(str(s.get("optimiser")))}, seed {e(str(s.get("seed")))}, '
+                         f"stopped by {e(str(s.get('stopped_by')))}</p>")
+        parts.append('<div class="scroll"><table>'
+                     f"<tr><th>hand-picked ratio</th><td>{fmt(s['hand_picked_ratio'])} "
+                     f"<span class=\"meta\">({e(s['hand_picked_source'])})</span></td></tr>"
                      f"<tr><th>searched ratio</th><td>{fmt(s['searched_ratio'])} [{fmt(rci[0])}, {fmt(rci[1])}] "
                      f"({s.get('trials')} fresh trials)</td></tr>"
                      f"<tr><th>verdict</th><td>{e(str(s['verdict']))}: LHS {fmt(s['lhs'])} "
                      f"[{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}</td></tr>"
                      f"<tr><th>points tried</th><td>{s['evaluations']} ({s['admissible']} admissible)</td></tr>"
-                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table>")
+                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table></div>")
         if figures and s["trace"]:
             uri = "data:image/png;base64," + base64.b64encode(trace_png(s)).decode()
-            parts.append(f'<img alt="search trace of {e(s["id"])}" src="{uri}">')
+            parts.append(f'<figure><img alt="search trace of {e(s["id"])}" src="{uri}"></figure>')
         parts += [f"<p>{e(n)}</p>" for n in s["notes"]]
     parts.append("</section>")
     return "\n".join(parts)

@@ -58,4 +58,21 @@ def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None
     css = jinja2.PackageLoader("reports", "templates").get_source(jinja2.Environment(), "report.css")[0]
     return _env().get_template("report.html.j2").render(
         doc=doc, rows=rows, counts=verdict_counts, alerts=alerts(doc), figures=by_anchor, css=css,
+        records=record_sections(doc),
     )
+
+
+def record_sections(doc: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The searches, worst cases and audits the document holds: id, table-of-contents name, HTML fragment.
+
+    The fragments come from each kind's own renderer (``reports.records.section_html``), already escaped.
+    """
+    from reports.records import KINDS, SECTION_TITLES, section_html
+
+    out = []
+    for key in KINDS:
+        if doc.get(key):
+            ident, toc = SECTION_TITLES[key]
+            out.append({"id": ident, "toc": toc,
+                        "html": jinja2.utils.markupsafe.Markup(section_html(key, doc[key], doc))})
+    return out

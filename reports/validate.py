@@ -72,6 +72,12 @@ def _check_document(doc: Mapping[str, Any]) -> None:
     for i, c in enumerate(controls or []):
         if not isinstance(c, str):
             raise _Bad(f"field 'expected_controls[{i}]' is {_kind(c)}; expected a check ID (text)")
+    from reports.records import BadRecord, check_entries
+
+    try:
+        check_entries(doc)
+    except BadRecord as exc:
+        raise _Bad(str(exc)) from None
     region = doc.get("region")
     if region:
         _field(region, "vertices", list, "region.", optional=True)
@@ -159,6 +165,10 @@ def _conditions(conds: Any, where: str) -> None:
     for i, c in enumerate(conds):
         if not isinstance(c, Mapping):
             raise _Bad(f"field '{where}[{i}]' is {_kind(c)}; expected an object")
+        if "name" not in c and "checks" in c:
+            # a rate check records its hypotheses per point of its series: {"R": ..., "checks": [...]}
+            _conditions(_field(c, "checks", list, f"{where}[{i}]."), f"{where}[{i}].checks")
+            continue
         _field(c, "name", str, f"{where}[{i}].")
         if c.get("holds") not in (True, False, None):
             raise _Bad(f"field '{where}[{i}].holds' is {_kind(c.get('holds'))}; expected true, false or null")

@@ -6,7 +6,7 @@ uses the report's existing classes (``badge``, ``meta``, ``scroll``); the report
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -41,13 +41,15 @@ def _tightness(coverage: Iterable[Mapping[str, Any]]) -> str:
     return '<ul class="plain">' + "".join(items) + "</ul>"
 
 
-def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases (performance estimation)") -> str:
+def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases (performance estimation)",
+                      sources: Sequence[str] | None = None) -> str:
     """A ``<section id="worst-cases">`` with one table row per record and the reasons for each comparison.
 
     Columns: method and measure, parameters, PEP value (dual, ``pepit_tau``) and primal value, solver
     status, dual certificate status with its largest error, solve time, and the tightness
     (worst case / bound) of every encoded result that covers or is compared with the setting.
-    An empty list renders a section that says so.
+    An empty list renders a section that says so. ``sources``: where each record came from (computed
+    live, or the file it was read from), shown under its method.
     """
     recs = [_record(r) for r in records]
     out = [f'<section id="worst-cases"><h2>{escape(title)}</h2>']
@@ -61,8 +63,9 @@ def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases
     out.append('<div class="scroll"><table><thead><tr><th>Method</th><th>Parameters</th><th>Worst case</th>'
                "<th>Solver</th><th>Certificate</th><th>Time</th><th>Tightness of encoded bounds</th></tr></thead><tbody>")
     reasons: dict[str, None] = {}
-    for r in recs:
+    for i, r in enumerate(recs):
         p = r.get("parameters", {})
+        src = f'<br><span class="meta">{escape(sources[i])}</span>' if sources else ""
         cert = r.get("certificate", {})
         status = str(cert.get("status", "none"))
         for c in r.get("coverage", []):
@@ -70,7 +73,7 @@ def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases
                 reasons[f"{c['key']}: {c['reason']}"] = None
         measure = _MEASURE.get(p.get("measure", ""), escape(str(p.get("measure", ""))))
         out.append(
-            f"<tr><td>{escape(str(r.get('method')))}<br><span class=\"meta\">{measure}</span></td>"
+            f"<tr><td>{escape(str(r.get('method')))}<br><span class=\"meta\">{measure}</span>{src}</td>"
             f"<td>{_params(p)}</td>"
             f"<td><b>{escape(fmt(r.get('value'), 8))}</b><br><span class=\"meta\">primal "
             f"{escape(fmt(r.get('primal_value'), 8))}</span></td>"

@@ -26,15 +26,21 @@ def register(cli: click.Group) -> None:
 @click.option("--force", is_flag=True, help="Replace a non-empty DIR.")
 @click.option("--from-json", "from_json", default=None, metavar="FILE",
               help="Render a saved results.json instead of running the suite.")
+@click.option("--include", "includes", multiple=True, metavar="FILE",
+              help="Add a saved record to the report (repeatable): the JSON of 'falsify ID --json', "
+                   "'worst-case --json' or 'audit --json'; each kind gets its own section.")
 @scheduler_options
 def report(out: str, quick: bool, device: str, only: str | None, seed: int, force: bool,
-           from_json: str | None, scheduler: str | None = None, workers: int | None = None) -> None:
+           from_json: str | None, includes: tuple[str, ...] = (), scheduler: str | None = None,
+           workers: int | None = None) -> None:
     """Run the default suite and write an HTML page, a PDF and results.json to DIR.
 
     The suite: every encoded result at its worked-example values (hypotheses, bound, terms), the
     F3AST Table I rate region and r*, a large-N r*, the F3AST sampler's r(t), a participation
     pattern, and every certificate, rate check and negative control of the verification suite.
     A violated certificate or a missing or passing negative control is flagged at the top.
+    Searches, worst cases and audits saved as JSON join the report with --include (kept in
+    results.json, so --from-json renders them again); the suite adds one exact worst case of its own.
     """
     from rich.console import Console
 
@@ -49,6 +55,9 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
 
     check_scheduler(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
+    from reports.records import add_entries, load_include
+
+    included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
 
     console = Console(stderr=True)
     t0 = time.perf_counter()
@@ -74,6 +83,7 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
             except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
                 console.print("interrupted: nothing written")
                 raise SystemExit(130) from None
+        add_entries(doc, included)
         if from_json:
             _render_saved(doc, from_json, out, force, progress)
         else:

@@ -225,6 +225,14 @@ def _tmp_cases(tmp: Path) -> list[tuple[str, list[str], str]]:
         path = tmp / f"t{i}.json"
         path.write_text(text)
         cases.append(("from-json", ["report", "--from-json", str(path), "--out", str(tmp / f"u{i}")], "bad"))
+    # report --include: files that are no record, or a record cut short (refused before the suite runs)
+    partial = [{"kind": "worst-case"}, {"kind": "audit", "log": []}, {"id": "FAST.T2", "optimiser": "random"},
+               {"kind": "search"}, {"optimiser": "random"}]
+    for i, text in enumerate(["[]", "3", "{}", "{bad", *map(json.dumps, partial)]):
+        path = tmp / f"inc{i}.json"
+        path.write_text(text)
+        cases.append(("include", ["report", "--from-json", str(tmp / "doc-ok.json"), "--include", str(path),
+                                  "--out", str(tmp / f"x{i}")], "bad"))
     return cases
 
 

@@ -55,3 +55,20 @@ def test_force_never_replaces_the_working_directory(tmp_path, capsys, monkeypatc
     code, _, err = run(["report", "--out", ".", "--force", "--only", "FAST.T1"], capsys)
     assert code == 2 and "working directory" in err
     assert tmp_path.exists()
+
+
+def test_rate_checks_with_conditions_per_point_render_from_json(tmp_path, capsys):
+    """A rate check records its hypotheses per point of its series ({"R", "checks"}), as verify writes them."""
+    doc = fixture_doc()
+    cond = {"name": "step size cap", "relation": "", "holds": True, "lhs": 200.0, "rhs": 25.0, "margin": 175.0,
+            "reason": ""}
+    doc["verifications"][1]["conditions"] = [{"R": 200, "eta_c": 0.0177, "checks": [cond]}]
+    saved = tmp_path / "results.json"
+    saved.write_text(to_json(doc))
+    code, _, err = run(["report", "--from-json", str(saved), "--out", str(tmp_path / "rep")], capsys)
+    assert code == 0, err
+    assert "step size cap" in (tmp_path / "rep" / "index.html").read_text()
+    doc["verifications"][1]["conditions"][0]["checks"] = [{"holds": True}]
+    saved.write_text(to_json(doc))
+    code, _, err = run(["report", "--from-json", str(saved), "--out", str(tmp_path / "rep2")], capsys)
+    assert code == 2 and "verifications[1].conditions[0].checks[0].name' is missing" in err

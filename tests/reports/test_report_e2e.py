@@ -31,6 +31,8 @@ def test_quick_report_writes_every_section(quick_report):
     doc = json.loads((out / "results.json").read_text())
     assert doc["sections_failed"] == {}
     assert doc["results"] and doc["region"] and doc["large_n"] and doc["sampler"] and doc["participation"]
+    (live,) = doc["worst_cases"]  # one exact worst case, solved by the suite itself
+    assert live["source"].startswith("computed live") and live["record"]["certificate"]["status"] == "certified"
     kinds = {v["kind"] for v in doc["verifications"]}
     assert {"certificate", "control"} <= kinds
     assert any(v["control"] for v in doc["verifications"])
@@ -39,6 +41,16 @@ def test_quick_report_writes_every_section(quick_report):
     assert doc["environment"]["packages"]["convbound"] != "not installed"
     # generous against a loaded CI machine; the budget itself is measured by tests/benchmarks/bench_reports.py
     assert elapsed < 2 * QUICK_BUDGET_S, f"--quick took {elapsed:.0f} s"
+
+
+def test_quick_report_renders_again_from_its_results_json(quick_report, tmp_path):
+    out, code, _ = quick_report
+    assert code == 0
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--from-json", str(out / "results.json"), "--out", str(tmp_path / "again")])
+    assert exc.value.code == 0
+    first, again = (json.loads((d / "results.json").read_text()) for d in (out, tmp_path / "again"))
+    assert again["verifications"] == first["verifications"] and again["worst_cases"] == first["worst_cases"]
 
 
 def test_quick_report_page_and_pdf(quick_report, tmp_path):
