@@ -63,7 +63,8 @@ def strongly_convex(family: str, point: Mapping[str, Any], *, mu: float, d: int,
         return curvature_quadratic(family.split("-")[1], L=L, mu=mu, d=d, M=M, zeta=zeta, sigma=sigma, D0=D0,
                                    mix=float(point["mix"]), seed=seed)
     if family == "logistic":
-        kw = dict(d=d, M=M, n=int(point["samples"]), spread=float(point["spread"]), sigma=sigma, seed=seed)
+        kw: dict[str, Any] = dict(d=d, M=M, n=int(point["samples"]), spread=float(point["spread"]), sigma=sigma,
+                                  seed=seed)
         c1 = logistic_regression(lam=1.0, **kw).constants
         return logistic_regression(lam=mu * (c1["L"] - c1["mu"]), **kw)
     raise ValueError(f"family {family!r} is not strongly convex; valid: {', '.join(STRONGLY_CONVEX)}")
