@@ -1,7 +1,7 @@
 """Amplified SCAFFOLD (seed 004) scenario: Theorem 1's hidden constant, bounded below by search.
 
 **Setting**: ``quadratics.amplified_scaffold`` under regularized or cyclic participation (8 clients,
-windows of P = 2 rounds) on the shared-Hessian quadratic; steps at a fraction of the decoded caps
+windows of P = 2 rounds) on a strongly convex family (``problem`` axis, ``verify.scenarios.families``); steps at a fraction of the decoded caps
 gamma*eta <= p_min/(60 L I P), eta <= sqrt(p_min)/(60 L I P).
 **Quantity**: (1/(R/P)) sum_m E||grad f(x_{mP})||^2 against the theorem's argument (the O(.) bracket with
 constant 1). Theorem 1 is an ORDER result whose constant the source lost, and conditions (1)-(2)

@@ -3,7 +3,8 @@
 **Setting**: an availability model of ``rate_region`` (Table I, or the 6-client uneven model with 2
 clients a round), the static policy that selects the available clients of largest p^2/r*^2 (exact
 rates), weights p_k / r_k; F3AST local SGD with the proof's per-local-step schedule
-eta_(t,i) = (2/mu) / ((t-1)E + i + gamma') on a shared-Hessian quadratic.
+eta_(t,i) = (2/mu) / ((t-1)E + i + gamma') on a strongly convex family (``problem`` axis:
+shared-Hessian quadratic, distinct client Hessians, logistic; ``verify.scenarios.families``).
 **Space**: availability model, dimension, curvature ratio, heterogeneity, noise, x0 distance, local
 steps E, rounds T, the problem's random draw. The step schedule is the theorem's own (no step axis).
 **Quantity**: E F(w_T) - F*; G^2 (A4) and the sampling variance are instance-level, measured over the
