@@ -218,7 +218,8 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 if done == 1:
                     rec.default = {"point": e["point"], "estimate": e}
                 rec.trace.append({"evaluation": done, "ratio": e["ratio"], "admissible": e["score"] is not None,
-                                  "best": best["score"] if best else None})
+                                  "best": best["score"] if best else None,
+                                  **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {})})
             rec.evaluations = done
             if progress:
                 progress(done, budget, best["score"] if best else None)

@@ -43,7 +43,8 @@ LOCAL_ASSUMED = ("sigma_G is the sup over the ball ||x - x*|| <= radius; every r
 FAMILY_AXES = (
     Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)"),
     Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)"),
-    Param("samples", 5, 50, 20, integer=True, log=True, doc="logistic only: samples per client"),
+    # few samples: a logistic step costs O(samples d) per client, at up to R_MAX x K steps a point
+    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client"),
 )
 
 
