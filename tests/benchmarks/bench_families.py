@@ -39,7 +39,7 @@ def main() -> None:
     rec = search(sc, budget=a.budget, seed=a.seed, map_points=mapper)
     conf_seed = rec.confirmation["seeds"][0]
     rows = []
-    for fam in sc.space[0].choices:
+    for fam in sc.space[0].choices or ():
         evs = [e for e in seen if e["point"]["problem"] == fam]
         ok = [e for e in evs if e["score"] is not None]
         why = Counter(b for e in evs if e["score"] is None for b in e["broken"])
