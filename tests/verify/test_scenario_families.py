@@ -142,3 +142,13 @@ def test_search_seeds_come_from_the_spawner_and_the_search_is_deterministic():
     seeds = spawn_seeds(5, 7)
     assert a.confirmation["seeds"] == [seeds[0]] and seeds[0] not in seeds[1:]
     assert a.best["estimate"]["seed"] == seeds[a.best["evaluation"]]  # evaluation i ran on spawner index i
+
+
+def test_smooth_g2_by_hand():
+    from verify.scenarios.f3ast import smooth_g2
+
+    sim = SimpleNamespace(metrics={"dist_sq": np.array([[4.0, 0.0], [1.0, 1.0], [0.25, 0.25]])})  # [rounds, trials]
+    k = {"zeta": 0.5, "sigma": 2.0, "sigma2": 4.0, "L": 3.0}
+    # D = sqrt(max over rounds of the trial mean) = sqrt(2); reach = D + (E-1) eta (zeta + sigma), E = 3, eta = 0.1
+    reach = math.sqrt(2.0) + 2 * 0.1 * 2.5
+    assert smooth_g2(sim, k, 3, 0.1) == pytest.approx((0.5 + 3.0 * reach) ** 2 + 4.0, rel=1e-12)
