@@ -22,7 +22,7 @@ ask/tell step; the engine batches trials (one run per point, no loop over trials
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
-from ``SeedSequence(seed)`` apart from every search seed; a violation is claimed only when the
+by ``verify.executor.spawn_seeds(seed, .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
 confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
@@ -35,8 +35,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import numpy as np
 
 from bounds.errors import UserInputError
 from verify.scenario import PointEstimate, Scenario, evaluate_point
@@ -51,15 +49,20 @@ LOG_RATIO_CAP = math.log(1e6)
 
 
 def search_seeds(root: int, n: int) -> tuple[list[int], int]:
-    """``n`` search seeds and one confirmation seed, all spawned from ``SeedSequence(root)`` (distinct)."""
-    ss = np.random.SeedSequence(int(root))
-    search_ss, confirm_ss = ss.spawn(2)
-    seeds = [int(c.generate_state(1, dtype=np.uint32)[0]) for c in search_ss.spawn(n)]
-    conf = int(confirm_ss.generate_state(1, dtype=np.uint32)[0])
-    k = 0
-    while conf in set(seeds):  # 32-bit draws can collide; the confirmation seed must be fresh
+    """``n`` search seeds and one confirmation seed from the project's spawner
+    (``verify.executor.spawn_seeds(root, .)``): index 0 confirms, indices 1..n search, so the
+    confirmation seed does not depend on the budget. Distinct children of one ``SeedSequence`` give
+    distinct 63-bit words except by a collision; should one occur, the next unused index confirms.
+    """
+    from verify.executor import spawn_seeds
+
+    drawn = spawn_seeds(root, n + 1)
+    conf, seeds = drawn[0], drawn[1:]
+    taken = set(seeds)
+    k = n + 1
+    while conf in taken:  # keeps the guarantee: the confirmation never reuses a search seed
         k += 1
-        conf = int(confirm_ss.spawn(k)[-1].generate_state(1, dtype=np.uint32)[0])
+        conf = spawn_seeds(root, k)[-1]
     return seeds, conf
 
 
@@ -215,7 +218,8 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 if done == 1:
                     rec.default = {"point": e["point"], "estimate": e}
                 rec.trace.append({"evaluation": done, "ratio": e["ratio"], "admissible": e["score"] is not None,
-                                  "best": best["score"] if best else None})
+                                  "best": best["score"] if best else None,
+                                  **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {})})
             rec.evaluations = done
             if progress:
                 progress(done, budget, best["score"] if best else None)
@@ -235,6 +239,8 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                   device=device, level=level)
     rec.confirmation["points_tried"] = done
     rec.confirmation["search_seeds_disjoint"] = conf_seed not in set(seeds)
+    rec.confirmation["seed_rule"] = ("verify.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
+                                     "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
     return rec
 

@@ -108,6 +108,8 @@ class Instance:
         curve: a metric of the simulation whose mean per round the record keeps for figures.
         broken: hypotheses of the theorem that ``bounds`` cannot see but the builder knows fail at
             this point (name -> why), e.g. a step schedule scaled away from the theorem's own.
+        run_broken: ``Simulation -> {name: why}``, the hypotheses the run itself shows unmet, e.g. a
+            heterogeneity constant stated on a ball that the iterates leave (an empty mapping: none).
     """
 
     problem: Any
@@ -122,6 +124,7 @@ class Instance:
     notes: tuple[str, ...] = ()
     curve: str | None = None   # metric whose per-round mean the record keeps for figures
     broken: Mapping[str, str] = field(default_factory=dict)
+    run_broken: Callable[[Any], Mapping[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -292,10 +295,12 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
     decided = realised_participation(inst.pattern, res, values)
     report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
-    if inst.broken:
+    run_broken = dict(inst.run_broken(sim)) if inst.run_broken else {}
+    if inst.broken or run_broken:
         conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
-                   "decided_by": "scenario builder"}
-                  for k, v in inst.broken.items()]
+                   "decided_by": by}
+                  for by, broken in (("scenario builder", inst.broken), ("the run", run_broken))
+                  for k, v in broken.items()]
         hyp = False
     rhs = float(report.evaluation.value)
     est = mean_ci(samples, level) if np.isfinite(samples).all() else None

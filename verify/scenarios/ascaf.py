@@ -1,7 +1,7 @@
 """Amplified SCAFFOLD (seed 004) scenario: Theorem 1's hidden constant, bounded below by search.
 
 **Setting**: ``quadratics.amplified_scaffold`` under regularized or cyclic participation (8 clients,
-windows of P = 2 rounds) on the shared-Hessian quadratic; steps at a fraction of the decoded caps
+windows of P = 2 rounds) on a strongly convex family (``problem`` axis, ``verify.scenarios.families``); steps at a fraction of the decoded caps
 gamma*eta <= p_min/(60 L I P), eta <= sqrt(p_min)/(60 L I P).
 **Quantity**: (1/(R/P)) sum_m E||grad f(x_{mP})||^2 against the theorem's argument (the O(.) bracket with
 constant 1). Theorem 1 is an ORDER result whose constant the source lost, and conditions (1)-(2)
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from verify.scenario import Instance, Param, Scenario
+from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
 
 LOST = ("lost constant c_w: the lower bound on C is conditional on c_w >= N max_i E[w^i] of this instance",
         "lost constants lambda, c_v: the lower bound on C is conditional on condition (2) holding here")
@@ -26,7 +27,9 @@ ASSUMED = {"condition (1): N max_i E[w^i] <= c_w": LOST[0],
            "condition (2): E[(1/N) sum_i (v^i)^2 lambda^i] <= c_v rho^2": LOST[1]}
 
 T1_SPACE = (
-    Param("problem", default="quadratic", choices=("quadratic",), doc="objective family"),
+    Param("problem", default="quadratic", choices=STRONGLY_CONVEX,
+          doc="objective family: shared-Hessian quadratic, distinct client Hessians (diagonal, rotated) or logistic "
+              "(see verify.scenarios.families; the bound's inputs Delta, L, sigma are global constants of each)"),
     Param("pattern", default="regularized", choices=("regularized", "cyclic"),
           doc="regularized (M = 8, S = 4, P = 2) or cyclic (M = 8, S = 2, P = 2, 2 groups)"),
     Param("I", 1, 4, 1, integer=True, doc="local steps per round"),
@@ -37,6 +40,7 @@ T1_SPACE = (
     Param("mu_frac", 0.05, 1.0, 1.0, doc="mu / L"),
     Param("step_frac", 0.01, 1.0, 1.0, log=True, doc="both steps as a fraction of their decoded caps"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+    *FAMILY_AXES,
 )
 
 
@@ -47,11 +51,11 @@ def window_mean(sim: Any, R: int, P: int) -> np.ndarray:
 
 def build_t1(point: Mapping[str, Any]) -> Instance:
     """ASCAF.T1 instance at ``point`` (the certificate's construction, verify/certificates/ascaf.py)."""
-    from quadratics import amplified_scaffold, cyclic, heterogeneous_quadratic, regularized
+    from quadratics import amplified_scaffold, cyclic, regularized
 
     pat = regularized(M=8, S=4, P=2) if point["pattern"] == "regularized" else cyclic(M=8, S=2, P=2, groups=2)
-    pb = heterogeneous_quadratic(L=1.0, mu=point["mu_frac"], d=4, M=8, zeta=point["zeta"], sigma=point["sigma"],
-                                 D0=point["D0"], seed=int(point["draw"]))
+    pb = strongly_convex(point["problem"], point, mu=point["mu_frac"], d=4, M=8, zeta=point["zeta"],
+                         sigma=point["sigma"], D0=point["D0"])
     k, c = pb.constants, pat.constants
     P, pmin, rho2, I = c["P"], c["p_min"], c["rho2"], int(point["I"])
     R = max(P, int(point["R"]) // P * P)

@@ -3,7 +3,8 @@
 **Setting**: an availability model of ``rate_region`` (Table I, or the 6-client uneven model with 2
 clients a round), the static policy that selects the available clients of largest p^2/r*^2 (exact
 rates), weights p_k / r_k; F3AST local SGD with the proof's per-local-step schedule
-eta_(t,i) = (2/mu) / ((t-1)E + i + gamma') on a shared-Hessian quadratic.
+eta_(t,i) = (2/mu) / ((t-1)E + i + gamma') on a strongly convex family (``problem`` axis:
+shared-Hessian quadratic, distinct client Hessians, logistic; ``verify.scenarios.families``).
 **Space**: availability model, dimension, curvature ratio, heterogeneity, noise, x0 distance, local
 steps E, rounds T, the problem's random draw. The step schedule is the theorem's own (no step axis).
 **Quantity**: E F(w_T) - F*; G^2 (A4) and the sampling variance are instance-level, measured over the
@@ -19,12 +20,15 @@ from typing import Any
 import numpy as np
 
 from verify.scenario import Instance, Param, Scenario
+from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
 from verify.scenarios.fast import at_round
 
 MODELS = {"table1": (None, 1), "uneven": (6, 2)}   # model -> (clients, clients per round)
 
 T35_SPACE = (
-    Param("problem", default="quadratic", choices=("quadratic",), doc="objective family (strongly convex)"),
+    Param("problem", default="quadratic", choices=STRONGLY_CONVEX,
+          doc="objective family (every F_k strongly convex): shared-Hessian quadratic, distinct client Hessians "
+              "(diagonal, rotated) or logistic (see verify.scenarios.families)"),
     Param("model", default="table1", choices=tuple(MODELS), doc="availability model (rate_region)"),
     Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)"),
     Param("mu_frac", 0.1, 1.0, 1.0, doc="mu / L"),
@@ -36,6 +40,7 @@ T35_SPACE = (
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws"),
     Param("step_scale", 1.0, 1.0, 1.0, doc="multiplier of the proof's schedule (fixed at 1: the theorem's own; "
                                          "controls step outside)"),
+    *FAMILY_AXES,
 )
 
 SCHEDULE_HYPOTHESIS = "step schedule eta_(t,i) = beta/((t-1)E + i + gamma') with beta = 2/mu (beta mu > 1)"
@@ -43,34 +48,53 @@ SCHEDULE_HYPOTHESIS = "step schedule eta_(t,i) = beta/((t-1)E + i + gamma') with
 T35_STEP_CONTROL = {"step_scale": 0.05, "D0": 10.0, "sigma": 0.1, "zeta": 0.1}
 
 
+def smooth_g2(sim: Any, k: Mapping[str, float], E: int, eta1: float) -> float:
+    """Instance-level G^2 for any family whose F_k are convex and L-smooth, run with steps <= 1/L.
+
+    Why sound (up to the Monte Carlo mean over trials, as the shared-Hessian rule): a local step
+    y' - w* = (I - eta H)(y - w*) - eta (grad F_k(w*) + xi) with 0 <= H <= L and eta L <= 1 moves
+    ||y - w*|| by at most eta (zeta + ||xi||), so by Minkowski sqrt(E||y_i - w*||^2) <= D + (E-1) eta_(1,1)
+    (zeta + sigma) with D^2 = max_t mean over trials ||w_t - w*||^2 and zeta = max_k ||grad F_k(w*)||;
+    then E||grad F_k(y) + xi||^2 <= (zeta + L sqrt(E||y - w*||^2))^2 + sigma^2.
+    """
+    D = float(np.sqrt(np.nanmax(np.nanmean(sim.metrics["dist_sq"], axis=1))))
+    reach = D + (E - 1) * eta1 * (k["zeta"] + k["sigma"])
+    return float((k["zeta"] + k["L"] * reach) ** 2 + k["sigma2"])
+
+
 def complete_t35(sim: Any, values: Mapping[str, Any], *, pb: Any, E: int, steps1: np.ndarray, subsets: np.ndarray,
                  probs: np.ndarray, p: np.ndarray) -> dict[str, Any]:
     """Instance-level G^2 and Var2 over the run (the certificate's rule, verify/certificates/f3ast.py).
 
-    G^2 = (sqrt(max_t mean over trials ||grad F(w_t)||^2) + max_k ||grad F_k(w*)||)^2 + sigma^2
-    + (E-1) eta_(1,1)^2 L^2 sigma^2; Var2 from Lemma B.5's identity at the worst round t = 1.
+    Shared Hessian (``quadratic``): G^2 = (sqrt(max_t mean over trials ||grad F(w_t)||^2)
+    + max_k ||grad F_k(w*)||)^2 + sigma^2 + (E-1) eta_(1,1)^2 L^2 sigma^2 (grad F_k - grad F is
+    constant there); other families: :func:`smooth_g2`. Var2 from Lemma B.5's identity at the worst
+    round t = 1.
     """
     from verify.certificates.f3ast import _sampling_variance_lb5
 
     k = pb.constants
-    grad_mean = np.nanmean(sim.metrics["grad_sq"], axis=1)
-    at_opt = np.linalg.norm(pb.lam * (pb.b - pb.x_star), axis=1)
-    local = (E - 1) * steps1[0] ** 2 * k["L"] ** 2 * k["sigma2"]
-    G2 = float((np.sqrt(grad_mean.max()) + at_opt.max()) ** 2 + k["sigma2"] + local)
+    if pb.name == "quadratic":
+        grad_mean = np.nanmean(sim.metrics["grad_sq"], axis=1)
+        at_opt = np.linalg.norm(pb.lam * (pb.b - pb.x_star), axis=1)
+        local = (E - 1) * steps1[0] ** 2 * k["L"] ** 2 * k["sigma2"]
+        G2 = float((np.sqrt(grad_mean.max()) + at_opt.max()) ** 2 + k["sigma2"] + local)
+    else:
+        G2 = smooth_g2(sim, k, E, float(steps1[0]))
     var2, _ = _sampling_variance_lb5(subsets, probs, p, steps1, G2)
     return {**dict(values), "G": float(np.sqrt(G2)), "var_s": var2}
 
 
 def build_t35(point: Mapping[str, Any]) -> Instance:
     """F3AST.T3.5@explicit instance at ``point``."""
-    from quadratics import f3ast, f3ast_steps, heterogeneous_quadratic, static_policy
+    from quadratics import f3ast, f3ast_steps, static_policy
     from verify.certificates.f3ast import _instance
 
     clients, per_round = MODELS[point["model"]]
     d, E, T, draw = int(point["d"]), int(point["E"]), int(point["T"]), int(point["draw"])
     model, p, _, r_star, subsets, probs, _ = _instance(point["model"], clients, per_round, 2, draw)
-    pb = heterogeneous_quadratic(L=1.0, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=len(p), zeta=point["zeta"],
-                                 sigma=point["sigma"], D0=point["D0"], seed=draw)
+    pb = strongly_convex(point["problem"], point, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=len(p),
+                         zeta=point["zeta"], sigma=point["sigma"], D0=point["D0"])
     k = pb.constants
     pattern = static_policy(subsets, probs, p)
     schedule = f3ast_steps(k["L"], k["mu"], E)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from verify.scenario import Instance, Param, Scenario
+from verify.scenarios.families import FAMILY_AXES, SMOOTH, STRONGLY_CONVEX, ball_terms, strongly_convex
 
 # q = 1 is the one q decidable for Theorem 1 without the appendix constants G1..G3 (see G_ASSUMED).
 G_ASSUMED = ("q = 1 meets every threshold q_min(G1,G2,G3) <= 1; a threshold above 1 would leave the theorem "
@@ -48,8 +49,9 @@ def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
 # Theorem 1 ---------------------------------------------------------------------------------------
 
 T1_SPACE = (
-    Param("problem", default="nonconvex", choices=("nonconvex", "quadratic"),
-          doc="objective family: cosine non-convex (exact L, sigma_G, inf F) or shared-Hessian quadratic"),
+    Param("problem", default="nonconvex", choices=SMOOTH,
+          doc="objective family: cosine non-convex (exact L, sigma_G, inf F), shared-Hessian quadratic, distinct "
+              "client Hessians (diagonal, rotated: sigma_G on a ball, see verify.scenarios.families) or logistic"),
     Param("M", 2, 16, 10, integer=True, doc="clients"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M (n = m: q = 1)"),
     Param("K", 1, 10, 5, integer=True, doc="local steps per round"),
@@ -60,15 +62,17 @@ T1_SPACE = (
     Param("zeta", 1e-3, 10.0, 1.0, log=True, doc="heterogeneity (largest client-gradient deviation)"),
     Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev."),
     Param("x0_scale", 0.05, 10.0, 3.0, log=True,
-          doc="x0 distance: spread of the optimum's entries (nonconvex), sqrt(D0) (quadratic)"),
+          doc="x0 distance: spread of the optimum's entries (nonconvex), sqrt(D0) (quadratic families; "
+              "logistic: unused, x0 = 0 and x* is the data's)"),
     Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+    *FAMILY_AXES,
 )
 
 
 def build_t1(point: Mapping[str, Any]) -> Instance:
     """FAST.T1 instance at ``point`` (q = 1, n = m: the q_min(G) hypothesis is met by any threshold)."""
-    from quadratics import cosine_nonconvex, fast, fast_mixture, heterogeneous_quadratic
+    from quadratics import cosine_nonconvex, fast, fast_mixture
 
     M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
     m = _count(point["m_frac"], M)
@@ -78,8 +82,8 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
         pb = cosine_nonconvex(L=1.0, mu=point["mu_frac"] * (1.0 - beta), beta=beta, d=d, M=M, zeta=point["zeta"],
                               sigma=point["sigma"], spread=point["x0_scale"], seed=int(point["draw"]))
     else:
-        pb = heterogeneous_quadratic(L=1.0, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=M, zeta=point["zeta"],
-                                     sigma=point["sigma"], D0=point["x0_scale"] ** 2, seed=int(point["draw"]))
+        pb = strongly_convex(point["problem"], point, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=M,
+                             zeta=point["zeta"], sigma=point["sigma"], D0=point["x0_scale"] ** 2)
     c = pb.constants
     q, n = 1.0, m
     cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
@@ -89,9 +93,11 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
     notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
+    ball = ball_terms(pb)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
                     values=values, measure=partial(mean_over_rounds, metric="grad_sq", first=1, last=R),
-                    assumed={Q_MIN: G_ASSUMED}, curve="grad_sq", notes=notes,
+                    assumed={Q_MIN: G_ASSUMED, **ball.get("assumed", {})}, run_broken=ball.get("run_broken"),
+                    curve="grad_sq", notes=notes,
                     describe={"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
                               "pattern": "fast_mixture q=1", "M": M, "m": m, "n": n, "eta_c": eta,
                               **({"curvature_min": c["curvature_min"]} if "curvature_min" in c else {})})
@@ -106,8 +112,9 @@ T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the sourc
 # Theorem 2 ---------------------------------------------------------------------------------------
 
 T2_SPACE = (
-    Param("problem", default="quadratic", choices=("quadratic",),
-          doc="objective family (strongly convex, A3 and A4 globally: the shared-Hessian quadratic)"),
+    Param("problem", default="quadratic", choices=STRONGLY_CONVEX,
+          doc="objective family (every F_i strongly convex): shared-Hessian quadratic (A3 globally), distinct client "
+              "Hessians (A3 on a ball, see verify.scenarios.families), logistic (A3 by a global data bound)"),
     Param("M", 2, 16, 4, integer=True, log=True, doc="clients"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M"),
     Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M"),
@@ -119,13 +126,15 @@ T2_SPACE = (
     Param("het", 1e-2, 1e4, 16.0, log=True,
           doc="heterogeneity sigma_G^2 relative to the q-threshold's scale s = (mu K eta - 16 L^2 K^2 eta^2)/4: "
               "the printed threshold is 1 - 1/het (the hypothesis's own coordinate, like a step's fraction of "
-              "its cap)"),
+              "its cap); distinct-Hessian families: zeta^2 at x* (their sigma_G^2 on the ball is larger, so the "
+              "threshold is higher); logistic: unused (spread sets heterogeneity)"),
     Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)"),
-    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2"),
+    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2 (logistic: unused, the data's)"),
     Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)"),
     Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]"),
     Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+    *FAMILY_AXES,
 )
 
 
@@ -140,16 +149,18 @@ def t2_threshold(c: Mapping[str, float], K: int, eta: float) -> float:
 
 def build_t2(point: Mapping[str, Any]) -> Instance:
     """FAST.T2 instance at ``point`` (both variants share it; the result key decides the RHS)."""
-    from quadratics import fast, fast_mixture, heterogeneous_quadratic
+    from quadratics import fast, fast_mixture
 
     M, K = int(point["M"]), int(point["K"])
     m, n = _count(point["m_frac"], M), _count(point["n_frac"], M)
     L, mu = 1.0, float(point["mu_frac"])
+    # the nominal step sets the heterogeneity knob; the step run and checked is re-read from the built L
     eta = point["eta_frac"] / (20 * max(m, n) * L * K)
     scale = abs(mu * K * eta - 16 * L**2 * K**2 * eta**2) / 4  # s <= 0: no q < 1 is admissible at any sigma_G
-    pb = heterogeneous_quadratic(L=L, mu=mu, d=int(point["d"]), M=M, zeta=math.sqrt(point["het"] * scale),
-                                 sigma=point["sigma"], D0=point["D0"], seed=int(point["draw"]))
+    pb = strongly_convex(point["problem"], point, L=L, mu=mu, d=int(point["d"]), M=M,
+                         zeta=math.sqrt(point["het"] * scale), sigma=point["sigma"], D0=point["D0"])
     c = pb.constants
+    eta = point["eta_frac"] / (20 * max(m, n) * c["L"] * K)
     R = int(min(R_MAX, max(1, round(point["horizon"] / (c["mu"] * K * eta)))))
     thr = t2_threshold(c, K, eta)
     t = min(1.0, max(thr, 0.0))
@@ -159,9 +170,11 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
     a = float(point["acp_a"])
     values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
                   sigma_G=c["sigma_G"], kappa=c["D0"])
+    ball = ball_terms(pb)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K),
                     pattern=fast_mixture(M=M, m=m, n=n, q=q, dist="beta", a=a, b=a), rounds=R, values=values,
                     measure=partial(at_round, metric="dist_sq", r=R), curve="dist_sq",
+                    assumed=ball.get("assumed", {}), run_broken=ball.get("run_broken"),
                     describe={"problem": pb.describe(), "algorithm": "FAST (FedAvg base)",
                               "pattern": f"fast_mixture q={q:.6g} (threshold {thr:.6g}), ACP propensities "
                                          f"beta({a:g},{a:g})", "M": M, "m": m, "n": n, "eta_c": eta, "q": q,

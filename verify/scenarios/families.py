@@ -1,0 +1,91 @@
+"""The scenarios' ``problem`` axis: which engine families a result admits, how a point builds one, and
+the hypothesis a run must show for the families whose heterogeneity constant holds only on a ball.
+
+**Setting**: the engine's families (``quadratics.registry``): ``quadratic`` (shared Hessian),
+``quadratic-diagonal`` / ``quadratic-rotated`` (distinct client Hessians: client drift),
+``logistic`` (L2-regularised logistic regression, non-quadratic), ``nonconvex`` (cosine).
+:data:`STRONGLY_CONVEX` are those whose every F_i is mu-strongly convex with mu > 0 (FAST.T2,
+F3AST.T3.5, ASCAF.T1); :data:`SMOOTH` adds the non-convex one (FAST.T1).
+**Quantity**: a scenario reads every result input from ``problem.constants`` (never retyped here).
+Two choices of this module set *knobs*, not inputs:
+* the curvature families take the point's L = 1, mu, zeta (heterogeneity at x*), sigma, D0 and the
+  ``mix`` axis; their ``sigma_G`` is the exact sup over the ball ||x - x*|| <= radius (default
+  2 sqrt(D0) + 1), so FAST A3 is established only while the run stays in the ball
+  (:func:`left_ball`, as ``verify/certificates/drift.py`` does): a run whose recorded global model
+  leaves it makes the point inadmissible (never scored); local models are not recorded, which the
+  point carries as an assumption (:data:`LOCAL_ASSUMED`), so a confirmed violation there reads
+  ``unverified``;
+* ``logistic`` has no settable L: its data (``spread``, ``samples`` axes, the draw) fix the loss
+  part's smoothness L_loss = max_i lambda_max(Z_i^T Z_i)/(4n), and lam = mu_frac x L_loss, so the
+  result's mu/L = lam / (L_loss + lam) = mu_frac / (1 + mu_frac). L_loss is read from a first build
+  at lam = 1 (the data draw does not depend on lam), as that build's constants L - mu. Its sigma_G
+  is a global bound (no ball) and its heterogeneity comes from ``spread``, not ``zeta``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from verify.scenario import Param
+
+CURVATURE = ("quadratic-diagonal", "quadratic-rotated")
+STRONGLY_CONVEX = ("quadratic", *CURVATURE, "logistic")
+SMOOTH = ("nonconvex", *STRONGLY_CONVEX)
+
+A3_BALL = "FAST A3 on the stated domain ||x - x*|| <= radius"
+LOCAL_ASSUMED = ("sigma_G is the sup over the ball ||x - x*|| <= radius; every recorded global model is checked to "
+                 "lie inside it (else the point is inadmissible), local models are not recorded and are taken to")
+
+FAMILY_AXES = (
+    Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)"),
+    Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)"),
+    # few samples: a logistic step costs O(samples d) per client, at up to R_MAX x K steps a point
+    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client"),
+)
+
+
+def strongly_convex(family: str, point: Mapping[str, Any], *, mu: float, d: int, M: int, zeta: float,
+                    sigma: float, D0: float, L: float = 1.0) -> Any:
+    """The ``family`` problem at ``point`` (axes ``mix``, ``spread``, ``samples``, ``draw``).
+
+    ``L``, ``mu``, ``zeta``, ``D0`` are the quadratic families' knobs; for ``logistic``, ``mu`` is
+    read as mu_frac (lam = mu x L_loss, see the module docstring) and ``zeta``, ``D0``, ``L`` are unused.
+    """
+    from quadratics import curvature_quadratic, heterogeneous_quadratic, logistic_regression
+
+    seed = int(point["draw"])
+    if family == "quadratic":
+        return heterogeneous_quadratic(L=L, mu=mu, d=d, M=M, zeta=zeta, sigma=sigma, D0=D0, seed=seed)
+    if family in CURVATURE:
+        return curvature_quadratic(family.split("-")[1], L=L, mu=mu, d=d, M=M, zeta=zeta, sigma=sigma, D0=D0,
+                                   mix=float(point["mix"]), seed=seed)
+    if family == "logistic":
+        kw: dict[str, Any] = dict(d=d, M=M, n=int(point["samples"]), spread=float(point["spread"]), sigma=sigma,
+                                  seed=seed)
+        c1 = logistic_regression(lam=1.0, **kw).constants
+        return logistic_regression(lam=mu * (c1["L"] - c1["mu"]), **kw)
+    raise ValueError(f"family {family!r} is not strongly convex; valid: {', '.join(STRONGLY_CONVEX)}")
+
+
+def left_ball(sim: Any, radius: float) -> dict[str, str]:
+    """``{A3_BALL: why}`` when a recorded global model of any trial leaves ||x - x*|| <= radius (or diverged)."""
+    dist = np.asarray(sim.metrics["dist_sq"], dtype=float)
+    far = math.sqrt(float(np.max(dist))) if np.isfinite(dist).all() else math.inf
+    if far <= radius:
+        return {}
+    return {A3_BALL: f"the run leaves the ball: largest ||x_r - x*|| = {far:.4g} > radius {radius:.4g}, where "
+                     "sigma_G no longer bounds the client-gradient deviation"}
+
+
+def ball_terms(pb: Any) -> dict[str, Any]:
+    """Instance fields for a family whose sigma_G holds on a ball (``run_broken``, ``assumed``), else none."""
+    from functools import partial
+
+    if "radius" not in pb.constants:
+        return {}
+    return {"run_broken": partial(left_ball, radius=pb.constants["radius"]),
+            "assumed": {A3_BALL + " at local models": LOCAL_ASSUMED}}
