@@ -105,6 +105,22 @@ def theorem1_drift(ctx: Context) -> list[Verification]:
                   "level": ctx.level},
         kind="certificate", trials=trials, seed=ctx.seed, notes=tuple(notes), device=ctx.device,
         elapsed_s=time.perf_counter() - t0))
+    # negative control of the effect check: the same heterogeneity with one Hessian shared by the clients
+    # (mix = 0) breaks "client Hessians differ"; under full participation the averaged local steps are then
+    # global gradient steps, drift cancels, and the same rule must find no effect
+    dsh = mean_ci(sh - s0, ctx.level)
+    found = esh.low > e0.high and dsh.low > 0
+    out.append(Verification(
+        id="FAST.T1.drift.effect.control:shared-hessian",
+        title="Client drift with one shared Hessian (must show no effect)", verdict=HOLDS if found else VIOLATED,
+        expected=VIOLATED, lhs=dsh.mean, ci=(dsh.low, dsh.high), rhs=0.0, ratio=float("nan"),
+        instance={"problem": runs["shared"][0].describe(), "lhs_zeta0": [e0.mean, e0.low, e0.high],
+                  "lhs_shared_hessian": [esh.mean, esh.low, esh.high], "level": ctx.level,
+                  "broken_hypothesis": "client Hessians differ (mix > 0)"},
+        control=True, kind="control", trials=trials, seed=ctx.seed, device=ctx.device,
+        notes=(f"paired difference shared-Hessian minus zeta = 0: {dsh.mean:.3g} [{dsh.low:.3g}, {dsh.high:.3g}]; "
+               "violated = the effect rule finds nothing, as it must where drift cancels",),
+        elapsed_s=time.perf_counter() - t0))
     return out
 
 
