@@ -18,8 +18,9 @@ Dask is imported only inside :func:`run_tasks` (the CLI's start-up stays fast).
 
 from __future__ import annotations
 
+import contextlib
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
@@ -229,6 +230,26 @@ def _run_inprocess(tasks: list[Task], tick: Callable[[str], None]) -> list[Outco
             out.append(_failure(task, exc, 1, traceback.format_exc()))
         tick(task.key)
     return out
+
+
+@contextlib.contextmanager
+def session(scheduler: str | None, workers: int | None, tasks: Sequence[Task] = ()) -> Iterator[str | None]:
+    """A scheduler string for many :func:`run_tasks` calls (a search's generations): a local cluster is
+    started once here and its address handed out, instead of one cluster per call.
+
+    Yields ``None`` for in-process, else a ``tcp://`` address (with a local cluster, ``workers`` is then
+    already spent: pass ``workers=None`` to ``run_tasks``). ``tasks`` are samples of the work (they choose fork or spawn for the workers).
+    """
+    kind = check_scheduler(scheduler, workers)
+    if kind != LOCAL:
+        yield None if kind == INPROCESS else kind
+        return
+    client, cluster = _connect(kind, workers, tasks)
+    try:
+        yield cluster.scheduler_address
+    finally:
+        client.close()
+        cluster.close()
 
 
 def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):

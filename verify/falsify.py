@@ -79,6 +79,34 @@ def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds
     return out
 
 
+def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
+    """A ``map_points`` that sends each point of a generation to the executor as one task.
+
+    Each task carries its point, its seed and this process's plugin files, so its summary is the one
+    :func:`evaluate_points` gives in-process: the search is the same whatever the scheduler. Use with
+    ``verify.executor.session`` so a local cluster is started once per search. A point whose task
+    fails stops the search with its inputs (no point is silently dropped from a generation).
+    """
+
+    def mapper(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
+               device: str = "cpu") -> list[dict[str, Any]]:
+        from bounds.plugins import files
+        from verify.executor import Task, run_tasks
+
+        tasks = [Task("verify.falsify:evaluate_points", {"scenario_id": scenario_id, "points": [dict(p)],
+                                                          "seeds": [int(s)], "trials": int(trials), "device": device},
+                      key=f"{scenario_id} point {i}", plugins=files())
+                 for i, (p, s) in enumerate(zip(points, seeds))]
+        outcomes = run_tasks(tasks, scheduler=scheduler, progress=False)
+        bad = [o for o in outcomes if o.status != "ok"]
+        if bad:
+            raise RuntimeError(f"{len(bad)} of {len(tasks)} evaluations failed; first: {bad[0].key}: {bad[0].error} "
+                               f"(inputs {bad[0].inputs})")
+        return [o.value[0] for o in outcomes]
+
+    return mapper
+
+
 def _objective(ev: Mapping[str, Any], floor: float) -> float:
     if ev["score"] is None:
         return floor - 1.0

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import atomic_write_text, dumps, echo_json
+from reports.cli.common import (
+    COUNT,
+    atomic_write_bytes,
+    atomic_write_text,
+    check_device,
+    check_output_path,
+    dumps,
+    echo_json,
+    scheduler_options,
+    seed_option,
+)
 
 
 def _scenario(sid: str):
@@ -25,11 +35,10 @@ def _scenario(sid: str):
     return get(sid)
 
 
-def _trace_png(doc, path: str) -> None:
+def _trace_png(doc, path: str, force: bool) -> None:
     from reports.falsify_section import falsify_sections, trace_png
 
-    with open(path, "wb") as fh:
-        fh.write(trace_png(falsify_sections([doc])[0]))
+    atomic_write_bytes(path, trace_png(falsify_sections([doc])[0]), force=force)
 
 
 def register(cli: click.Group) -> None:
@@ -40,19 +49,21 @@ def register(cli: click.Group) -> None:
 @click.argument("scenario_id")
 @click.option("--budget", type=int, default=500, show_default=True, help="evaluations (points tried)")
 @click.option("--time", "time_limit", type=float, default=None, help="stop after this many seconds")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option(help="Seed of the search; the confirmation's seeds are spawned from it (0 <= seed < 2^63).")
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="random", show_default=True,
               help="random | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma (see verify.falsify)")
-@click.option("--population", type=int, default=8, show_default=True, help="points per generation")
+@click.option("--population", type=COUNT, default=8, show_default=True, help="points per generation")
 @click.option("--device", default="cpu", show_default=True, help="cpu | cuda")
 @click.option("--json", "as_json", is_flag=True, help="print the search record as JSON")
 @click.option("--out", "out_path", default=None, help="write the search record (JSON) to this file")
 @click.option("--instance-out", default=None, help="write the replayable confirmation instance (JSON)")
 @click.option("--trace", "trace_path", default=None, help="write the search trace figure (PNG)")
+@click.option("--force", is_flag=True, help="overwrite --out, --instance-out and --trace files (regular files only)")
+@scheduler_options
 def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, population, device,
-                as_json, out_path, instance_out, trace_path) -> int:
+                as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
@@ -62,10 +73,16 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from bounds.errors import UserInputError
+    from verify.executor import check_scheduler
     from verify.falsify import search
     from verify.optimisers import OPTIMISERS
 
     sc = _scenario(scenario_id)
+    check_device(device)
+    check_scheduler(scheduler, workers)
+    for path in (out_path, instance_out, trace_path):
+        if path:
+            check_output_path(path, force=force)  # before minutes of search, not after
     if budget < 1:
         raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
     if optimiser not in OPTIMISERS:
@@ -82,16 +99,21 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             shown = "-" if best is None else f"{best:.3g}"
             bar.update(task, completed=done, description=f"falsify {scenario_id} best ratio {shown}")
 
-        rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
-                     confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
-                     progress=progress)
+        from verify.executor import Task, session
+        from verify.falsify import executor_map
+
+        sample = [Task("verify.falsify:evaluate_points", {}, key="sample")]
+        with session(scheduler, workers, sample) as where:
+            rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
+                         confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
+                         progress=progress, map_points=None if where is None else executor_map(where))
     doc = rec.to_dict()
     if out_path:
-        atomic_write_text(out_path, dumps(doc) + "\n", force=True)
+        atomic_write_text(out_path, dumps(doc) + "\n", force=force)
     if instance_out and rec.confirmation.get("seeds"):
-        atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=True)
+        atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=force)
     if trace_path and rec.trace:
-        _trace_png(doc, trace_path)
+        _trace_png(doc, trace_path, force)
     if as_json:
         echo_json(doc)
     else:

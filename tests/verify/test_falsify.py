@@ -144,6 +144,12 @@ def _cli(*args, timeout=120):
     (["falsify", "FAST.C2@corrected"], "has no scenario"),
     (["falsify", "FAST.T2", "--budget", "0"], "--budget 0"),
     (["verify", "--instance", "/nonexistent/x.json"], "does not exist"),
+    (["falsify", "FAST.T1", "--population", "0"], "--population"),
+    (["falsify", "FAST.T1", "--seed", "99999999999999999999999"], "seed"),
+    (["falsify", "FAST.T1", "--seed", "-1"], "seed"),
+    (["falsify", "FAST.T1", "--workers", "0"], "--workers"),
+    (["falsify", "FAST.T1", "--scheduler", "dask://x"], "--scheduler"),
+    (["falsify", "FAST.T1", "--out", "/nonexistent-dir/r.json"], "does not exist"),
 ])
 def test_cli_bad_input_is_one_line_exit_2(args, words):
     out = _cli(*args)
@@ -184,3 +190,21 @@ def test_time_limit_stops_the_search():
     assert rec.stopped_by == "time" and rec.evaluations == 0 and rec.confirmation["verdict"] == "none"
     with pytest.raises(UserInputError, match="--time"):
         search(get("FAST.T2"), budget=5, time_limit=0, seed=0)
+
+
+def test_cli_refuses_to_overwrite_before_searching(tmp_path):
+    out_file = tmp_path / "r.json"
+    out_file.write_text("keep", encoding="utf-8")
+    out = _cli("falsify", "FAST.T1", "--budget", "2", "--out", str(out_file))
+    assert out.returncode == 2 and "--force" in out.stderr and out_file.read_text(encoding="utf-8") == "keep"
+
+
+def test_search_on_a_local_cluster_gives_the_in_process_record():
+    pytest.importorskip("distributed")
+    args = ("falsify", "FAST.T1", "--budget", "4", "--population", "2", "--trials", "8", "--confirm-trials", "16",
+            "--json")
+    here, there = _cli(*args), _cli(*args, "--workers", "2")
+    assert here.returncode == 0 and there.returncode == 0, here.stderr + there.stderr
+    a, b = json.loads(here.stdout), json.loads(there.stdout)
+    a.pop("elapsed_s"), b.pop("elapsed_s")
+    assert a == b  # seeds travel with the points: the scheduler changes nothing
