@@ -125,3 +125,4 @@ def theorem1_drift(ctx: Context) -> list[Verification]:
 
 
 CHECKS = {"FAST.T1.drift": theorem1_drift}
+CONTROLS = {"FAST.T1.drift": ["FAST.T1.drift.effect.control:shared-hessian"]}
