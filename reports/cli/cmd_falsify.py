@@ -6,6 +6,8 @@ best-so-far is still written), 2 on bad input. The search itself lives in ``veri
 
 from __future__ import annotations
 
+import math
+
 import click
 
 from reports.cli.common import (
@@ -80,6 +82,11 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     sc = _scenario(scenario_id)
     check_device(device)
     check_scheduler(scheduler, workers)
+    # checked here, before the progress bar starts, so the refusal is the only line on stderr
+    if trials < 2 or confirm_trials < 2:
+        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
+    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
+        raise UserInputError(f"--time {time_limit} must be a positive, finite number of seconds (omit it for no limit)")
     for path in (out_path, instance_out, trace_path):
         if path:
             check_output_path(path, force=force)  # before minutes of search, not after

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import echo_json
+from reports.cli.common import COUNT, echo_json
 
 
 @click.command("worst-case")
@@ -21,9 +21,9 @@ from reports.cli.common import echo_json
 @click.option("--eta-g", type=float, default=1.0, show_default=True, help="server step size")
 @click.option("--D0", "D0", type=float, default=1.0, show_default=True, help="bound on ||x0 - x*||^2")
 @click.option("--measure", default="dist_sq", show_default=True, help="dist_sq (||x_R-x*||^2) | gap (F(x_R)-F*)")
-@click.option("--interval", "I", type=int, default=2, show_default=True,
+@click.option("--interval", "I", type=COUNT, default=2, show_default=True,
               help="fast: rounds 0, I, 2I, ... are snapshot rounds (all clients)")
-@click.option("--cohort", "S", type=int, default=1, show_default=True,
+@click.option("--cohort", "S", type=COUNT, default=1, show_default=True,
               help="fast: the other rounds aggregate clients 0..S-1")
 @click.option("--solver", default="CLARABEL", show_default=True, help="CLARABEL | SCS (through cvxpy)")
 @click.option("--max-seconds", type=float, default=600.0, show_default=True,

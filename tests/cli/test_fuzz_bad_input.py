@@ -156,6 +156,35 @@ def _cases() -> list[tuple[str, list[str], str]]:
                  [*SIM, "--problem", "p" * 100_000], [*REGION, "--check", "0." + "5" * 100_000 + "x"],
                  ["nosuch" + "z" * 100_000]):
         add("long", argv)
+    # --- falsify, worst-case, audit: every numeric option out of its range, unknown names, bad seeds
+    fal = ["falsify", "FAST.T1", "--budget", "2"]
+    for opt, words in (("--budget", ("0", "-3", "abc", "1e3")), ("--trials", ("1", "0", "x")),
+                       ("--confirm-trials", ("1", "-1")), ("--population", ("0", "-2", "2.5")),
+                       ("--time", ("nan", "-1", "0", "inf")), ("--seed", ("-1", str(2**64), "1.5")),
+                       ("--optimiser", ("cmaes", "", "random;")), ("--device", ("tpu", "cuda:x")),
+                       ("--workers", ("0", "-1")), ("--scheduler", ("dask://x", "tcp:/", "nowhere"))):
+        for word in words:
+            add("falsify", [*fal, opt, word])
+    for sid in ("FAST.T9", "FAST.C2@corrected", "", "F3AST.T3.5@", rng.choice(["x" * 300, "FAST.T1;"])):
+        add("falsify", ["falsify", sid, "--budget", "2"])
+    wc = ["worst-case", "--eta", "0.1"]
+    for opt, words in (("--eta", ("0", "-0.1", "nan", "inf", "abc")), ("--L", ("0", "-1", "nan", "inf")),
+                       ("--mu", ("-0.1", "nan", "2")), ("--zeta", ("-1", "nan", "inf")), ("--K", ("0", "-1", "1.5")),
+                       ("--R", ("0", "-2")), ("--M", ("0", "1.5")), ("--D0", ("0", "-1", "inf")),
+                       ("--eta-g", ("0", "nan")), ("--method", ("sgd", "")), ("--measure", ("loss",)),
+                       ("--solver", ("MOSEK", "x")), ("--interval", ("0", "-1")), ("--cohort", ("0", "-1"))):
+        for word in words:
+            argv = ["worst-case", opt, word] if opt == "--eta" else [*wc, opt, word]
+            add("worst-case", argv)
+    au = ["audit", "/nonexistent/log.csv"]
+    add("audit", au)
+    for opt, words in (("--alpha", ("0", "1.5", "nan", "-0.1")), ("--level", ("0", "1", "nan", "2")),
+                       ("--target", ("bogus", "uniform:", "uniform:3/0", "fast:2", "fast:x")),
+                       ("--period", ("0", "-1")), ("--k", ("0", "-2")), ("--format", ("xls",)),
+                       ("--objective", ("p3",)), ("--columns", ("round", "round=", "x=y"))):
+        for word in words:
+            add("audit", ["audit", "demo.csv", opt, word])
+
     return cases
 
 
@@ -304,7 +333,8 @@ def test_suite_is_large_and_covers_every_command(tmp_path):
     cases = CASES + _tmp_cases(tmp_path)
     assert len(cases) >= 500
     commands = {argv[0] for _, argv, _ in cases if argv}
-    assert {"list", "show", "check", "solve", "region", "simulate", "verify", "report"} <= commands
+    assert {"list", "show", "check", "solve", "region", "simulate", "verify", "report", "falsify", "worst-case",
+            "audit"} <= commands
     assert sum(expect == "bad" for *_, expect in cases) >= 450
 
 
