@@ -181,11 +181,37 @@ def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: 
     return out, est
 
 
+def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None) -> Scenario:
+    """``scenario`` with each categorical axis cut to what a search draws from.
+
+    By default an axis's ``searched`` values (all its choices when unset); ``problems`` replaces the
+    problem axis's: names among its choices, or ``"all"``. Raises ``UserInputError`` for other names.
+    """
+    import dataclasses
+
+    space = []
+    for p in scenario.space:
+        if p.choices is None:
+            space.append(p)
+            continue
+        use = tuple(p.searched or p.choices)
+        if p.name == "problem" and problems is not None:
+            words = [w.strip() for w in (problems.split(",") if isinstance(problems, str) else problems) if w.strip()]
+            use = tuple(p.choices) if words == ["all"] else tuple(dict.fromkeys(words))
+            bad = [w for w in use if w not in p.choices]
+            if bad or not use:
+                raise UserInputError(f"--problems {','.join(words) or repr(problems)}: {scenario.id} admits "
+                                     f"{', '.join(p.choices)} (or all)")
+        space.append(dataclasses.replace(p, choices=use, searched=None))
+    return dataclasses.replace(scenario, space=tuple(space))
+
+
 def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, seed: int = 0, trials: int = 64,
            confirm_trials: int = 4096, optimiser: str = "random", population: int = 8,
            device: str = "cpu", level: float = DEFAULT_LEVEL,
            progress: Callable[[int, int, float | None], None] | None = None,
-           map_points: Callable[..., list[dict[str, Any]]] | None = None) -> SearchRecord:
+           map_points: Callable[..., list[dict[str, Any]]] | None = None,
+           problems: Sequence[str] | str | None = None) -> SearchRecord:
     """Search ``scenario`` for the largest LHS/RHS with ``budget`` evaluations (and ``time_limit`` seconds).
 
     Args:
@@ -196,6 +222,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
             KeyboardInterrupt (the search then keeps its best point and stops).
         map_points: ``(scenario_id, points, seeds, trials, device) -> summaries`` (default in-process
             ``evaluate_points``; an executor can distribute generations).
+        problems: the problem families to search (see :func:`search_space`; default: the scenario's).
     Returns: a :class:`SearchRecord` (``interrupted`` when Ctrl-C stopped it: no confirmation then).
     """
     from verify.optimisers import make_optimiser
@@ -210,11 +237,16 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     mapper = map_points or evaluate_points
     budget, population = int(budget), max(1, min(int(population), int(budget)))
     seeds, conf_seed = search_seeds(seed, budget)
-    opt = make_optimiser(optimiser, scenario, seed=int(seed), population=population, budget=budget)
+    searched = search_space(scenario, problems)
+    opt = make_optimiser(optimiser, searched, seed=int(seed), population=population, budget=budget)
     rec = SearchRecord(id=scenario.id, result=scenario.result, optimiser=optimiser, seed=int(seed), budget=budget,
                        time_limit=time_limit, trials=int(trials), population=population, device=device,
-                       space=[p.to_dict() for p in scenario.space], notes=list(scenario.notes),
+                       space=[p.to_dict() for p in searched.space], notes=list(scenario.notes),
                        versions=versions())
+    for wide, cut in zip(scenario.space, searched.space):
+        if wide.choices is not None and tuple(cut.choices or ()) != tuple(wide.choices):
+            rec.notes.append(f"axis {wide.name} searched over {', '.join(map(str, cut.choices or ()))}; also "
+                             f"admissible: {', '.join(str(c) for c in wide.choices if c not in (cut.choices or ()))}")
     t0 = time.perf_counter()
     best: dict[str, Any] | None = None
     floor = 0.0

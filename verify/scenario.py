@@ -48,6 +48,8 @@ class Param:
         log: search on a log scale (needs low > 0).
         integer: values are integers in [low, high].
         choices: categorical values (then low/high are unused).
+        searched: the categorical values a search draws from unless told otherwise (None: every choice);
+            the other choices stay admissible (``falsify --problems`` widens the problem axis).
         doc: what the axis means, e.g. "step size as a fraction of the 1/(20 m L K) cap".
     """
 
@@ -58,6 +60,7 @@ class Param:
     log: bool = False
     integer: bool = False
     choices: tuple | None = None
+    searched: tuple | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -66,6 +69,8 @@ class Param:
                 raise ValueError(f"param {self.name}: low {self.low} > high {self.high}")
             if self.log and self.low <= 0:
                 raise ValueError(f"param {self.name}: a log axis needs low > 0")
+        elif self.searched is not None and not set(self.searched) <= set(self.choices):
+            raise ValueError(f"param {self.name}: searched {self.searched} are not all among {self.choices}")
 
     def coerce(self, value: Any, *, outside: bool = False) -> Any:
         """``value`` as this axis's type; outside the range only when ``outside`` (controls)."""
@@ -89,7 +94,8 @@ class Param:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "low": self.low, "high": self.high, "default": self.default, "log": self.log,
-                "integer": self.integer, "choices": list(self.choices) if self.choices else None, "doc": self.doc}
+                "integer": self.integer, "choices": list(self.choices) if self.choices else None,
+                "searched": list(self.searched) if self.searched else None, "doc": self.doc}
 
 
 @dataclass(frozen=True)

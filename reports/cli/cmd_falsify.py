@@ -56,6 +56,8 @@ def register(cli: click.Group) -> None:
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="random", show_default=True,
               help="random | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma (see verify.falsify)")
+@click.option("--problems", default=None, metavar="NAME,...|all",
+              help="problem families to search (default: the scenario's; 'all' = every admissible family)")
 @click.option("--population", type=COUNT, default=8, show_default=True, help="points per generation")
 @click.option("--device", default="cpu", show_default=True, help="cpu | cuda")
 @click.option("--json", "as_json", is_flag=True, help="print the search record as JSON")
@@ -64,7 +66,7 @@ def register(cli: click.Group) -> None:
 @click.option("--trace", "trace_path", default=None, help="write the search trace figure (PNG)")
 @click.option("--force", is_flag=True, help="overwrite --out, --instance-out and --trace files (regular files only)")
 @scheduler_options
-def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, population, device,
+def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, problems, population, device,
                 as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
@@ -90,6 +92,9 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     for path in (out_path, instance_out, trace_path):
         if path:
             check_output_path(path, force=force)  # before minutes of search, not after
+    from verify.falsify import search_space
+
+    search_space(sc, problems)  # unknown family names fail here, not after the cluster starts
     if budget < 1:
         raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
     if optimiser not in OPTIMISERS:
@@ -113,7 +118,8 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         with session(scheduler, workers, sample) as where:
             rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
                          confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
-                         progress=progress, map_points=None if where is None else executor_map(where))
+                         progress=progress, map_points=None if where is None else executor_map(where),
+                         problems=problems)
     doc = rec.to_dict()
     if out_path:
         atomic_write_text(out_path, dumps(doc) + "\n", force=force)

@@ -208,3 +208,28 @@ def test_search_on_a_local_cluster_gives_the_in_process_record():
     a, b = json.loads(here.stdout), json.loads(there.stdout)
     a.pop("elapsed_s"), b.pop("elapsed_s")
     assert a == b  # seeds travel with the points: the scheduler changes nothing
+
+
+def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
+    from verify.falsify import search_space
+
+    sc = get("FAST.T2@corrected")
+    wide = next(p for p in sc.space if p.name == "problem")
+    assert set(wide.choices) == {"quadratic", "quadratic-diagonal", "quadratic-rotated", "logistic"}
+    assert next(p for p in search_space(sc).space if p.name == "problem").choices == ("quadratic",)
+    assert next(p for p in search_space(sc, "all").space if p.name == "problem").choices == wide.choices
+    assert next(p for p in search_space(sc, "logistic, quadratic").space
+                if p.name == "problem").choices == ("logistic", "quadratic")
+    with pytest.raises(UserInputError, match="admits"):
+        search_space(sc, "quadratic,nonconvex")  # FAST.T2 needs strong convexity
+    # FAST.T1 has no default cut: every smooth family is searched
+    t1 = next(p for p in search_space(get("FAST.T1")).space if p.name == "problem")
+    assert "nonconvex" in t1.choices and "logistic" in t1.choices
+
+
+def test_a_narrowed_search_says_so_in_its_record():
+    rec = search(get("FAST.T2"), budget=2, trials=4, confirm_trials=4, population=2, seed=3)
+    doc = rec.to_dict()
+    assert any(n.startswith("axis problem searched over quadratic; also admissible:") for n in doc["notes"])
+    assert next(p for p in doc["space"] if p["name"] == "problem")["choices"] == ["quadratic"]
+    assert all(t.get("problem", "quadratic") == "quadratic" for t in doc["trace"])
