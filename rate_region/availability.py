@@ -179,6 +179,16 @@ class AvailabilityModel:
         mean = probs @ sets
         return (sets * probs[:, None]).T @ sets - np.outer(mean, mean)
 
+    def uncorrelated(self) -> tuple[bool | None, str]:
+        """(verdict, reason) on "availability uncorrelated or negatively correlated": every Cov(A_i, A_j) <= 0
+        for i != j (to 1e-12), or None when the law is too large to compute."""
+        cov = self.covariance()
+        if cov is None:
+            return None, f"the availability law of model {self.name} is too large to compute its covariance"
+        worst = float((cov - np.diag(np.diag(cov))).max()) if cov.shape[0] > 1 else 0.0
+        return worst <= 1e-12, (f"largest availability covariance between two clients of model {self.name}: "
+                                f"{worst:.3g} (needs <= 0)")
+
 
 def _default_weights(n: int, weights) -> np.ndarray:
     if weights is None:

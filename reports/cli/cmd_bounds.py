@@ -165,7 +165,12 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
     m = membership(model, cap, r)
     evidence = (f"model {model_spec} (with its own cap): r is {'achievable' if m.achievable else 'NOT achievable'} "
                 f"({m.method}); {m.message}")
-    return {u.name: (bool(m.achievable), evidence) for u in items}
+    out: dict[str, tuple[bool | None, str]] = {u.name: (bool(m.achievable), evidence) for u in items}
+    from bounds.f3ast import UNCORRELATED
+
+    if any(a.name == UNCORRELATED.name for a in res.assumptions):
+        out[UNCORRELATED.name] = model.uncorrelated()
+    return out
 
 
 def _variant_summary(res, values, model_spec=None) -> dict:

@@ -110,6 +110,26 @@ def test_check_rates_against_an_availability_model(convbound):
     out = convbound("check", "F3AST.L3.4@eq6", "E=1", "G=1", "p=0.5,0.5", "r=0.375,0.5", "model=table1",
                     "--json").json()
     assert out["holds"] is True
+    # eq. (7) also assumes uncorrelated availability: Table I's two clients are independent
+    # (P(both) = 0.3 = P(A_1) P(A_2) = 0.375 x 0.8), so the model decides it too
+    out = convbound("check", "F3AST.L3.4@eq7", "E=1", "G=1", "p=0.5,0.5", "r=0.375,0.5", "model=table1",
+                    "--json").json()
+    unc = next(c for c in out["conditions"] if c["name"] == "availability uncorrelated or negatively correlated")
+    assert unc["holds"] is True and out["holds"] is True
+    out = convbound("check", "F3AST.L3.4@eq7", "E=1", "G=1", "p=0.5,0.5", "r=0.375,0.5", "model=table1-markov",
+                    "--json").json()
+    unc = next(c for c in out["conditions"] if c["name"] == "availability uncorrelated or negatively correlated")
+    assert unc["holds"] is True  # the sticky chain keeps Table I as its stationary law: still independent
+
+
+def test_positively_correlated_availability_fails_eq7(convbound, tmp_path):
+    # both clients available together or not at all: Cov(A_1, A_2) = 0.5 - 0.5^2 = 0.25 > 0
+    model = tmp_path / "together.toml"
+    model.write_text('kind = "table"\nk = 1\nsets = [[1, 1], [0, 0]]\nprobs = [0.5, 0.5]\n', encoding="utf-8")
+    out = convbound("check", "F3AST.L3.4@eq7", "E=1", "G=1", "p=0.5,0.5", "r=0.25,0.25", f"model={model}",
+                    "--json").json()
+    unc = next(c for c in out["conditions"] if c["name"] == "availability uncorrelated or negatively correlated")
+    assert unc["holds"] is False and "0.25" in unc["reason"] and out["holds"] is False
     run = convbound("check", "FAST.T1", *T1, "eta_c=0.005", "model=table1")
     assert run.code == 2 and "model=" in run.err
 

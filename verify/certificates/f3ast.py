@@ -58,13 +58,7 @@ def _decided(key: str, model, subsets, probs, p, values: dict) -> dict[str, tupl
     res = bounds.get(key)
     out: dict[str, tuple[bool | None, str]] = dict(realised_participation(static_policy(subsets, probs, p), res, values))
     if any(a.name == UNCORRELATED.name for a in res.assumptions):
-        cov = model.covariance()
-        if cov is None:
-            out[UNCORRELATED.name] = (None, "the availability law is too large to compute its covariance")
-        else:
-            worst = float((cov - np.diag(np.diag(cov))).max()) if cov.shape[0] > 1 else 0.0
-            out[UNCORRELATED.name] = (worst <= 1e-12, f"largest availability covariance between two clients "
-                                                      f"of model {model.name}: {worst:.3g} (needs <= 0)")
+        out[UNCORRELATED.name] = model.uncorrelated()
     return out
 
 
