@@ -233,3 +233,24 @@ def test_a_narrowed_search_says_so_in_its_record():
     assert any(n.startswith("axis problem searched over quadratic; also admissible:") for n in doc["notes"])
     assert next(p for p in doc["space"] if p["name"] == "problem")["choices"] == ["quadratic"]
     assert all(t.get("problem", "quadratic") == "quadratic" for t in doc["trace"])
+
+
+def test_random_search_puts_each_axis_at_its_ends_a_third_of_the_time():
+    from verify.optimisers import EDGE, make_optimiser
+
+    sc = get("FAST.T2@corrected")
+    opt = make_optimiser("random", sc, seed=5, population=8, budget=3000)
+    pts = opt.ask(3001)[1:]  # the first point is the default
+    n = len(pts)
+    sd = math.sqrt((EDGE / 2) * (1 - EDGE / 2) / n)  # binomial sd of one end's frequency: 0.0068 here
+    for p in sc.space:
+        if p.choices is not None or p.low == p.high:
+            continue
+        vals = np.array([pt[p.name] for pt in pts], float)
+        for end in (p.low, p.high):
+            freq = float(np.mean(vals == end))
+            if p.integer:  # interior draws also round onto an end: at least EDGE / 2
+                assert freq > EDGE / 2 - 4 * sd, (p.name, end, freq)
+            else:
+                assert abs(freq - EDGE / 2) < 4 * sd, (p.name, end, freq)
+        assert ((vals >= p.low) & (vals <= p.high)).all()
