@@ -118,7 +118,7 @@ T2_SPACE = (
               "Searched by default: the quadratic only. A violation on a distinct-Hessian family could only be "
               "'unverified' (A3 holds there on a ball that local models are assumed, not seen, to stay in), and a "
               "logistic point at FAST.T2's horizons costs 10-50x a quadratic one; with all four, seed 0 at budget "
-              "500 found no violation (0.877 best) where the quadratic alone finds one. "
+              "500 found no violation (0.877 best; tests/benchmarks/falsify_runs/REPORT.md). "
               "falsify --problems all searches every family"),
     Param("M", 2, 16, 4, integer=True, log=True, doc="clients"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M"),
