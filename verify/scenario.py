@@ -267,10 +267,23 @@ def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any])
         elif a.kind == "static-rate" and name == "static-policy" and same("r", consts.get("rates")):
             out[a.name] = (True, "met by construction: a static selection policy whose true rates are the r checked "
                                  "(achievable: the policy attains them)")
-        elif a.kind == "regularized" and name in ("regularized", "cyclic"):
-            out[a.name] = (True, f"met by construction: the engine's {name} pattern is periodic with window "
-                                 f"P = {consts.get('P')} (its p_min and rho^2 are the values checked)")
+        elif a.kind == "regularized" and name in ("regularized", "cyclic") and _meets_assumption2(consts, values):
+            out[a.name] = (True, f"met by construction: the engine's {name} pattern has window P = {consts['P']}, "
+                                 f"Pr(in a window) >= {consts['p_min']:.4g} and sum_i q_i^2 = {consts['rho2']:.4g}, "
+                                 "within the P, p_min and rho checked")
     return out
+
+
+def _meets_assumption2(consts: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+    """Amplified SCAFFOLD's Assumption 2 with the checked constants, for a pattern with the given ones:
+    the same window P, a checked p_min no larger than the pattern's, a checked rho^2 no smaller than
+    the pattern's sum of squared weights (the constants are bounds, not identities)."""
+    if "P" in values and not np.isclose(float(values["P"]), float(consts["P"])):
+        return False
+    if "p_min" in values and float(values["p_min"]) > float(consts["p_min"]) * (1 + 1e-12):
+        return False
+    rho2 = float(values["rho2"]) if "rho2" in values else float(values["rho"]) ** 2 if "rho" in values else None
+    return rho2 is None or rho2 >= float(consts["rho2"]) * (1 - 1e-12)
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
