@@ -39,6 +39,9 @@ class Run:
     def json(self):
         return json.loads(self.out)
 
+    def __iter__(self):  # code, out, err = convbound(...)
+        return iter((self.code, self.out, self.err))
+
 
 @pytest.fixture
 def convbound(capsys):

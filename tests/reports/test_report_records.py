@@ -68,13 +68,6 @@ def audit_case():
     return json.loads(dumps(audit(log, "uniform:3/12").to_dict())), np.asarray(S, dtype=float)
 
 
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
-
-
 def write(path, obj):
     path.write_text(json.dumps(obj))
     return str(path)
@@ -137,10 +130,10 @@ def test_the_pdf_holds_the_same_sections_and_numbers(built, audit_case):
     assert f"{h:.6g}" in text
 
 
-def test_from_json_renders_the_included_records_again(built, capsys):
+def test_from_json_renders_the_included_records_again(built, convbound):
     tmp, out, _ = built
     again = tmp / "again"
-    code, _, err = run(["report", "--from-json", str(out / "results.json"), "--out", str(again)], capsys)
+    code, _, err = convbound("report", "--from-json", str(out / "results.json"), "--out", str(again))
     assert code == 0, err
     first, second = (json.loads((d / "results.json").read_text()) for d in (out, again))
     for key in ("searches", "worst_cases", "audits"):
@@ -170,31 +163,30 @@ def _drop(rec, *path):
     (_drop(worst_case_record(), "certificate", "status"), "record.certificate.status' is missing"),
     ({"kind": "audit", "log": {"rows": 1}}, "record.log.rounds' is missing"),
 ])
-def test_bad_include_files_are_refused_in_one_line(tmp_path, capsys, content, message):
+def test_bad_include_files_are_refused_in_one_line(tmp_path, convbound, content, message):
     path = tmp_path / "rec.json"
     if content is not None:
         path.write_text(content if isinstance(content, str) else json.dumps(content))
-    code, _, err = run(["report", "--only", "FAST.T1", "--out", str(tmp_path / "rep"), "--include", str(path)],
-                       capsys)
+    code, _, err = convbound("report", "--only", "FAST.T1", "--out", str(tmp_path / "rep"), "--include", str(path))
     assert code == 2 and message in err, err
     assert err.strip().count("\n") == 0 and "Traceback" not in err and str(path) in err
     assert not (tmp_path / "rep").exists()
 
 
-def test_a_partial_audit_and_a_directory_are_refused(tmp_path, capsys, audit_case):
+def test_a_partial_audit_and_a_directory_are_refused(tmp_path, convbound, audit_case):
     rec = _drop(audit_case[0], "variance", "H_rstar")
     for path, message in ((write(tmp_path / "a.json", rec), "record.variance.H_rstar' is missing"),
                           (str(tmp_path), "is a directory")):
-        code, _, err = run(["report", "--out", str(tmp_path / "rep"), "--include", path], capsys)
+        code, _, err = convbound("report", "--out", str(tmp_path / "rep"), "--include", path)
         assert code == 2 and message in err and err.strip().count("\n") == 0, err
 
 
-def test_a_saved_document_with_a_broken_record_is_refused(tmp_path, capsys):
+def test_a_saved_document_with_a_broken_record_is_refused(tmp_path, convbound):
     doc = fixture_doc()
     doc["worst_cases"] = [{"source": "included from x", "record": _drop(worst_case_record(), "coverage")}]
     saved = tmp_path / "results.json"
     saved.write_text(to_json(doc))
-    code, _, err = run(["report", "--from-json", str(saved), "--out", str(tmp_path / "rep")], capsys)
+    code, _, err = convbound("report", "--from-json", str(saved), "--out", str(tmp_path / "rep"))
     assert code == 2 and "worst_cases[0].record.coverage' is missing" in err and err.strip().count("\n") == 0
 
 
