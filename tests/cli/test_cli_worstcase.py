@@ -26,7 +26,7 @@ def test_json_record_and_printed_tightness_agree(convbound):
 
 
 @pytest.mark.parametrize("extra,word", [
-    (("--eta", "0"), "eta"), (("--eta", "0.1", "--K", "20", "--R", "5"), "too many"),
+    (("--eta", "0"), "eta"), (("--eta", "0.1", "--K", "20", "--R", "5"), "too large"),
     (("--eta", "0.1", "--method", "newton"), "method"), (("--eta", "0.1", "--solver", "MOSEK"), "solver"),
     (("--eta", "0.1", "--method", "fast", "--cohort", "3"), "cohort"), (("--eta", "0.1", "--mu", "2"), "mu"),
 ])

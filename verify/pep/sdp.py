@@ -26,6 +26,7 @@ the expectation: every noise law with E[xi | past] = 0, E||xi||^2 <= sigma^2 is 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -217,6 +218,7 @@ class Solved:
     S: np.ndarray | None
     delta: float
     solver: str
+    warnings: tuple[str, ...] = ()
 
 
 def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8) -> Solved:
@@ -272,14 +274,17 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
         opts = dict(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=400)
     elif solver.upper() == "SCS":
         opts = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
-    try:
-        prob.solve(solver=solver.upper(), **opts)
-    except cp.error.SolverError as exc:  # the solver gave up: a failure to report, not a crash
-        return Solved(f"solver error: {str(exc).splitlines()[0][:200]}", None, None, None, None, [], [], None,
-                      delta, solver.upper())
+    with warnings.catch_warnings(record=True) as caught:  # recorded in the WorstCase's notes, not printed
+        warnings.simplefilter("always")
+        try:
+            prob.solve(solver=solver.upper(), **opts)
+        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # the solver gave up: reported
+            return Solved(f"solver error: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}",
+                          None, None, None, None, [], [], None, delta, solver.upper())
+    said = tuple(dict.fromkeys(str(w.message) for w in caught))
     status = str(prob.status)
     if G.value is None or prob.value is None or status not in ("optimal", "optimal_inaccurate"):
-        return Solved(status, None, None, None, None, [], [], None, delta, solver.upper())
+        return Solved(status, None, None, None, None, [], [], None, delta, solver.upper(), said)
     Gv = np.asarray(G.value)
     Fv = np.asarray(F.value) if F.value is not None else np.zeros(nf)
     primal = float(np.sum(C * Gv) + fobj @ Fv)
@@ -288,7 +293,7 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
     # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
     Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
-    return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper())
+    return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said)
 
 
 def interp_expression(cp: Any, G: Any, F: Any, X: np.ndarray, Gr: np.ndarray, Fsel: np.ndarray, L: float,

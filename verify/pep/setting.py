@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 METHODS = ("local_gd", "scaffold", "fast")
 MEASURES = ("dist_sq", "gap")
@@ -233,13 +233,8 @@ def validate(s: Setting) -> Setting:
         raise UserInputError(f"mu={s.mu} must satisfy 0 <= mu <= L={s.L}")
     for name in ("K", "R", "M"):
         v = getattr(s, name)
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_INT:
-            raise UserInputError(f"{name}={v} must be an integer in 1..2^62")
-    # steps whose products overflow float64 over the run are not a worst case anyone can state: the
-    # contraction factor per step is at most 1 + eta L; refuse when it exceeds 1e6 (no solver can scale it)
-    if s.eta * s.L > 1e6 or s.eta_g > 1e6:
-        raise UserInputError(f"eta*L={s.eta * s.L:g} and eta_g={s.eta_g:g} must be at most 1e6 (the iterates "
-                             "would grow by that factor per step, beyond what a double-precision SDP can resolve)")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise UserInputError(f"{name}={v} must be an integer >= 1")
     if s.schedule is not None:
         if s.law is not None:
             raise UserInputError("give either a fixed schedule or a participation law, not both")
@@ -259,6 +254,29 @@ def validate(s: Setting) -> Setting:
         raise UserInputError("method fast needs a schedule (snapshot interval I, cohort S) or a snapshot law "
                              "(snapshot:q,m,uniform:n or snapshot:q,m,cohort:n)")
     return s
+
+
+def validate_scale(s: Setting) -> None:
+    """Refuse constants whose ratios a double-precision SDP cannot resolve (after scaling L = D0 = 1).
+
+    The worst case is invariant under x -> x / sqrt(D0) and f -> f / L, which leave the ratios
+    zeta^2 / (L^2 D0), sigma^2 / (L^2 D0), mu / L and eta L; the iterates can grow by at most
+    max(|1 - eta L|, 1) * max(|1 - eta_g|, eta_g) per step, so a run of K R steps whose growth exceeds 10^8
+    (in squared distance) is refused: the solver's 1e-8 accuracy would be all there is.
+    Call after the size check (K and R may be huge there).
+    """
+    for name, v in (("zeta", s.zeta), ("sigma", s.sigma)):
+        ratio = (v / s.L) ** 2 / s.D0
+        if ratio > 1e8:
+            raise UserInputError(f"{name}^2 / (L^2 D0) = {ratio:.3g} is above 1e8: the SDP cannot resolve the "
+                                 f"initial distance against it; the worst case scales with D0, so give {name}^2 "
+                                 "and D0 within a factor 1e8 of each other (in units of L^2)")
+    step = max(abs(1 - s.eta * s.L), abs(1 - s.eta * s.mu), 1.0) * max(abs(1 - s.eta_g), s.eta_g, 1.0)
+    growth = 2 * s.K * s.R * math.log10(step)
+    if growth > 8:
+        raise UserInputError(f"with eta*L={s.eta * s.L:.3g} and eta_g={s.eta_g:.3g} the iterates can grow by "
+                             f"10^{growth:.3g} (squared) over K*R={s.K * s.R} steps, beyond the solver's 1e-8 "
+                             "accuracy; use eta <= 2/L, eta_g <= 2, or fewer steps")
 
 
 def _validate_law(law: Law, M: int) -> None:

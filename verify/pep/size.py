@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from verify.pep.setting import Law, Setting
 
 MAX_SECONDS = 600.0
@@ -55,33 +55,41 @@ def _dur(s: float) -> str:
     return f"{s:.3g} s"
 
 
-def _geometric(P: float, R: int) -> float:
+def _f(n: int | float) -> float:
+    """A float of any integer (10^400 included), capped at 1e300."""
+    return float(n) if n < _BIG else _BIG
+
+
+def _geometric(P: float, R: float) -> float:
     """1 + P + ... + P^(R-1), capped at 1e300."""
     if P <= 1.0:
-        return float(R)
+        return R
     log = R * math.log(P)
     return _BIG if log > 690 else (P**R - 1) / (P - 1)
 
 
 def estimate(s: Setting) -> Size:
     """The size and cost of ``s``'s SDP (no validation beyond what the arithmetic needs)."""
+    R, M = _f(s.R), _f(s.M)
     if s.schedule is not None or s.I is not None:
-        nodes, leaves, used, per_client_rounds = float(s.R), 1.0, float(s.M), float(s.R)
+        nodes, leaves, used, per_client_rounds = R, 1.0, M, R
     else:
         law = s.law or Law("full")
-        P = max(law.pattern_count(s.M), 1.0)
-        nodes = _geometric(P, s.R)
-        leaves = _BIG if s.R * math.log(P) > 690 else P**s.R
-        used = float(law.clients_used(s.M))
+        P = max(law.pattern_count(s.M) if s.M < 10**6 or law.kind == "full" else math.inf, 1.0)
+        if not math.isfinite(P):
+            P = _BIG
+        nodes = _geometric(P, R)
+        leaves = _BIG if R * math.log(P) > 690 else P**R
+        used = _f(law.clients_used(s.M))
         per_client_rounds = nodes
-    K = float(s.K)
+    K = _f(s.K)
     grads = min(K * used * nodes, _BIG)
     quadratic = s.mu == s.L
-    rows = 1.0 + (s.M - 1 if s.zeta > 0 else 0) + (0.0 if quadratic else grads) * (2 if s.sigma > 0 else 1)
+    rows = 1.0 + (M - 1 if s.zeta > 0 else 0) + (0.0 if quadratic else grads) * (2 if s.sigma > 0 else 1)
     if s.sigma > 0 and quadratic:
         rows += grads
     points = 1.0 + min(K * per_client_rounds, _BIG) + (leaves if s.measure == "gap" else 0.0)
-    clients_with_points = 0.0 if quadratic else min(float(s.M), used + (s.M if s.measure == "gap" else 0))
+    clients_with_points = 0.0 if quadratic else min(M, used + (M if s.measure == "gap" else 0))
     cons = min(clients_with_points * points * points, _BIG)
     rows = min(rows, _BIG)
     svec = min(rows * (rows + 1) / 2, _BIG)
@@ -103,10 +111,37 @@ def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | Non
         what = "time" if size.seconds > max_seconds else "memory"
         raise UserInputError(
             f"this worst case is too large ({what}): {size.describe()}, over the limit of {max_seconds:g} s and "
-            f"{cap:.3g} GB; fewer rounds, local steps or clients would fit (full participation is exact with M=2)"
+            f"{cap:.3g} GB; {_what_fits(s, max_seconds, cap)}"
             + ("; with a random law every round multiplies the branches by the number of patterns"
                if s.law is not None and s.law.kind != "full" else ""))
     return size
+
+
+def _fits(s: Setting, max_seconds: float, cap: float) -> bool:
+    size = estimate(s)
+    return size.seconds <= max_seconds and size.gb <= cap
+
+
+def _largest(s: Setting, name: str, max_seconds: float, cap: float) -> int:
+    """The largest value of K or R (the other fields as given) that fits; 0 if even 1 does not."""
+    from dataclasses import replace
+
+    lo, hi = 0, min(int(getattr(s, name)), 2**64)
+    while lo < hi:  # about 64 estimates at most: microseconds
+        mid = (lo + hi + 1) // 2
+        if _fits(replace(s, **{name: mid}), max_seconds, cap):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _what_fits(s: Setting, max_seconds: float, cap: float) -> str:
+    if s.schedule is not None:
+        return "fewer rounds, local steps or clients would fit"
+    r, k = _largest(s, "R", max_seconds, cap), _largest(s, "K", max_seconds, cap)
+    parts = [f"R <= {r} with K={s.K}" if r else f"no R with K={s.K}", f"K <= {k} with R={s.R}" if k else ""]
+    return "what would fit: " + " or ".join(p for p in parts if p)
 
 
 def memory_cap_gb(max_seconds: float) -> float:
