@@ -110,7 +110,7 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
         notes.append(f"solved in units L = D0 = 1 and scaled back by {factor:g} (the proved bound rounded up)")
         sol = replace(sol, value=_up(sol.value, factor), primal=None if sol.primal is None else sol.primal * factor)
         if rc.get("ok"):
-            rc = {**rc, "bound": _up(rc["bound"], factor), "bound_exact": None}
+            rc = {**rc, "bound": _up(rc["bound"], factor), "bound_exact": None, "tau": None}
     cert = _certificate(sol, rc)
     value = rc["bound"] if rc.get("ok") else sol.value
     exactness = "exact" if s.sigma == 0 else "upper bound"

@@ -131,9 +131,11 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
             acc.add(X.T.dot(lap).dot(X), dl * dx * dx, kappa * mu)
             acc.add(_sym(Gr.T.dot(lap).dot(X)), dl * dg * dx, -kappa * mu / L)
     tau = Fraction(0)
+    betas = []
     for (_, u, v, rhs), b in zip(pb.bounds, sol.bound_duals):
         most_negative = min(most_negative, b)
         beta = _rat(max(b, 0.0))
+        betas.append(beta)
         U, du = _coeffs([u], d)
         V, dv = _coeffs([v], d)
         acc.add(_sym(np.outer(U[0], V[0])), du * dv, beta / 2)
@@ -173,5 +175,5 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     bound = float(tau)
     if Fraction(bound) < tau:
         bound = math.nextafter(bound, math.inf)
-    return {**out, "ok": True, "bound": bound, "bound_exact": f"{tau.numerator}/{tau.denominator}"
+    return {**out, "ok": True, "bound": bound, "tau": tau, "betas": betas, "bound_exact": f"{tau.numerator}/{tau.denominator}"
             if tau.denominator < 10**60 else None}
