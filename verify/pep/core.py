@@ -41,7 +41,8 @@ class WorstCase:
     else the solver's optimal value; primal_value: the objective at the solver's Gram matrix (attained
     up to solver accuracy); solver_status, solver; certificate: status and residuals (see module doc);
     solve_seconds; coverage: tightness of every encoded result (verify.pep.compare); notes; versions;
-    exactness: ``exact`` or ``upper bound``; symmetry: which reduction applied; size: the estimate.
+    exactness: ``exact`` or ``upper bound``; symmetry: which reduction applied; size: the estimate;
+    sweep, replay: the tightness against the horizon and the engine replay (verify.pep.sweep), when asked.
     """
 
     setting: Setting
@@ -57,6 +58,8 @@ class WorstCase:
     exactness: str = "exact"
     symmetry: str = ""
     size: Mapping[str, float] = field(default_factory=dict)
+    sweep: tuple[Mapping[str, Any], ...] = ()
+    replay: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def success(self) -> bool:
@@ -71,6 +74,7 @@ class WorstCase:
             "symmetry": self.symmetry, "size": dict(self.size),
             "seeds": "n/a (deterministic SDP)", "coverage": [dict(c) for c in self.coverage],
             "notes": list(self.notes), "versions": dict(self.versions),
+            "sweep": [dict(r) for r in self.sweep], "replay": dict(self.replay),
         }
 
 
@@ -204,5 +208,7 @@ def report_settings() -> list[Setting]:
 
 
 def report_records(settings: Sequence[Setting] | None = None) -> list[WorstCase]:
-    """Solve :func:`report_settings` (or ``settings``) for the report; see reports.worstcase_section."""
-    return [solve(s) for s in (report_settings() if settings is None else settings)]
+    """Solve :func:`report_settings` (or ``settings``) with their horizon sweeps, for the report."""
+    from verify.pep.sweep import report_record
+
+    return [report_record(s) for s in (report_settings() if settings is None else settings)]
