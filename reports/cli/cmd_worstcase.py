@@ -33,9 +33,12 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--solver", default="CLARABEL", show_default=True, help="CLARABEL | SCS (through cvxpy)")
 @click.option("--max-seconds", type=float, default=600.0, show_default=True,
               help="refuse instances whose estimated solve time exceeds this (memory is bounded accordingly)")
+@click.option("--per-round", is_flag=True,
+              help="instead: the per-round certificate E||x_{r+1}-x*||^2 <= rho E||x_r-x*||^2 + c (one-round SDP, "
+                   "any R, even 10^22) and its bound at R")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
-                   max_seconds, as_json) -> None:
+                   max_seconds, per_round, as_json) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
     Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
@@ -50,12 +53,33 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     fixed = method == "fast" and parsed is None  # FAST's deterministic interval, generated round by round
     setting = Setting(method=method, L=L, mu=mu, zeta=zeta, eta=eta, K=K, R=R, M=M, eta_g=eta_g, D0=D0,
                       measure=measure, I=I if fixed else None, S=S if fixed else None, law=parsed, sigma=sigma)
+    if per_round:
+        _per_round(setting, solver, max_seconds, as_json)
+        return
     wc = solve(setting, solver=solver, max_seconds=max_seconds)
     record = wc.to_dict()
     if as_json:
         echo_json(record)
         return
     _print(record)
+
+
+def _per_round(setting, solver: str, max_seconds: float, as_json: bool) -> None:
+    from dataclasses import replace
+
+    from verify.pep import check_size
+    from verify.pep.lyapunov import record
+
+    check_size(replace(setting, R=1), max_seconds)  # the one-round SDP, before anything is built
+    rec = record(setting, [setting.R], solver=solver.upper() if isinstance(solver, str) else solver)
+    if as_json:
+        echo_json(rec)
+        return
+    for ln in rec["lines"]:
+        click.echo(f"per round (tangent at D={ln['D']:.6g}): E||x_(r+1)-x*||^2 <= {ln['rho']:.10g} E||x_r-x*||^2 "
+                   f"+ {ln['c']:.6g}  (exact recheck; solver {ln['solver_status']})")
+    click.echo(f"bound at R={setting.R}: {rec['bounds'][str(setting.R)]:.10g} (for every R: iterate the minimum "
+               "of these lines from D0)")
 
 
 def _print(record: dict) -> None:

@@ -33,3 +33,16 @@ def test_section_shows_value_status_time_and_tightness():
 def test_section_says_when_nothing_covers_or_nothing_was_computed():
     assert "no encoded result covers" in worstcase_section([_record(coverage=[])])
     assert "No worst case was computed" in worstcase_section([])
+
+
+def test_section_shows_the_horizon_sweep_and_the_replay():
+    sweep = [{"R": 1, "kind": "exact", "value": 0.9988, "results": {"FAST.T2": {"ratio": 0.9946, "hypotheses_hold": True}}},
+             {"R": 1000, "kind": "per-round bound", "value": 0.3011,
+              "results": {"FAST.T2": {"ratio": 0.5440, "hypotheses_hold": False}}}]
+    html = worstcase_section([_record(sweep=sweep, replay={"status": "replayed", "curvature": 0.1,
+                                                           "engine_value": 0.7225, "difference": -1.7e-8})])
+    assert "tightness against the horizon" in html and "per-round bound" in html
+    assert "0.9946" in html and "0.544" in html and "(hypotheses fail)" in html
+    assert "replayed in the engine" in html and "0.7225" in html
+    plain = worstcase_section([_record(replay={"status": "not replayed", "reason": "heterogeneity <b>"})])
+    assert "tightness against the horizon" not in plain and "heterogeneity &lt;b&gt;" in plain

@@ -62,3 +62,27 @@ def test_settings_without_a_one_vector_state_are_refused():
         certificate(Setting("scaffold", L=1.0, mu=0.1, zeta=0.1, eta=0.1))
     with pytest.raises(UserInputError, match="schedule"):
         certificate(Setting("fast", L=1.0, mu=0.1, zeta=0.1, eta=0.1, R=3, I=2, S=1))
+
+
+def test_horizon_bound_iterates_the_lines_and_diverges_honestly():
+    """Lines by hand: V' <= 0.5 V + 0.1 from V0 = 1 gives 0.6, 0.4, 0.3 (fixed point 0.2); rho = 2 overflows to inf."""
+    from verify.pep.lyapunov import Line
+
+    lines = [Line(1.0, 0.5, 0.1, True, "optimal"), Line(0.2, 0.9, 0.5, True, "optimal")]
+    assert [round(horizon_bound(lines, 1.0, R), 12) for R in (1, 2, 3)] == [0.6, 0.4, 0.3]
+    assert abs(horizon_bound(lines, 1.0, 10**22) - 0.2) <= 1e-12
+    assert horizon_bound([Line(1.0, 2.0, 0.0, True, "optimal")], 1.0, 10**22) == float("inf")
+
+
+def test_per_round_certificate_on_the_command_line(convbound):
+    res = convbound("worst-case", "--eta", "0.01", "--K", "5", "--mu", "1", "--zeta", "0.1", "--participation",
+                    "uniform:1", "--R", str(10**22), "--per-round", "--json")
+    assert res.code == 0, res.err
+    rec = res.json()
+    c1 = 1 - 0.99**5
+    assert abs(rec["lines"][0]["rho"] - (1 - c1) ** 2) <= 1e-6
+    # fixed point c / (1 - rho) of the quadratic class, reached long before R = 10^22
+    fixed = c1**2 * 0.01 / (1 - (1 - c1) ** 2)
+    assert abs(rec["bounds"][str(10**22)] - fixed) <= 1e-6
+    bad = convbound("worst-case", "--eta", "0.01", "--method", "scaffold", "--per-round")
+    assert bad.code == 2 and "control variates" in bad.err and len(bad.err.strip().splitlines()) == 1

@@ -25,6 +25,9 @@ from bounds.core.errors import UserInputError
 from verify.pep.setting import Setting, validate, validate_scale
 
 
+_MAX_ITERATIONS = 10**6
+
+
 @dataclass(frozen=True)
 class Line:
     """One proved per-round inequality V' <= rho V + c, found at tangent point D (``value_at_D`` = rho D + c)."""
@@ -74,7 +77,11 @@ def _up(q: Fraction) -> float:
 
 def certificate(s: Setting, solver: str = "CLARABEL", tangents: int = 3) -> list[Line]:
     """Lines at D0, at the first line's fixed point c / (1 - rho) and between them (geometric), ``tangents`` in all."""
+    from verify.pep.core import SOLVERS
+
     validate(s)
+    if not isinstance(solver, str) or solver.upper() not in SOLVERS:
+        raise UserInputError(f"unknown solver {solver!r}; valid: {', '.join(SOLVERS)} (no commercial solver)")
     why = supports(s)
     if why:
         raise UserInputError(f"no per-round certificate for this setting: {why}")
@@ -95,13 +102,23 @@ def horizon_bound(lines: list[Line], D0: float, R: int) -> float:
     """min-over-lines iterated R times from D0: a bound on E||x_R - x*||^2 for this R (any R, even 10^22)."""
     v = D0
     r = 0
-    while r < R:
+    while r < min(R, _MAX_ITERATIONS):
         nxt = min(line.at(v) for line in lines)
         r += 1
         if abs(nxt - v) <= 1e-15 * max(abs(v), 1e-300):
             return nxt  # a fixed point: every later iterate is the same
         v = nxt
-    return v
+    if r == R:
+        return v
+    # still moving after 10^6 rounds (rho >= 1 or a very slow contraction): every line is increasing, so
+    # iterating one line alone is still a bound; its closed form rho^n v + c (1 - rho^n) / (1 - rho)
+    best = min(lines, key=lambda ln: ln.at(v))
+    n = R - r
+    try:
+        p = best.rho**n
+    except OverflowError:
+        return math.inf
+    return p * v + (best.c * n if best.rho == 1 else best.c * (1 - p) / (1 - best.rho))
 
 
 def record(s: Setting, horizons: list[int], solver: str = "CLARABEL") -> dict[str, Any]:
