@@ -18,6 +18,8 @@ def fast_t2_values(s: Setting) -> dict[str, Any] | None:
     """FAST.T2's inputs for ``s`` (q, snapshot size m, arbitrary-round size n, sigma, sigma_G = zeta), or None
     when FAST's participation does not describe ``s``'s law."""
     law = s.law
+    m: int | None
+    n: int | None
     if s.schedule is not None or s.I is not None:
         if not s.full_every_round():
             return None

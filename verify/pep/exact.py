@@ -99,7 +99,7 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     mu, L = Fraction(repr(float(pb.setting.mu))), Fraction(repr(float(pb.setting.L)))
     acc = _Acc(d)
     most_negative = 0.0
-    biggest_fix = Fraction(0)
+    biggest_fix: Fraction = Fraction(0)
     for c, lam_f in zip(pb.clients, sol.interp_duals):
         p = len(c.xs)
         if p < 2:
@@ -143,7 +143,7 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     W = [Fraction(w) for w, _ in pb.norms]
     if W:
         Xo, do = _coeffs([v for _, v in pb.norms], d)
-        Wi, dw = _ints(np.diag(W).astype(object))
+        Wi, dw = _ints(np.diag(np.array(W, dtype=object)))
         acc.add(Xo.T.dot(Wi).dot(Xo), do * do * dw, Fraction(-1))
     S = acc.fractions()
     for idx, n in pb.zero_after:  # entries freed by the orthogonality equalities: take the solver's
@@ -155,9 +155,9 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     if eig <= 0:
         return {**out, "reason": f"residual matrix not positive definite (smallest eigenvalue {eig:.3g})",
                 "seconds": time.perf_counter() - t0}
-    t = _rat(eig / 2) if eig / 2 > 1 / _GRID else Fraction(eig / 2)
+    shift = _rat(eig / 2) if eig / 2 > 1 / _GRID else Fraction(eig / 2)
     try:
-        R = np.linalg.cholesky(Sf - float(t) * np.eye(d))
+        R = np.linalg.cholesky(Sf - float(shift) * np.eye(d))
     except np.linalg.LinAlgError:
         return {**out, "reason": "Cholesky factor of S - tI failed", "seconds": time.perf_counter() - t0}
     scale = 2**60
@@ -166,10 +166,10 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     frob2 = Fraction(0)
     for a in range(d):
         for b in range(d):
-            e = S[a, b] - (t if a == b else 0) - Fraction(RR[a, b], scale * scale)
+            e = S[a, b] - (shift if a == b else 0) - Fraction(RR[a, b], scale * scale)
             frob2 += e * e
-    ok = frob2 <= t * t
-    out.update(t=float(t), frobenius_residual=math.sqrt(float(frob2)), seconds=time.perf_counter() - t0)
+    ok = frob2 <= shift * shift
+    out.update(t=float(shift), frobenius_residual=math.sqrt(float(frob2)), seconds=time.perf_counter() - t0)
     if not ok:
         return {**out, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
     bound = float(tau)

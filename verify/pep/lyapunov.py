@@ -24,7 +24,6 @@ from typing import Any
 from bounds.core.errors import UserInputError
 from verify.pep.setting import Setting, validate, validate_scale
 
-
 _MAX_ITERATIONS = 10**6
 
 
@@ -60,7 +59,7 @@ def round_line(s: Setting, D: float, solver: str = "CLARABEL") -> Line:
 
     one = replace(s, R=1, D0=D)
     sol = solve_sdp(build(one), solver)
-    rc = recheck(one, sol) if sol.value is not None else {"ok": False}
+    rc: dict[str, Any] = recheck(one, sol) if sol.value is not None else {"ok": False}
     if not rc.get("ok"):
         raise UserInputError(f"the one-round certificate at D={D:g} did not pass the exact recheck "
                              f"({rc.get('reason', sol.status)}); no per-round bound")

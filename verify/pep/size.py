@@ -129,7 +129,7 @@ def _largest(s: Setting, name: str, max_seconds: float, cap: float) -> int:
     lo, hi = 0, min(int(getattr(s, name)), 2**64)
     while lo < hi:  # about 64 estimates at most: microseconds
         mid = (lo + hi + 1) // 2
-        if _fits(replace(s, **{name: mid}), max_seconds, cap):
+        if _fits(replace(s, K=mid) if name == "K" else replace(s, R=mid), max_seconds, cap):
             lo = mid
         else:
             hi = mid - 1
