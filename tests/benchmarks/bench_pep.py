@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 # (K, R): K x R gradient evaluations per client, two clients
-SIZES = [(1, 2), (2, 2), (3, 2), (5, 2), (4, 4), (5, 4), (5, 5), (6, 5), (5, 8), (7, 5), (8, 5)]
+SIZES = [(1, 2), (2, 2), (3, 2), (5, 2), (4, 4), (5, 4), (5, 5), (6, 5), (7, 5), (8, 5), (9, 5), (10, 5)]
 
 _CHILD = """
 import json, resource, sys, time, warnings

@@ -48,8 +48,8 @@ def test_solve_reports_approximate_with_residuals_when_the_recheck_fails(monkeyp
 
     real = sdp.solve_sdp
 
-    def lying(pb, solver="CLARABEL"):
-        sol = real(pb, solver)
+    def lying(pb, solver="CLARABEL", **kw):
+        sol = real(pb, solver, **kw)
         return dataclasses.replace(sol, bound_duals=[b * 0.99 for b in sol.bound_duals])
 
     monkeypatch.setattr(sdp, "solve_sdp", lying)

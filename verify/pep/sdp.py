@@ -85,6 +85,10 @@ class Problem:
     kappa: Num = 0
     gradients: int = 0
     notes: list[str] = field(default_factory=list)
+    # basis index -> (client, its serial number among that client's vectors): the swap of two clients maps
+    # client 0's k-th vector to client 1's k-th (see solve_sdp, symmetric); ``odd``: basis indices it negates
+    owner: dict[int, tuple[int, int]] = field(default_factory=dict)
+    odd: list[int] = field(default_factory=list)
 
     def num(self, v: float | int | Fraction) -> Num:
         """A constant: exact (a float is read as its shortest decimal, 0.3 as 3/10) or float."""
@@ -110,6 +114,7 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
     M = s.M
     if s.zeta > 0:
         s_vecs = [pb.new_vec() for _ in range(M - 1)]
+        pb.odd = [1] if M == 2 else []  # s_2 = -s_1: the swap maps s_1 to -s_1
         s_vecs.append(Vec().__sub__(_sum(s_vecs)) if M > 1 else Vec())
         for i, v in enumerate(s_vecs):
             pb.bounds.append((f"heterogeneity of client {i}", v, v, num(s.zeta) ** 2))
@@ -123,6 +128,7 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
             return y.scale(L) + s_vecs[i]
         g = pb.new_vec()
         c = pb.clients[i]
+        pb.owner[pb.d - 1] = (i, len(c.xs))
         c.xs.append(y)
         c.gs.append(g)
         c.fs.append(pb.nf)
@@ -221,7 +227,34 @@ class Solved:
     warnings: tuple[str, ...] = ()
 
 
-def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8) -> Solved:
+def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray] | None:
+    """(Q+, Q-): columns spanning the +1 and -1 eigenspaces of the swap of two clients, or None when the
+    problem is not swap-symmetric in its construction (not two clients, or the clients' vectors differ)."""
+    if pb.setting.M != 2 or pb.zero_after:
+        return None
+    by = {0: [], 1: []}  # type: dict[int, list[int]]
+    for idx, (i, _) in sorted(pb.owner.items()):
+        by[i].append(idx)
+    if len(by[0]) != len(by[1]) or [len(c.xs) for c in pb.clients] != [len(pb.clients[0].xs)] * 2:
+        return None
+    plus, minus = [], []
+    mine = set(pb.owner) | set(pb.odd)
+    for k in range(pb.d):
+        if k not in mine:
+            plus.append(np.eye(pb.d)[k])
+    for k in pb.odd:
+        minus.append(np.eye(pb.d)[k])
+    for a, b in zip(by[0], by[1]):
+        e = np.zeros(pb.d)
+        e[a], e[b] = 1.0, 1.0
+        plus.append(e.copy())
+        e[b] = -1.0
+        minus.append(e)
+    return np.array(plus).T, np.array(minus).T
+
+
+def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8,
+              symmetric: bool = False) -> Solved:
     """Solve the PEP, maximising objective + delta * trace(G).
 
     The small ``delta`` makes the dual residual matrix S positive definite (S >= delta I at the optimum),
@@ -232,8 +265,18 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     import cvxpy as cp
 
     d, nf = pb.d, max(pb.nf, 1)
-    G = cp.Variable((d, d), symmetric=True)
     F = cp.Variable(nf)
+    swap = swap_basis(pb) if symmetric else None
+    if swap is not None:
+        # Agent symmetry (Colla & Hendrickx, arXiv 2403.11724): swapping the two clients maps the PEP to itself,
+        # so an optimal (G, F) may be taken invariant: G = Q+ G+ Q+^T + Q- G- Q-^T with two PSD blocks of about
+        # half the size, F equal across clients, and client 1's inequalities implied by client 0's.
+        Qp, Qm = swap
+        Gp = cp.Variable((Qp.shape[1], Qp.shape[1]), symmetric=True)
+        Gm = cp.Variable((Qm.shape[1], Qm.shape[1]), symmetric=True)
+        G = Qp @ Gp @ Qp.T + (Qm @ Gm @ Qm.T if Qm.shape[1] else 0)
+    else:
+        G = cp.Variable((d, d), symmetric=True)
     C = objective_matrix(pb)
     fobj = np.zeros(nf)
     for k, w in pb.values.items():
@@ -242,9 +285,9 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     interp: list[Any] = []
     L, mu = float(pb.setting.L), float(pb.setting.mu)
     kappa = float(pb.kappa)
-    for c in pb.clients:
+    for ci, c in enumerate(pb.clients):
         p = len(c.xs)
-        if p < 2:
+        if p < 2 or (swap is not None and ci == 1):
             interp.append(None)
             continue
         X, Gr = dense(c.xs, d), dense(c.gs, d)
@@ -265,9 +308,19 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     for idx, n in pb.zero_after:
         if n:
             cons.append(G[idx, :n] == 0)
-    psd = G >> 0
-    cons.append(psd)
-    obj = cp.Maximize(cp.sum(cp.multiply(C + delta * np.eye(d), G)) + fobj @ F)
+    if swap is not None:
+        c0, c1 = pb.clients
+        ties = [(a, b) for a, b in zip(c0.fs, c1.fs) if a >= 0 and b >= 0]
+        if ties:
+            cons.append(F[[b for _, b in ties]] == F[[a for a, _ in ties]])
+        psd_blocks = [Gp >> 0] + ([Gm >> 0] if Qm.shape[1] else [])
+        cons += psd_blocks
+        trace = cp.trace(Qp.T @ Qp @ Gp) + (cp.trace(Qm.T @ Qm @ Gm) if Qm.shape[1] else 0)
+        obj = cp.Maximize(cp.sum(cp.multiply(C, G)) + delta * trace + fobj @ F)
+    else:
+        psd = G >> 0
+        cons.append(psd)
+        obj = cp.Maximize(cp.sum(cp.multiply(C + delta * np.eye(d), G)) + fobj @ F)
     prob = cp.Problem(obj, cons)
     opts: dict[str, Any] = {}
     if solver.upper() == "CLARABEL":
@@ -285,14 +338,23 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     status = str(prob.status)
     if G.value is None or prob.value is None or status not in ("optimal", "optimal_inaccurate"):
         return Solved(status, None, None, None, None, [], [], None, delta, solver.upper(), said)
-    Gv = np.asarray(G.value)
+    Gv = np.asarray(G.value) if swap is None else np.asarray((Qp @ Gp.value @ Qp.T) +
+                                                             (Qm @ Gm.value @ Qm.T if Qm.shape[1] else 0))
     Fv = np.asarray(F.value) if F.value is not None else np.zeros(nf)
     primal = float(np.sum(C * Gv) + fobj @ Fv)
     duals = [np.asarray(c.dual_value) if c is not None else np.zeros((1, 1)) for c in interp]
     bduals = [float(np.asarray(c.dual_value).reshape(-1)[0]) for c in bound_cons]
-    # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
-    # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
-    Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
+    if swap is not None:
+        # the invariant certificate of the full problem: half of client 0's multipliers on each client, and the
+        # two clients' heterogeneity bounds (indices 1, 2) sharing their multipliers equally
+        duals = [duals[0] / 2, duals[0] / 2]
+        if len(bduals) == 3:
+            bduals[1] = bduals[2] = (bduals[1] + bduals[2]) / 2
+        Sdual = np.zeros((d, d))  # no orthogonality equalities here: nothing is read from it
+    else:
+        # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
+        # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
+        Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
     return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said)
 
 
