@@ -25,7 +25,7 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from verify.pep.setting import Law, Setting, validate, validate_scale
-from verify.pep.size import MAX_SECONDS, check_size
+from verify.pep.size import MAX_SECONDS, check_size, swap_symmetric
 
 SOLVERS = ("CLARABEL", "SCS")
 # ``certified`` with a solver status other than ``optimal`` (Clarabel's ``optimal_inaccurate``) needs the proved
@@ -107,7 +107,7 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
     unit, factor = normalise(solved)
     t0 = time.perf_counter()
     pb = build(unit)
-    symmetric = unit.M == 2 and unit.full_every_round() and unit.sigma == 0 and unit.mu < unit.L
+    symmetric = swap_symmetric(unit)
     sol = solve_sdp(pb, solver, symmetric=symmetric)
     seconds = time.perf_counter() - t0
     notes = [f"solver warning: {w}" for w in sol.warnings]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from verify.pep.setting import Setting
 
@@ -31,3 +32,65 @@ def worst_curvature(s: Setting, grid: Sequence[float] | None = None) -> float:
     hs = np.linspace(s.mu, s.L, 21) if grid is None else np.asarray(grid, dtype=float)
     hs = hs[hs > 0]
     return float(max(hs, key=lambda h: replay_quadratic(s, float(h))))
+
+
+def instance_from_gram(G: Any, s: Setting) -> tuple[Any, Any]:
+    """mu = L: (x0 - x*, the optimum shifts a_i - x*) of the worst instance, read off the Gram matrix.
+
+    The basis is e0 = x0 - x*, s_1..s_{M-1} (s_M = -sum; verify.pep.sdp.build) and the class is
+    f_i = L/2 ||x - a_i||^2 + c_i, so grad f_i(x*) = L (x* - a_i) gives a_i - x* = -s_i / L. A Gram
+    factorisation G = V^T V (eigenvalues below 0 clipped) places the vectors in R^rank.
+    """
+    import numpy as np
+
+    w, U = np.linalg.eigh(np.asarray(G)[: s.M, : s.M] if s.zeta > 0 else np.asarray(G)[:1, :1])
+    keep = w > 1e-12 * max(1.0, float(w.max()))
+    V = (U[:, keep] * np.sqrt(w[keep])).T  # columns are the basis vectors
+    e0 = V[:, 0]
+    if s.zeta > 0:
+        svec = [V[:, 1 + i] for i in range(s.M - 1)]
+        svec.append(-np.sum(svec, axis=0))
+    else:
+        svec = [np.zeros_like(e0) for _ in range(s.M)]
+    return e0, np.array([-v / s.L for v in svec])
+
+
+def replay_gram(s: Setting, G: Any, trials: int = 4000, seed: int = 0) -> dict[str, Any]:
+    """Run the worst instance of a mu = L setting (local GD, full or uniform m-of-M law) in the engine.
+
+    Returns the engine's mean of the measure over ``trials`` runs with its 95% interval (the only randomness
+    is the participation draw; ``seed`` fixes it), and the exact expectation over every pattern sequence
+    computed here by enumeration (numpy, the same recursion as the method: a check of the engine).
+    """
+    import itertools
+    import math
+
+    import numpy as np
+
+    from quadratics.engine import simulate
+    from quadratics.heterogeneous import HeterogeneousQuadratic
+    from quadratics.local_methods import fedavg
+    from quadratics.participation import uniform
+
+    e0, shifts = instance_from_gram(G, s)
+    d = max(len(e0), 1)
+    x_star = np.zeros(d)
+    b = shifts.reshape(s.M, d)
+    lam = np.full(d, s.L)
+    prob = HeterogeneousQuadratic(name="pep-worst", d=d, M=s.M, x0=e0.reshape(d), x_star=x_star, F_star=0.0,
+                                  constants={"L": s.L, "mu": s.L}, params={}, lam=lam, b=b, sigma=0.0)
+    m = s.M if s.law is None or s.law.kind == "full" else int(s.law.m or s.M)
+    sim = simulate(prob, fedavg(eta=s.eta, K=s.K, eta_g=s.eta_g), uniform(M=s.M, S=m), trials=trials,
+                   rounds=s.R, seed=seed, device="cpu")
+    runs = np.asarray(sim.metrics["dist_sq"][-1])
+    mean, half = float(runs.mean()), 1.96 * float(runs.std(ddof=1)) / math.sqrt(len(runs)) if len(runs) > 1 else 0.0
+    c = s.eta_g * (1 - (1 - s.eta * s.L) ** s.K)
+    subsets = list(itertools.combinations(range(s.M), m))
+    exact = 0.0
+    for seq in itertools.product(subsets, repeat=s.R):
+        e = e0.reshape(d).copy()
+        for S in seq:
+            e = (1 - c) * e + c * b[list(S)].mean(axis=0)
+        exact += float(e @ e) / len(subsets) ** s.R
+    return {"engine_mean": mean, "engine_ci95": [mean - half, mean + half], "trials": trials, "seed": seed,
+            "exact_expectation": exact, "dimension": d}

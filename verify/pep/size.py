@@ -8,8 +8,8 @@ inequalities. Clarabel's time and memory are dominated by its KKT system, which 
 dense block (d(d+1)/2 squared) and the constraint rows: measured on the shared 2-core machine
 (tests/benchmarks/bench_pep.py) at about 11 s for d = 42 without the swap symmetry and growing like
 d^4.5; memory 0.4 GB (the interpreter with numpy and cvxpy) plus three copies of the dense KKT block.
-With full participation and two clients the swap symmetry halves the blocks (2 s at d = 42, 8 s at 62,
-33 s at 82, 102 s at 102): the estimate keeps the unreduced model, an upper bound on the time.
+With full participation and two clients the swap symmetry halves the blocks (1.3 s at d = 42, 7.4 s at 62,
+33 s at 82, 102 s at 102: about d^5), which has its own model.
 Everything is computed in logarithms or floats capped at 1e300, so R = 10^22 or M = 2^62 cost nothing.
 """
 
@@ -25,6 +25,10 @@ MAX_SECONDS = 600.0
 _SECONDS_AT_42 = 11.0
 _EXPONENT = 4.5
 _BASE_GB = 0.4
+# two clients in full participation, solved over swap-invariant Gram matrices: 1.3 s at d = 42, 7.4 s at 62,
+# 33 s at 82, 102 s at 102 (tests/benchmarks/bench_pep.py): about d^5
+_SYM_SECONDS_AT_42 = 1.3
+_SYM_EXPONENT = 5.0
 _BIG = 1e300
 
 
@@ -96,9 +100,17 @@ def estimate(s: Setting) -> Size:
     rows = min(rows, _BIG)
     svec = min(rows * (rows + 1) / 2, _BIG)
     seconds = min(_SECONDS_AT_42 * (rows / 42.0) ** _EXPONENT, _BIG) if rows < 1e60 else _BIG
+    if swap_symmetric(s):  # two half-size PSD blocks and half the inequalities (verify.pep.sdp.solve_sdp)
+        svec, cons = min(2 * (rows / 2) * (rows / 2 + 1) / 2, _BIG), cons / 2
+        seconds = min(_SYM_SECONDS_AT_42 * (rows / 42.0) ** _SYM_EXPONENT, _BIG) if rows < 1e60 else _BIG
     kkt = min(svec + cons, _BIG)
     gb = _BASE_GB + (min(3 * 8 * kkt * kkt / 1e9, _BIG) if kkt < 1e140 else _BIG)
     return Size(grads, rows, cons, seconds, gb)
+
+
+def swap_symmetric(s: Setting) -> bool:
+    """Whether ``s`` is solved over swap-invariant Gram matrices (two clients, every round full, no noise)."""
+    return s.M == 2 and s.full_every_round() and s.sigma == 0 and s.mu < s.L
 
 
 def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | None = None) -> Size:

@@ -58,10 +58,13 @@ def _ratios(cov: Any) -> dict[str, dict[str, Any]]:
 def replay(wc: WorstCase) -> dict[str, Any]:
     """The worst-case instance run in the engine, where it is known: value, engine value, difference."""
     s = wc.setting
-    if s.zeta > 0 or not s.full_every_round() or s.sigma > 0 or s.method == "scaffold" and s.zeta > 0:
-        return {"status": "not replayed", "reason": "the worst instance is a 1-D quadratic only without heterogeneity "
-                                                    "and noise under full participation; otherwise it is read from "
-                                                    "the Gram matrix, which is not reconstructed here"}
+    if s.mu == s.L and s.method == "local_gd" and s.sigma == 0 and s.schedule is None and s.I is None \
+            and (s.law is None or s.law.kind in ("full", "uniform")):
+        return _replay_quadratic_class(wc)
+    if s.zeta > 0 or not s.full_every_round() or s.sigma > 0:
+        return {"status": "not replayed", "reason": "the worst instance is known here as a 1-D quadratic (no "
+                                                    "heterogeneity, no noise, full participation) or, for mu = L, "
+                                                    "read off the Gram matrix; this setting is neither"}
     from verify.pep.replay import replay_quadratic, worst_curvature
 
     h = worst_curvature(s, [s.mu, s.L])
@@ -69,6 +72,23 @@ def replay(wc: WorstCase) -> dict[str, Any]:
     ok = wc.value is not None and abs(engine - wc.value) <= 1e-6 * max(1.0, abs(wc.value))
     return {"status": "replayed" if ok else "differs", "curvature": h, "engine_value": engine,
             "pep_value": wc.value, "difference": None if wc.value is None else engine - wc.value}
+
+
+def _replay_quadratic_class(wc: WorstCase) -> dict[str, Any]:
+    """mu = L: the worst instance read off the Gram matrix, run in the engine (verify.pep.replay.replay_gram)."""
+    from verify.pep.replay import replay_gram
+    from verify.pep.sdp import build, solve_sdp
+
+    s = wc.setting
+    sol = solve_sdp(build(s))
+    if sol.G is None or wc.value is None:
+        return {"status": "not replayed", "reason": f"no Gram matrix ({sol.status})"}
+    out = replay_gram(s, sol.G)
+    low, high = out["engine_ci95"]
+    ok = abs(out["exact_expectation"] - wc.value) <= 1e-6 * max(1.0, abs(wc.value)) and low <= wc.value <= high
+    return {"status": "replayed" if ok else "differs", "instance": "read off the Gram matrix (mu = L quadratics)",
+            "engine_value": out["engine_mean"], "pep_value": wc.value,
+            "difference": out["engine_mean"] - wc.value, **out}
 
 
 def report_record(s: Setting, horizons: tuple[int, ...] = HORIZONS) -> WorstCase:
