@@ -168,6 +168,30 @@ def _check_worst_case(r: Mapping[str, Any], w: str) -> None:
         for name in ("bound", "ratio"):
             _number_or_null(c, name, f"{w}.coverage[{i}]")
     _texts(r, "notes", w)
+    _check_sweep(r, w)
+
+
+def _check_sweep(r: Mapping[str, Any], w: str) -> None:
+    """The optional horizon sweep and engine replay of a worst-case record (verify.pep.sweep)."""
+    sweep = r.get("sweep")
+    if sweep is not None and not isinstance(sweep, list):
+        raise BadRecord(f"field '{w}.sweep' is {_kind(sweep)}; expected a list")
+    for i, row in enumerate(sweep or []):
+        where = f"{w}.sweep[{i}]"
+        row = _obj(row, where)
+        _get(row, "R", int, where)
+        _get(row, "kind", str, where)
+        _number_or_null(row, "value", where)
+        for key, res in _get(row, "results", Mapping, where).items():
+            res = _obj(res, f"{where}.results.{key}")
+            for name in ("bound", "ratio"):
+                _number_or_null(res, name, f"{where}.results.{key}")
+    rep = r.get("replay")
+    if rep is not None and rep != {}:
+        rep = _obj(rep, f"{w}.replay")
+        _get(rep, "status", str, f"{w}.replay")
+        for name in ("curvature", "engine_value", "difference"):
+            _number_or_null(rep, name, f"{w}.replay")
 
 
 def _check_audit(r: Mapping[str, Any], w: str) -> None:

@@ -1,5 +1,7 @@
 """The worst-case report section renders records (dicts as saved in JSON) without PEPit."""
 
+import pytest
+
 from reports.worstcase_section import worstcase_section
 
 
@@ -46,3 +48,41 @@ def test_section_shows_the_horizon_sweep_and_the_replay():
     assert "replayed in the engine" in html and "0.7225" in html
     plain = worstcase_section([_record(replay={"status": "not replayed", "reason": "heterogeneity <b>"})])
     assert "tightness against the horizon" not in plain and "heterogeneity &lt;b&gt;" in plain
+
+
+@pytest.mark.parametrize("sweep,replay,field", [
+    ("x", None, "sweep' is the text"), ([{"R": "1", "kind": "exact", "results": {}}], None, "sweep[0].R"),
+    ([{"R": 1, "kind": "exact", "value": "big", "results": {}}], None, "sweep[0].value"),
+    ([{"R": 1, "kind": "exact", "results": {"FAST.T2": {"ratio": "one"}}}], None, "results.FAST.T2.ratio"),
+    ([{"R": 1, "kind": "exact", "results": []}], None, "sweep[0].results"),
+    (None, {"status": 3}, "replay.status"), (None, {"status": "replayed", "engine_value": "x"}, "engine_value"),
+])
+def test_an_included_record_with_a_broken_sweep_is_refused_in_one_line(tmp_path, sweep, replay, field):
+    import json
+
+    from bounds.core.errors import UserInputError
+    from reports.records import load_include
+
+    rec = {**_record(), "kind": "worst-case", "solve_seconds": 2.5}
+    if sweep is not None:
+        rec["sweep"] = sweep
+    if replay is not None:
+        rec["replay"] = replay
+    path = tmp_path / "wc.json"
+    path.write_text(json.dumps(rec))
+    with pytest.raises(UserInputError) as err:
+        load_include(str(path))
+    assert field in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_included_record_with_a_sweep_loads(tmp_path):
+    import json
+
+    from reports.records import load_include
+
+    sweep = [{"R": 1000, "kind": "per-round bound", "value": 0.3, "results": {"FAST.T2": {"bound": 0.55, "ratio": 0.54,
+                                                                                          "hypotheses_hold": True}}}]
+    rec = {**_record(), "kind": "worst-case", "sweep": sweep, "replay": {"status": "not replayed", "reason": "r"}}
+    path = tmp_path / "wc.json"
+    path.write_text(json.dumps(rec))
+    assert load_include(str(path))
