@@ -60,16 +60,19 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     record = wc.to_dict()
     if as_json:
         echo_json(record)
-        return
-    _print(record)
+    else:
+        _print(record)
+    if not wc.success:  # the solver returned no value: the record says why, the exit status says it failed
+        raise SystemExit(1)
 
 
 def _per_round(setting, solver: str, max_seconds: float, as_json: bool) -> None:
     from dataclasses import replace
 
-    from verify.pep import check_size
+    from verify.pep import check_size, validate
     from verify.pep.lyapunov import record
 
+    validate(setting)
     check_size(replace(setting, R=1), max_seconds)  # the one-round SDP, before anything is built
     rec = record(setting, [setting.R], solver=solver.upper() if isinstance(solver, str) else solver)
     if as_json:

@@ -44,7 +44,8 @@ def test_bad_input_is_one_line_and_exit_2(convbound, extra, word):
     (("--sigma", "-1"), "sigma"), (("--participation", "uniform:0"), "m=0"), (("--participation", "uniform:3"), "M=2"),
     (("--participation", "bernoulli:1.5"), "probability"), (("--participation", "snapshot:0.5"), "valid"),
     (("--participation", "bogus"), "valid"), (("--participation", "snapshot:0.5,2,sometimes:1"), "rule"),
-    (("--method", "fast", "--participation", "uniform:1"), "snapshot"),
+    (("--method", "fast", "--participation", "uniform:1"), "snapshot"), (("--K", "-1", "--per-round"), "K=-1"),
+    (("--sigma", "1e6", "--per-round"), "sigma^2"),
 ])
 def test_worst_case_bad_values_are_one_line_and_exit_2(convbound, extra, word):
     res = convbound("worst-case", "--eta", "0.5", *extra)
