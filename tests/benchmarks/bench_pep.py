@@ -8,6 +8,16 @@ with the exact recheck of the certificate (verify.pep.solve). ``--pepit`` also t
 of the same PEP (verify.pep.pepit_backend). Prints K, R, K x R, the Gram size, the seconds, the peak
 RSS, the estimate (verify.pep.size) and the statuses, then the fitted growth exponent of time against
 K x R and the extrapolation to K x R = 1,000. Measured figures: README.md, worst-case section.
+
+Measured 2026-11-24 on the shared 2-core machine (other sessions busy; record in
+tests/benchmarks/results/pep_direct.json), swap-symmetric solve with the exact recheck:
+K x R = 10: 0.24 s; 20: 1.3 s; 30: 7.4 s; 40: 92 s; 50: 276 s (peak RSS 0.53 GB); growth exponent 4.5
+(K x R >= 10), extrapolated to K x R = 1,000: 2e8 s. Certified up to 30 and at 45; approximate at 35, 40
+and 50 (the proved bound lies 1e-6 to 1e-5 above the primal value after the retry). Before the swap
+symmetry (same machine, 2026-11-24): 9 s at 10, 35 s at 20, 130 s at 30; PEPit's own formulation:
+3.2 s at 10, 32 s at 20 (approximate above 6: PEPit's float proof check). The 60 s goal at K x R = 1,000
+is not reached: the Gram matrix has 2 K R + 2 rows and an interior-point method factors its dense PSD
+block; the per-round certificate (verify.pep.lyapunov) bounds every R in 0.3-0.5 s instead.
 """
 
 from __future__ import annotations
