@@ -86,3 +86,25 @@ def test_an_included_record_with_a_sweep_loads(tmp_path):
     path = tmp_path / "wc.json"
     path.write_text(json.dumps(rec))
     assert load_include(str(path))
+
+
+def test_the_pdf_lists_the_horizon_sweep_and_the_replay(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext not installed")
+    from reports.build import write_report
+
+    sweep = [{"R": 1000, "kind": "per-round bound", "value": 0.3011,
+              "results": {"FAST.T2": {"bound": 0.5536, "ratio": 0.5440, "hypotheses_hold": True}}}]
+    rec = {**_record(), "kind": "worst-case", "sweep": sweep,
+           "replay": {"status": "replayed", "engine_value": 0.7225, "difference": 0.0}}
+    doc = {"schema": "convbound.report/1", "title": "sweep", "results": [], "verifications": [],
+           "sections_failed": {}, "environment": {"packages": {}},
+           "worst_cases": [{"source": "test", "record": rec}]}
+    write_report(doc, tmp_path / "out")
+    text = subprocess.run(["pdftotext", str(tmp_path / "out" / "report.pdf"), "-"], check=True, capture_output=True,
+                          text=True).stdout
+    assert "against the horizon" in text and "R=1000 (per-round bound): FAST.T2 0.544" in text.replace("\n", " ")
+    assert "engine replay: replayed, engine 0.7225" in text.replace("\n", " ")
