@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PEPit")
 
 from bounds.core.errors import UserInputError  # noqa: E402
-from verify.pep import Setting, snapshot_schedule, solve  # noqa: E402
+from verify.pep import Law, Setting, snapshot_schedule, solve  # noqa: E402
 
 TOL = 1e-6
 
@@ -184,17 +184,31 @@ def test_two_clients_suffice_for_the_convex_gap_too():
     assert abs(w2 - w3) <= TOL
 
 
-@pytest.mark.parametrize("method,kw", [("local_gd", dict(zeta=0.5)), ("scaffold", dict(zeta=0.5)),
-                                       ("local_gd", dict(zeta=0.3, measure="gap")), ("local_gd", dict(zeta=0.0))])
+@pytest.mark.parametrize("method,kw", [
+    ("local_gd", dict(zeta=0.5)), ("scaffold", dict(zeta=0.5)), ("local_gd", dict(zeta=0.3, measure="gap")),
+    ("local_gd", dict(zeta=0.0)), ("local_gd", dict(zeta=0.5, law=Law("uniform", m=1))),
+    ("scaffold", dict(zeta=0.5, law=Law("uniform", m=1))), ("local_gd", dict(zeta=0.3, law=Law("bernoulli", p=0.5))),
+    ("fast", dict(zeta=0.5, law=Law("snapshot", q=0.3, m=2, other="uniform", n=1))),
+])
 def test_swap_invariant_solution_equals_the_full_sdp(method, kw):
-    """Two clients, full participation: the SDP restricted to swap-invariant Gram matrices gives the full value,
-    and its symmetrised certificate passes the exact recheck of the full problem."""
+    """Two clients treated alike by the law: the SDP restricted to swap-invariant Gram matrices (mirrored
+    branches paired) gives the full value, and its symmetrised certificate passes the exact recheck of the
+    full problem."""
     from verify.pep.exact import recheck
-    from verify.pep.sdp import build, solve_sdp
+    from verify.pep.sdp import build, solve_sdp, swap_basis
 
     s = Setting(method, L=1.0, mu=0.1, eta=0.3, K=2, R=2, M=2, **kw)
     pb = build(s)
+    assert swap_basis(pb) is not None
     full, sym = solve_sdp(pb), solve_sdp(pb, symmetric=True)
     assert abs(full.value - sym.value) <= 1e-6
     rc = recheck(s, sym)
     assert rc["ok"] and abs(rc["bound"] - full.primal) <= 1e-6
+
+
+def test_a_law_that_treats_the_clients_differently_is_not_symmetrised():
+    from verify.pep.sdp import build, swap_basis
+
+    s = Setting("fast", L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=2, M=2,
+                law=Law("snapshot", q=0.5, m=2, other="cohort", n=1))
+    assert swap_basis(build(s)) is None

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from verify.pep.setting import Setting
+from verify.pep.setting import Setting, swap_mirror
 
 Num = Any  # float or Fraction
 
@@ -85,10 +85,12 @@ class Problem:
     kappa: Num = 0
     gradients: int = 0
     notes: list[str] = field(default_factory=list)
-    # basis index -> (client, its serial number among that client's vectors): the swap of two clients maps
-    # client 0's k-th vector to client 1's k-th (see solve_sdp, symmetric); ``odd``: basis indices it negates
-    owner: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # basis index -> (client, node path, step): the swap of two clients maps client 0's vector at a node to
+    # client 1's at the mirrored node (patterns with the clients exchanged; see swap_basis); ``odd``: basis
+    # indices the swap negates; ``keys``: per client, the same key for each of its points (x* first)
+    owner: dict[int, tuple[int, tuple[int, ...], int]] = field(default_factory=dict)
     odd: list[int] = field(default_factory=list)
+    keys: list[list[tuple[tuple[int, ...], int]]] = field(default_factory=list)
 
     def num(self, v: float | int | Fraction) -> Num:
         """A constant: exact (a float is read as its shortest decimal, 0.3 as 3/10) or float."""
@@ -121,14 +123,16 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
     else:
         s_vecs = [Vec() for _ in range(M)]
     pb.clients = [Client([Vec()], [s_vecs[i]], [-1]) for i in range(M)]
+    pb.keys = [[((), -1)] for _ in range(M)]
 
-    def grad(i: int, y: Vec) -> Vec:
+    def grad(i: int, y: Vec, path: tuple[int, ...] = (), step: int = 0) -> Vec:
         pb.gradients += 1
         if quadratic:
             return y.scale(L) + s_vecs[i]
         g = pb.new_vec()
         c = pb.clients[i]
-        pb.owner[pb.d - 1] = (i, len(c.xs))
+        pb.owner[pb.d - 1] = (i, path, step)
+        pb.keys[i].append((path, step))
         c.xs.append(y)
         c.gs.append(g)
         c.fs.append(pb.nf)
@@ -144,35 +148,36 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
 
     scaffold = s.method == "scaffold"
     # a node: (probability, x, control variates c_i, their mean)
-    nodes: list[tuple[Fraction, Vec, list[Vec], Vec]] = [(Fraction(1), e0, [Vec() for _ in range(M)], Vec())]
+    nodes: list[tuple[Fraction, Vec, list[Vec], Vec, tuple[int, ...]]] = [
+        (Fraction(1), e0, [Vec() for _ in range(M)], Vec(), ())]
     for r in range(s.R):
         patterns = s.round_patterns(r)
         used = sorted({i for _, ids in patterns for i in ids})
         children = []
-        for prob, x, cs, cbar in nodes:
+        for prob, x, cs, cbar, path in nodes:
             moves, new_c = {}, {}
             for i in used:
                 y, gsum = x, Vec()
-                for _ in range(s.K):
-                    g = grad(i, y)
+                for k in range(s.K):
+                    g = grad(i, y, path, k)
                     if s.sigma > 0:
                         g = g + noise()
                     gsum = gsum + g
                     y = y - (g - cs[i] + cbar if scaffold else g).scale(eta)
                 moves[i] = y - x
                 new_c[i] = gsum.scale(num(Fraction(1, s.K)))
-            for p, ids in patterns:
+            for j, (p, ids) in enumerate(patterns):
                 if not ids:
-                    children.append((prob * p, x, cs, cbar))
+                    children.append((prob * p, x, cs, cbar, path + (j,)))
                     continue
                 step = _sum([moves[i] for i in ids]).scale(eta_g * num(Fraction(1, len(ids))))
                 if scaffold:
                     c2 = [new_c[i] if i in ids else ci for i, ci in enumerate(cs)]
-                    children.append((prob * p, x + step, c2, _sum(c2).scale(num(Fraction(1, M)))))
+                    children.append((prob * p, x + step, c2, _sum(c2).scale(num(Fraction(1, M))), path + (j,)))
                 else:
-                    children.append((prob * p, x + step, cs, cbar))
+                    children.append((prob * p, x + step, cs, cbar, path + (j,)))
         nodes = children
-    for prob, x, _, _ in nodes:
+    for prob, x, _, _, path in nodes:
         w = num(prob)
         if s.measure == "dist_sq":
             pb.norms.append((w, x))
@@ -182,7 +187,7 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
         else:
             for i in range(M):
                 pb.gradients -= 1  # evaluations for the measure only, not the method
-                grad(i, x)
+                grad(i, x, path, -2)
                 pb.values[pb.nf - 1] = pb.values.get(pb.nf - 1, 0) + w * num(Fraction(1, M))
     return pb
 
@@ -227,30 +232,35 @@ class Solved:
     warnings: tuple[str, ...] = ()
 
 
-def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray] | None:
-    """(Q+, Q-): columns spanning the +1 and -1 eigenspaces of the swap of two clients, or None when the
-    problem is not swap-symmetric in its construction (not two clients, or the clients' vectors differ)."""
+def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray, list[list[int]]] | None:
+    """(Q+, Q-, where): columns spanning the +1 and -1 eigenspaces of the exchange of two clients, and for
+    client 1 the position of the mirror of each of client 0's points; None when the problem is not invariant
+    (not two clients, noise, or a law that treats the clients differently)."""
     if pb.setting.M != 2 or pb.zero_after:
         return None
-    by = {0: [], 1: []}  # type: dict[int, list[int]]
-    for idx, (i, _) in sorted(pb.owner.items()):
-        by[i].append(idx)
-    if len(by[0]) != len(by[1]) or [len(c.xs) for c in pb.clients] != [len(pb.clients[0].xs)] * 2:
+    mirror = swap_mirror(pb.setting)
+    if mirror is None:
         return None
+    flip = (lambda path: tuple(mirror[j] for j in path))
+    index = {key: idx for idx, key in pb.owner.items()}
     plus, minus = [], []
+    eye = np.eye(pb.d)
     mine = set(pb.owner) | set(pb.odd)
-    for k in range(pb.d):
-        if k not in mine:
-            plus.append(np.eye(pb.d)[k])
-    for k in pb.odd:
-        minus.append(np.eye(pb.d)[k])
-    for a, b in zip(by[0], by[1]):
-        e = np.zeros(pb.d)
-        e[a], e[b] = 1.0, 1.0
-        plus.append(e.copy())
-        e[b] = -1.0
-        minus.append(e)
-    return np.array(plus).T, np.array(minus).T
+    plus += [eye[k] for k in range(pb.d) if k not in mine]
+    minus += [eye[k] for k in pb.odd]
+    for (i, path, step), a in sorted(index.items(), key=lambda kv: kv[1]):
+        if i != 0:
+            continue
+        b = index.get((1, flip(path), step))
+        if b is None:
+            return None
+        plus.append(eye[a] + eye[b])
+        minus.append(eye[a] - eye[b])
+    if len(plus) + len(minus) != pb.d:
+        return None
+    pos1 = {key: j for j, key in enumerate(pb.keys[1])}
+    where = [pos1[(flip(path), step)] for path, step in pb.keys[0]]
+    return np.array(plus).T, np.array(minus).T, [where]
 
 
 def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8,
@@ -271,7 +281,7 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
         # Agent symmetry (Colla & Hendrickx, arXiv 2403.11724): swapping the two clients maps the PEP to itself,
         # so an optimal (G, F) may be taken invariant: G = Q+ G+ Q+^T + Q- G- Q-^T with two PSD blocks of about
         # half the size, F equal across clients, and client 1's inequalities implied by client 0's.
-        Qp, Qm = swap
+        Qp, Qm, (where,) = swap
         Gp = cp.Variable((Qp.shape[1], Qp.shape[1]), symmetric=True)
         Gm = cp.Variable((Qm.shape[1], Qm.shape[1]), symmetric=True)
         G = Qp @ Gp @ Qp.T + (Qm @ Gm @ Qm.T if Qm.shape[1] else 0)
@@ -310,7 +320,7 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
             cons.append(G[idx, :n] == 0)
     if swap is not None:
         c0, c1 = pb.clients
-        ties = [(a, b) for a, b in zip(c0.fs, c1.fs) if a >= 0 and b >= 0]
+        ties = [(a, c1.fs[where[j]]) for j, a in enumerate(c0.fs) if a >= 0]
         if ties:
             cons.append(F[[b for _, b in ties]] == F[[a for a, _ in ties]])
         psd_blocks = [Gp >> 0] + ([Gm >> 0] if Qm.shape[1] else [])
@@ -347,7 +357,10 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     if swap is not None:
         # the invariant certificate of the full problem: half of client 0's multipliers on each client, and the
         # two clients' heterogeneity bounds (indices 1, 2) sharing their multipliers equally
-        duals = [duals[0] / 2, duals[0] / 2]
+        lam0 = duals[0] / 2
+        lam1 = np.zeros_like(lam0)
+        lam1[np.ix_(where, where)] = lam0  # the mirror of pair (j, k) of client 0 is (where[j], where[k]) of client 1
+        duals = [lam0, lam1]
         if len(bduals) == 3:
             bduals[1] = bduals[2] = (bduals[1] + bduals[2]) / 2
         Sdual = np.zeros((d, d))  # no orthogonality equalities here: nothing is read from it

@@ -203,6 +203,24 @@ class Setting:
         return out
 
 
+def swap_mirror(s: Setting) -> list[int] | None:
+    """For two clients, the index of each round pattern with the clients exchanged (same probability); None
+    for M != 2 or when the law (or a fixed schedule not full every round) is not invariant under the exchange."""
+    if s.M != 2:
+        return None
+    if s.schedule is not None or s.I is not None:
+        return [0] if s.full_every_round() else None
+    pats = s.round_patterns(0)
+    index = {(p, tuple(sorted(ids))): j for j, (p, ids) in enumerate(pats)}
+    out = []
+    for p, ids in pats:
+        j = index.get((p, tuple(sorted(1 - i for i in ids))))
+        if j is None:
+            return None
+        out.append(j)
+    return out
+
+
 def snapshot_schedule(R: int, M: int, I: int, S: int) -> tuple[tuple[int, ...], ...]:
     """FAST's deterministic snapshot schedule: rounds 0, I, 2I, ... all M clients, others clients 0..S-1."""
     if I < 1 or not 1 <= S <= M:

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from bounds.core.errors import UserInputError
-from verify.pep.setting import Law, Setting
+from verify.pep.setting import Law, Setting, swap_mirror
 
 MAX_SECONDS = 600.0
 _SECONDS_AT_42 = 11.0
@@ -109,8 +109,9 @@ def estimate(s: Setting) -> Size:
 
 
 def swap_symmetric(s: Setting) -> bool:
-    """Whether ``s`` is solved over swap-invariant Gram matrices (two clients, every round full, no noise)."""
-    return s.M == 2 and s.full_every_round() and s.sigma == 0 and s.mu < s.L
+    """Whether ``s`` is solved over swap-invariant Gram matrices (two clients treated alike by the participation,
+    no noise, mu < L)."""
+    return s.M == 2 and s.sigma == 0 and s.mu < s.L and swap_mirror(s) is not None
 
 
 def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | None = None) -> Size:
