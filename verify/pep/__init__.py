@@ -7,6 +7,7 @@
 * :mod:`verify.pep.core`: ``solve`` and the ``WorstCase`` record.
 * :mod:`verify.pep.lyapunov`: a per-round certificate valid for every horizon.
 * :mod:`verify.pep.compare`: the tightness of every encoded result that covers a setting.
+* :mod:`verify.pep.sweep`: tightness of covering results against the horizon, engine replays (the report's).
 * :mod:`verify.pep.replay`: worst cases replayed in the simulation engine.
 * :mod:`verify.pep.pepit_backend`: PEPit's formulation, the independent cross-check.
 

@@ -21,7 +21,9 @@ branches' measures: the worst case of the expectation, exact for the finite law.
 **Noise** (an upper bound, exact for a single noisy step): xi is a basis vector with G[xi, xi] <=
 sigma^2 and G[xi, v] = 0 for every basis vector v created before it. G is then the expectation of the
 Gram matrix over the noise; every realisation satisfies the interpolation inequalities, hence so does
-the expectation: every noise law with E[xi | past] = 0, E||xi||^2 <= sigma^2 is feasible.
+the expectation: every noise law with E[xi | past] = 0 and E||xi||^2 <= sigma^2, drawn independently
+across clients (and, for the branches of a random law, across branches: a coupling that does not change
+any branch's own law), gives a feasible G.
 """
 
 from __future__ import annotations
