@@ -33,12 +33,15 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--solver", default="CLARABEL", show_default=True, help="CLARABEL | SCS (through cvxpy)")
 @click.option("--max-seconds", type=float, default=600.0, show_default=True,
               help="refuse instances whose estimated solve time exceeds this (memory is bounded accordingly)")
+@click.option("--relaxed", is_flag=True,
+              help="a random law by its moments: an upper bound (exact for R = 1) whose size grows linearly in R "
+                   "instead of with the number of pattern sequences")
 @click.option("--per-round", is_flag=True,
               help="instead: the per-round certificate E||x_{r+1}-x*||^2 <= rho E||x_r-x*||^2 + c (one-round SDP, "
                    "any R, even 10^22) and its bound at R")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
-                   max_seconds, per_round, as_json) -> None:
+                   max_seconds, relaxed, per_round, as_json) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
     Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
@@ -56,7 +59,7 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     if per_round:
         _per_round(setting, solver, max_seconds, as_json)
         return
-    wc = solve(setting, solver=solver, max_seconds=max_seconds)
+    wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
     if as_json:
         echo_json(record)

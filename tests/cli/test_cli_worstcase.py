@@ -113,3 +113,16 @@ def test_random_participation_on_the_command_line(convbound):
     c = 1 - 0.8**2
     assert abs(rec["value"] - ((1 - c) ** 2 + c**2 * 0.25)) <= 1e-6
     assert rec["parameters"]["participation"] == "uniform:1" and "no reduction" in rec["symmetry"]
+
+
+def test_relaxed_flag_gives_a_certified_upper_bound(convbound):
+    exact = convbound("worst-case", "--eta", "0.3", "--K", "2", "--R", "2", "--zeta", "0.5", "--participation",
+                      "uniform:1", "--json").json()
+    res = convbound("worst-case", "--eta", "0.3", "--K", "2", "--R", "2", "--zeta", "0.5", "--participation",
+                    "uniform:1", "--relaxed", "--json")
+    assert res.code == 0, res.err
+    rec = res.json()
+    assert rec["exactness"] == "upper bound" and rec["certificate"]["status"] == "certified"
+    assert rec["value"] >= exact["primal_value"] - 1e-8
+    bad = convbound("worst-case", "--eta", "0.3", "--method", "scaffold", "--relaxed")
+    assert bad.code == 2 and "control variates" in bad.err

@@ -153,3 +153,27 @@ def test_sampling_keeps_M_and_the_fraction_sampled_changes_the_value():
     assert two_of_four.value < one_of_two.value - 1e-3
     assert abs(one_of_three.value - one_of_two.value) <= TOL  # V = 1 for every 1 of M
     assert "no reduction" in two_of_four.symmetry and "M=4" in two_of_four.symmetry
+
+
+# The moment relaxation: linear size, exact for one round, never below the exact tree ---------------------
+
+@pytest.mark.parametrize("law,horizons", [(Law("uniform", m=1), (1, 2, 3)), (Law("bernoulli", p=0.5), (1, 2))])
+def test_moment_relaxation_is_exact_for_one_round_and_an_upper_bound_after(law, horizons):
+    common = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, M=2, law=law)
+    for R in horizons:
+        s = Setting("local_gd", R=R, **common)
+        tree = solve(s, with_coverage=False)
+        rel = solve(s, with_coverage=False, relaxed=True)
+        assert rel.certificate["status"] == "certified" and rel.exactness == "upper bound"
+        assert rel.value >= tree.primal_value - 1e-8
+        if R == 1:
+            assert abs(rel.value - tree.value) <= TOL
+    R = horizons[-1]
+    assert rel.size["gram_rows"] == 1 + 1 + R * (2 * 2 + 1)  # e0, s_1, and per round 2 K gradients + the state
+
+
+def test_moment_relaxation_on_the_quadratic_class_matches_the_hand_value():
+    """mu = L: the relaxation's moment identities are the whole process (the recursion is linear), so it is exact."""
+    L, eta, K, R, zeta, D0 = 1.0, 0.2, 2, 4, 0.5, 1.0
+    s = Setting("local_gd", L=L, mu=L, zeta=zeta, eta=eta, K=K, R=R, M=2, D0=D0, law=Law("uniform", m=1))
+    assert abs(solve(s, with_coverage=False, relaxed=True).value - _hand(L, eta, K, R, zeta, D0, 1.0)) <= TOL

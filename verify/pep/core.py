@@ -93,25 +93,32 @@ def reduce_symmetric(s: Setting) -> tuple[Setting, str]:
 
 
 def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
-          max_seconds: float = MAX_SECONDS, recheck: bool = True) -> WorstCase:
-    """The worst case of ``s`` (validated, size-checked before anything is built) with its certificate."""
+          max_seconds: float = MAX_SECONDS, recheck: bool = True, relaxed: bool = False) -> WorstCase:
+    """The worst case of ``s`` (validated, size-checked before anything is built) with its certificate.
+
+    ``relaxed``: a random law by its moments (verify.pep.sdp._relaxed_rounds), an upper bound whose size is
+    linear in R instead of the exact branch tree (exponential in R); local GD and FAST only."""
     validate(s)
+    if relaxed and s.method == "scaffold":
+        raise UserInputError("the moment relaxation needs a method whose state is the model alone (local_gd, "
+                             "fast); SCAFFOLD carries control variates")
     if not isinstance(solver, str) or solver.upper() not in SOLVERS:
         raise UserInputError(f"unknown solver {solver!r}; valid: {', '.join(SOLVERS)} (no commercial solver)")
     solved, symmetry = reduce_symmetric(s)
-    size = check_size(solved, max_seconds)  # before anything is built
+    size = check_size(solved, max_seconds, relaxed=relaxed)  # before anything is built
     validate_scale(solved)
     from verify.pep.exact import recheck as exact_recheck
     from verify.pep.sdp import build, solve_sdp
 
     unit, factor = normalise(solved)
     t0 = time.perf_counter()
-    pb = build(unit)
+    pb = build(unit, relaxed=relaxed)
+    exact_pb = (lambda: build(unit, exact=True, relaxed=True)) if relaxed else (lambda: unit)
     symmetric = swap_symmetric(unit)
     sol = solve_sdp(pb, solver, symmetric=symmetric)
     seconds = time.perf_counter() - t0
     notes = [f"solver warning: {w}" for w in sol.warnings]
-    rc: dict[str, Any] = exact_recheck(unit, sol) if recheck and sol.value is not None else \
+    rc: dict[str, Any] = exact_recheck(exact_pb(), sol) if recheck and sol.value is not None else \
         {"ok": False, "reason": "exact recheck not requested" if sol.value is not None else "no solution"}
     if recheck and not rc.get("ok") and -RETRY_MARGIN < rc.get("min_eig_float", -1.0) <= 0:
         # the solver's residual misses positive definiteness by less than its accuracy: solve once more with
@@ -119,7 +126,7 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
         sol = solve_sdp(pb, solver, delta=RETRY_MARGIN, symmetric=symmetric)
         seconds = time.perf_counter() - t0
         notes.append(f"the first certificate missed the exact recheck; solved again with trace weight {RETRY_MARGIN:g}")
-        rc = exact_recheck(unit, sol) if sol.value is not None else {"ok": False, "reason": "no solution"}
+        rc = exact_recheck(exact_pb(), sol) if sol.value is not None else {"ok": False, "reason": "no solution"}
     if factor != 1.0:
         notes.append(f"solved in units L = D0 = 1 and scaled back by {factor:g} (the proved bound rounded up)")
         sol = replace(sol, value=_up(sol.value, factor), primal=None if sol.primal is None else sol.primal * factor)
@@ -127,7 +134,9 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
             rc = {**rc, "bound": _up(rc["bound"], factor), "bound_exact": None, "tau": None}
     cert = _certificate(sol, rc)
     value = rc["bound"] if rc.get("ok") else sol.value
-    exactness = "exact" if s.sigma == 0 else "upper bound"
+    exactness = "exact" if s.sigma == 0 and not relaxed else "upper bound"
+    if relaxed:
+        notes.append("moment relaxation of the participation law: an upper bound (exact for R = 1), size linear in R")
     if s.sigma > 0:
         notes.append("noise: the value bounds the worst case over every noise law with E[xi | past] = 0 and "
                      "E||xi||^2 <= sigma^2 from above (expected Gram matrix); exact for a single noisy step")

@@ -145,6 +145,19 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
         Xo, do = _coeffs([v for _, v in pb.norms], d)
         Wi, dw = _ints(np.diag(np.array(W, dtype=object)))
         acc.add(Xo.T.dot(Wi).dot(Xo), do * do * dw, Fraction(-1))
+    for (n, xbar, terms), (nu_row, nu_diag) in zip(pb.moments, sol.moment_duals):
+        # equalities G[n, :n] = (G xbar)[:n] and G[n, n] = sum coef <a, G b>, with free multipliers
+        nu = [_rat(float(v)) for v in nu_row] + [Fraction(0)] * (d - n)
+        E, de = _coeffs([Vec({n: Fraction(1)}) - Vec({k: Fraction(c) for k, c in xbar.items()})], d)
+        Nu, dn = _ints([nu])
+        acc.add(_sym(np.outer(E[0], Nu[0])), de * dn, Fraction(1, 2))
+        nd = _rat(nu_diag)
+        U, du = _coeffs([Vec({n: Fraction(1)})], d)
+        acc.add(np.outer(U[0], U[0]), du * du, nd)
+        for c, a, b in terms:
+            A, da = _coeffs([a], d)
+            B, db = _coeffs([b], d)
+            acc.add(_sym(np.outer(A[0], B[0])), da * db, -nd * Fraction(c) / 2)
     S = acc.fractions()
     for idx, n in pb.zero_after:  # entries freed by the orthogonality equalities: take the solver's
         for b in range(n):

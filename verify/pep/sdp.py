@@ -84,6 +84,8 @@ class Problem:
     values: dict[int, Num] = field(default_factory=dict)
     bounds: list[tuple[str, Vec, Vec, Num]] = field(default_factory=list)
     zero_after: list[tuple[int, int]] = field(default_factory=list)
+    # relaxed random participation: (state index n, E x', terms of E||x'||^2 as (coef, a, b) meaning coef <a, G b>)
+    moments: list[tuple[int, Vec, list[tuple[Num, Vec, Vec]]]] = field(default_factory=list)
     kappa: Num = 0
     gradients: int = 0
     notes: list[str] = field(default_factory=list)
@@ -105,8 +107,9 @@ class Problem:
         return Vec({self.d - 1: self.num(1)})
 
 
-def build(s: Setting, *, exact: bool = False) -> Problem:
-    """The PEP of ``s`` (validated beforehand): coefficients as Fractions when ``exact`` (for the recheck)."""
+def build(s: Setting, *, exact: bool = False, relaxed: bool = False) -> Problem:
+    """The PEP of ``s`` (validated beforehand): coefficients as Fractions when ``exact`` (for the recheck);
+    ``relaxed``: the participation law by its moments (see :func:`_relaxed_rounds`), size linear in R."""
     pb = Problem(s, exact)
     num = pb.num
     L, mu, eta, eta_g = num(s.L), num(s.mu), num(s.eta), num(s.eta_g)
@@ -149,6 +152,8 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
         return xi
 
     scaffold = s.method == "scaffold"
+    if relaxed:
+        return _relaxed_rounds(pb, s, e0, grad, noise)
     # a node: (probability, x, control variates c_i, their mean)
     nodes: list[tuple[Fraction, Vec, list[Vec], Vec, tuple[int, ...]]] = [
         (Fraction(1), e0, [Vec() for _ in range(M)], Vec(), ())]
@@ -194,6 +199,52 @@ def build(s: Setting, *, exact: bool = False) -> Problem:
     return pb
 
 
+def _relaxed_rounds(pb: Problem, s: Setting, e0: Vec, grad: Any, noise: Any) -> Problem:
+    """Random participation by its first two moments: an upper bound whose size is linear in R.
+
+    Every client runs its K local steps from the state x_r each round (a non-participant's steps are
+    discarded, which changes nothing), moves m_i; the next state is a new basis vector x' whose expected
+    Gram entries are fixed by the law's moments, as the weights w_i (1/|S| for i in S, else 0) are drawn
+    independently of everything before: E<x', v> = <x + eta_g sum E[w_i] m_i, v> for every earlier v, and
+    E||x'||^2 = ||x||^2 + 2 eta_g sum E[w_i] <x, m_i> + eta_g^2 sum E[w_i w_j] <m_i, m_j>. G is then the
+    expected Gram matrix; every realisation satisfies the interpolation inequalities, so every run of the
+    method is feasible and the value bounds the worst case of the expectation from above. Exact for R = 1
+    (nothing random is evaluated after the draw). Methods whose state is x alone (local GD, FAST).
+    """
+    num = pb.num
+    M, eta, eta_g = s.M, num(s.eta), num(s.eta_g)
+    pats = s.round_patterns(0)
+    Ew = [sum((num(p) * num(Fraction(1, len(ids))) for p, ids in pats if i in ids), num(0)) for i in range(M)]
+    Eww = [[sum((num(p) * num(Fraction(1, len(ids) ** 2)) for p, ids in pats if i in ids and j in ids), num(0))
+            for j in range(M)] for i in range(M)]
+    x = e0
+    for r in range(s.R):
+        moves = []
+        for i in range(M):
+            y = x
+            for k in range(s.K):
+                g = grad(i, y, (), r * s.K + k)
+                if s.sigma > 0:
+                    g = g + noise()
+                y = y - g.scale(eta)
+            moves.append(y - x)
+        n = pb.d
+        u = pb.new_vec()
+        xbar = x + _sum([m.scale(eta_g * Ew[i]) for i, m in enumerate(moves)])
+        terms = [(num(1), x, x)] + [(2 * eta_g * Ew[i], x, m) for i, m in enumerate(moves)] + \
+            [(eta_g * eta_g * Eww[i][j], moves[i], moves[j]) for i in range(M) for j in range(M) if Eww[i][j]]
+        pb.moments.append((n, xbar, terms))
+        x = u
+    if s.measure == "dist_sq":
+        pb.norms.append((num(1), x))
+    else:
+        for i in range(M):
+            pb.gradients -= 1
+            grad(i, x, (), -2)
+            pb.values[pb.nf - 1] = num(Fraction(1, M))
+    return pb
+
+
 def _sum(items: Iterable[Vec]) -> Vec:
     out = Vec()
     for v in items:
@@ -232,13 +283,14 @@ class Solved:
     delta: float
     solver: str
     warnings: tuple[str, ...] = ()
+    moment_duals: list[tuple[np.ndarray, float]] = field(default_factory=list)
 
 
 def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray, list[list[int]]] | None:
     """(Q+, Q-, where): columns spanning the +1 and -1 eigenspaces of the exchange of two clients, and for
     client 1 the position of the mirror of each of client 0's points; None when the problem is not invariant
     (not two clients, noise, or a law that treats the clients differently)."""
-    if pb.setting.M != 2 or pb.zero_after:
+    if pb.setting.M != 2 or pb.zero_after or pb.moments:
         return None
     mirror = swap_mirror(pb.setting)
     if mirror is None:
@@ -320,6 +372,14 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     for idx, n in pb.zero_after:
         if n:
             cons.append(G[idx, :n] == 0)
+    moment_cons = []
+    for n, xbar, terms in pb.moments:
+        xb = dense([xbar], d)[0]
+        row = G[n, :n] - xb @ G[:, :n] == 0
+        quad = sum(float(c) * (dense([a], d)[0] @ G @ dense([b], d)[0]) for c, a, b in terms)
+        diag = G[n, n] - quad == 0
+        moment_cons.append((row, diag))
+        cons += [row, diag]
     if swap is not None:
         c0, c1 = pb.clients
         ties = [(a, c1.fs[where[j]]) for j, a in enumerate(c0.fs) if a >= 0]
@@ -370,7 +430,10 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
         # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
         # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
         Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
-    return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said)
+    mduals = [(np.asarray(row.dual_value, dtype=float).reshape(-1), float(np.asarray(diag.dual_value).reshape(-1)[0]))
+              for row, diag in moment_cons]
+    return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said,
+                  mduals)
 
 
 def interp_expression(cp: Any, G: Any, F: Any, X: np.ndarray, Gr: np.ndarray, Fsel: np.ndarray, L: float,

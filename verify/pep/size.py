@@ -74,10 +74,13 @@ def _geometric(P: float, R: float) -> float:
     return _BIG if log > 690 else (P**R - 1) / (P - 1)
 
 
-def estimate(s: Setting) -> Size:
-    """The size and cost of ``s``'s SDP (no validation beyond what the arithmetic needs)."""
+def estimate(s: Setting, relaxed: bool = False) -> Size:
+    """The size and cost of ``s``'s SDP (no validation beyond what the arithmetic needs); ``relaxed``: the
+    moment relaxation of the law (one branch, every client every round, one state vector per round)."""
     R, M = _f(s.R), _f(s.M)
-    if s.schedule is not None or s.I is not None:
+    if relaxed:
+        nodes, leaves, used, per_client_rounds = R, 1.0, M, R
+    elif s.schedule is not None or s.I is not None:
         nodes, leaves, used, per_client_rounds = R, 1.0, M, R
     else:
         law = s.law or Law("full")
@@ -100,7 +103,9 @@ def estimate(s: Setting) -> Size:
     rows = min(rows, _BIG)
     svec = min(rows * (rows + 1) / 2, _BIG)
     seconds = min(_SECONDS_AT_42 * (rows / 42.0) ** _EXPONENT, _BIG) if rows < 1e60 else _BIG
-    if swap_symmetric(s):  # two half-size PSD blocks and half the inequalities (verify.pep.sdp.solve_sdp)
+    if relaxed:
+        rows += R
+    elif swap_symmetric(s):  # two half-size PSD blocks and half the inequalities (verify.pep.sdp.solve_sdp)
         svec, cons = min(2 * (rows / 2) * (rows / 2 + 1) / 2, _BIG), cons / 2
         seconds = min(_SYM_SECONDS_AT_42 * (rows / 42.0) ** _SYM_EXPONENT, _BIG) if rows < 1e60 else _BIG
     kkt = min(svec + cons, _BIG)
@@ -114,13 +119,14 @@ def swap_symmetric(s: Setting) -> bool:
     return s.M == 2 and s.sigma == 0 and s.mu < s.L and swap_mirror(s) is not None
 
 
-def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | None = None) -> Size:
+def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | None = None,
+               relaxed: bool = False) -> Size:
     """Refuse ``s`` when its estimated time exceeds ``max_seconds`` or its memory ``max_gb`` (default: the
     memory ``max_seconds`` allows, at most half of this machine's), with the estimate and what would fit."""
     if not (isinstance(max_seconds, (int, float)) and math.isfinite(max_seconds) and max_seconds > 0):
         raise UserInputError(f"max-seconds={max_seconds} must be a positive finite number of seconds "
                              f"(default {MAX_SECONDS:g})")
-    size = estimate(s)
+    size = estimate(s, relaxed)
     cap = memory_cap_gb(max_seconds) if max_gb is None else max_gb
     if size.seconds > max_seconds or size.gb > cap:
         what = "time" if size.seconds > max_seconds else "memory"
