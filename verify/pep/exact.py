@@ -154,10 +154,10 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
         nd = _rat(nu_diag)
         U, du = _coeffs([Vec({n: Fraction(1)})], d)
         acc.add(np.outer(U[0], U[0]), du * du, nd)
-        for c, a, b in terms:
-            A, da = _coeffs([a], d)
-            B, db = _coeffs([b], d)
-            acc.add(_sym(np.outer(A[0], B[0])), da * db, -nd * Fraction(c) / 2)
+        for coef, left, right in terms:
+            A, da = _coeffs([left], d)
+            B, db = _coeffs([right], d)
+            acc.add(_sym(np.outer(A[0], B[0])), da * db, -nd * Fraction(coef) / 2)
     S = acc.fractions()
     for idx, n in pb.zero_after:  # entries freed by the orthogonality equalities: take the solver's
         for b in range(n):
