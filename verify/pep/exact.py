@@ -1,7 +1,8 @@
 """Exact recheck of a PEP's dual certificate in rational arithmetic: `certified` means proved.
 
 **Certificate**: multipliers Lambda_i >= 0 (one per ordered pair of client i's points), beta_b >= 0 (one per
-bound <u, G v> <= b_b) and free ones for the noise orthogonality equalities, such that (1) the function
+bound <u, G v> <= b_b) and free ones for the equalities (noise orthogonality; the moment identities of the
+relaxed law, whose multipliers are rounded like the others and enter S exactly), such that (1) the function
 values cancel: for every value f_t, the multipliers' net coefficient equals the objective's; (2) the
 residual S = sum Lambda phi_G + sum beta B - C is positive semidefinite. Then for every instance, objective
 <= sum beta_b b_b =: tau (weak duality), whatever the solver did.
