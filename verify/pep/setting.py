@@ -171,6 +171,13 @@ class Setting:
     law: Law | None = None
     sigma: float = 0.0
 
+    def participants(self, r: int) -> tuple[int, ...]:
+        """The participants of round r of a deterministic schedule (full participation, a schedule, or I and S)."""
+        pats = self.round_patterns(r)
+        if len(pats) != 1:
+            raise UserInputError(f"round {r} is random under {self.to_dict()['participation']}: use round_patterns")
+        return pats[0][1]
+
     def round_patterns(self, r: int) -> list[tuple[Fraction, tuple[int, ...]]]:
         """The patterns of round r with their probabilities."""
         if self.schedule is not None:
