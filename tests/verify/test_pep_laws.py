@@ -177,3 +177,9 @@ def test_moment_relaxation_on_the_quadratic_class_matches_the_hand_value():
     L, eta, K, R, zeta, D0 = 1.0, 0.2, 2, 4, 0.5, 1.0
     s = Setting("local_gd", L=L, mu=L, zeta=zeta, eta=eta, K=K, R=R, M=2, D0=D0, law=Law("uniform", m=1))
     assert abs(solve(s, with_coverage=False, relaxed=True).value - _hand(L, eta, K, R, zeta, D0, 1.0)) <= TOL
+
+
+def test_a_law_where_nobody_participates_leaves_the_model_where_it_is():
+    """bernoulli:0 -- every round is empty, so x_R = x_0 and the worst case is D0 (with or without heterogeneity)."""
+    s = Setting("local_gd", L=1.0, mu=0.1, zeta=0.5, eta=0.5, K=2, R=3, M=2, D0=2.0, law=Law("bernoulli", p=0.0))
+    assert abs(_value(s) - 2.0) <= TOL

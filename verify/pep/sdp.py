@@ -314,7 +314,8 @@ def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray, list[list[int]]] | 
         return None
     pos1 = {key: j for j, key in enumerate(pb.keys[1])}
     where = [pos1[(flip(path), step)] for path, step in pb.keys[0]]
-    return np.array(plus).T, np.array(minus).T, [where]
+    qm = np.array(minus).T if minus else np.zeros((pb.d, 0))  # no minus space: nobody ever computes (p = 0)
+    return np.array(plus).T, qm, [where]
 
 
 def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8,
