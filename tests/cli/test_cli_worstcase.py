@@ -45,7 +45,8 @@ def test_bad_input_is_one_line_and_exit_2(convbound, extra, word):
     (("--participation", "bernoulli:1.5"), "probability"), (("--participation", "snapshot:0.5"), "valid"),
     (("--participation", "bogus"), "valid"), (("--participation", "snapshot:0.5,2,sometimes:1"), "rule"),
     (("--method", "fast", "--participation", "uniform:1"), "snapshot"), (("--K", "-1", "--per-round"), "K=-1"),
-    (("--sigma", "1e6", "--per-round"), "sigma^2"),
+    (("--sigma", "1e6", "--per-round"), "sigma^2"), (("--eta", "1e-300", "--zeta", "2", "--D0", "1e-6"), "1e-9"),
+    (("--eta-g", "1e-12",), "1e-9"),
 ])
 def test_worst_case_bad_values_are_one_line_and_exit_2(convbound, extra, word):
     res = convbound("worst-case", "--eta", "0.5", *extra)

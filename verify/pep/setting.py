@@ -296,6 +296,10 @@ def validate_scale(s: Setting) -> None:
             raise UserInputError(f"{name}^2 / (L^2 D0) = {ratio:.3g} is above 1e8: the SDP cannot resolve the "
                                  f"initial distance against it; the worst case scales with D0, so give {name}^2 "
                                  "and D0 within a factor 1e8 of each other (in units of L^2)")
+    if s.eta * s.L < 1e-9 or s.eta_g < 1e-9:
+        raise UserInputError(f"eta*L={s.eta * s.L:.3g} and eta_g={s.eta_g:.3g} must be at least 1e-9: a smaller step moves "
+                             "the model by less than the solver's 1e-8 accuracy (the worst case is then D0 to that "
+                             "accuracy)")
     step = max(abs(1 - s.eta * s.L), abs(1 - s.eta * s.mu), 1.0) * max(abs(1 - s.eta_g), s.eta_g, 1.0)
     growth = 2 * s.K * s.R * math.log10(step)
     if growth > 8:
