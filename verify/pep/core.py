@@ -114,7 +114,7 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
     t0 = time.perf_counter()
     pb = build(unit, relaxed=relaxed)
     exact_pb = (lambda: build(unit, exact=True, relaxed=True)) if relaxed else (lambda: unit)
-    symmetric = swap_symmetric(unit)
+    symmetric = swap_symmetric(unit) and not relaxed
     sol = solve_sdp(pb, solver, symmetric=symmetric)
     seconds = time.perf_counter() - t0
     notes = [f"solver warning: {w}" for w in sol.warnings]
