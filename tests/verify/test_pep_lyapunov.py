@@ -87,3 +87,14 @@ def test_per_round_certificate_on_the_command_line(convbound):
     assert abs(rec["bounds"][str(10**22)] - fixed) <= 1e-6
     bad = convbound("worst-case", "--eta", "0.01", "--method", "scaffold", "--per-round")
     assert bad.code == 2 and "control variates" in bad.err and len(bad.err.strip().splitlines()) == 1
+
+
+def test_fedavg_k5_with_every_client_lies_above_the_finite_worst_case_at_r_1_to_5():
+    """Uniform M of M (full participation, solved with the swap symmetry): the exact finite-R PEP reaches R = 5
+    (50 gradient evaluations), and the per-round bound lies above it at every R = 1..5."""
+    s = Setting("local_gd", L=1.0, mu=0.1, zeta=0.1, eta=0.01, K=5, R=1, M=2)
+    lines = certificate(s)
+    for R in range(1, 6):
+        finite = solve(replace(s, R=R), with_coverage=False)
+        assert finite.value is not None
+        assert horizon_bound(lines, 1.0, R) >= finite.primal_value - 1e-8
