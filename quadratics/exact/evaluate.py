@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .laws import RoundLaw, lcm, round_law
-from .moments import U, Tracked, assemble, augmented, gamma, metric_rows, power_apply, step, vech_index
+from .moments import Tracked, U, assemble, augmented, gamma, metric_rows, power_apply, step, vech_index
 from .probe import Prober, _Declined, algorithm_declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
@@ -217,14 +217,16 @@ def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first
 
 
 def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict[str, np.ndarray]:
-    """E metric_r for r = 0..rounds, round by round ([rounds + 1] per metric; for short horizons and tests)."""
+    """E metric_r for r = 0..rounds, round by round ([rounds + 1] per metric; for records' curves and tests;
+    no rounding bound is carried here)."""
     try:
         plan = _Plan(problem, algorithm, pattern)
-        v = plan.start()
-        rows = [plan.metrics(v)[0]]
+        v = plan.start().val
+        n = plan.order
+        rows = [plan.L @ v[:n]]
         for r in range(int(rounds)):
-            v = step(plan.G(r), v)
-            rows.append(plan.metrics(v)[0])
+            v = plan.G(r).val @ v
+            rows.append(plan.L @ v[:n])
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
     arr = np.array(rows)

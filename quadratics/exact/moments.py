@@ -45,16 +45,13 @@ class Tracked:
     val: np.ndarray
     err: np.ndarray
 
-    def __matmul__(self, other: "Tracked") -> "Tracked":
+    def __matmul__(self, other: Tracked) -> Tracked:
         a, b = self.val, other.val
         n = a.shape[-1]
         aa, ab = np.abs(a), np.abs(b)
         err = aa @ other.err + self.err @ ab + self.err @ other.err + gamma(n) * (aa @ ab)
         return Tracked(a @ b, err * (1 + 4 * U))
 
-    def __add__(self, other: "Tracked") -> "Tracked":
-        s = self.val + other.val
-        return Tracked(s, (self.err + other.err + U * np.abs(s)) * (1 + 2 * U))
 
 
 def assemble(B: np.ndarray, c: np.ndarray, N: np.ndarray, Mu: np.ndarray, M: int) -> np.ndarray:

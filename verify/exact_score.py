@@ -1,0 +1,155 @@
+"""Exact left-hand sides for scenario points: when an instance's LHS is an exact expectation, and its value.
+
+**Setting**: a scenario instance (``verify.scenario.Instance``) whose problem, algorithm and pattern are
+covered by :mod:`quadratics.exact` and whose ``measure`` is a linear functional of the per-round metric
+means the exact recursion returns: ``at_round(metric, r)`` (E metric_r) or
+``mean_over_rounds(metric, first, last)`` (the average of E metric_r over rounds first..last), for
+metric in dist_sq, gap, grad_sq.
+**Quantity**: :func:`exact_lhs` -> :class:`ExactLHS` (value, floating-point error bound, the law used) or
+the reason the point falls back to Monte Carlo: the problem, algorithm or pattern is not covered; the
+measure is another function; the instance reads inputs off the run (``complete``) or decides a
+hypothesis on the run's trajectories (``run_broken``), which needs simulated trajectories anyway.
+**Statement**: the exact value has no sampling error; its interval is [value - err, value + err] with
+err the rounding bound of :mod:`quadratics.exact.moments`. A Monte Carlo mean differs from it also
+where trials diverge: the engine drops a diverged trial (an infinite LHS), the exact expectation does not.
+
+``evaluate_point`` uses the exact path automatically; ``with monte_carlo():`` forces the engine's Monte
+Carlo run (falsify's confirmation is such a replay: a cross-check, not the claim).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ExactLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo"]
+
+_FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
+# per-round exact curves for records are computed round by round only up to this horizon
+SERIES_MAX_ROUNDS = 5000
+
+
+@dataclass(frozen=True)
+class ExactLHS:
+    """The exact LHS of one instance: ``value`` +- ``err`` (rounding bound), how it was measured."""
+
+    value: float
+    err: float
+    measure: str
+    law: str
+    wall_seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": "exact", "fp_error": self.err, "measure": self.measure, "law": self.law,
+                "wall_seconds": self.wall_seconds}
+
+
+@contextlib.contextmanager
+def monte_carlo() -> Iterator[None]:
+    """Within this block ``evaluate_point`` simulates even where the exact path applies."""
+    token = _FORCE_MC.set(True)
+    try:
+        yield
+    finally:
+        _FORCE_MC.reset(token)
+
+
+def _measure_spec(measure: Any) -> tuple[str, str, int, int | None] | str:
+    """(kind, metric, first, last) of a recognised measure, or why it is not one."""
+    from verify.scenarios.fast import at_round, mean_over_rounds
+
+    if not isinstance(measure, functools.partial) or measure.args:
+        return "the measure is not at_round/mean_over_rounds with keyword arguments"
+    kw = dict(measure.keywords)
+    if measure.func is at_round:
+        return "final", str(kw.get("metric")), int(kw["r"]), None
+    if measure.func is mean_over_rounds:
+        return "mean", str(kw.get("metric")), int(kw["first"]), int(kw["last"])
+    return f"the measure {getattr(measure.func, '__name__', measure.func)!r} has no exact counterpart"
+
+
+def exact_lhs(inst: Any) -> ExactLHS | str:
+    """The exact LHS of ``inst`` (a ``verify.scenario.Instance``), or the reason it has none."""
+    from quadratics.exact import METRICS, applies, exact_moments
+
+    if _FORCE_MC.get():
+        return "Monte Carlo requested (monte_carlo())"
+    if inst.complete is not None:
+        return "the instance reads result inputs off the simulated run (complete)"
+    if inst.run_broken is not None:
+        return "the instance decides a hypothesis on the simulated trajectories (run_broken)"
+    spec = _measure_spec(inst.measure)
+    if isinstance(spec, str):
+        return spec
+    kind, metric, first, last = spec
+    if metric not in METRICS:
+        return f"metric {metric!r} has no exact value (exact: {', '.join(METRICS)})"
+    ok, why = applies(inst.problem, inst.algorithm, inst.pattern)
+    if not ok:
+        return why
+    if kind == "final":
+        if first < 1:
+            return "at_round(r=0) is the initial point, not a measured round"
+        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=first)
+        value, err = ex.value(metric, "final")
+        what = f"E {metric} at round {first}"
+    else:
+        assert last is not None
+        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=last, first=first)
+        value, err = ex.value(metric, "mean")
+        what = f"mean of E {metric} over rounds {first}..{last}"
+    return ExactLHS(value, err, what, ex.law, ex.wall_seconds)
+
+
+def exact_series(inst: Any) -> dict[str, Any]:
+    """The record's per-round curve of ``inst.curve`` from the exact recursion (empty past SERIES_MAX_ROUNDS)."""
+    from quadratics.exact import METRICS, exact_curve
+
+    if not inst.curve or inst.curve not in METRICS or int(inst.rounds) > SERIES_MAX_ROUNDS:
+        return {}
+    curve = exact_curve(inst.problem, inst.algorithm, inst.pattern, int(inst.rounds))[inst.curve]
+    return {"x": list(range(int(inst.rounds) + 1)), "lhs": curve.tolist()}
+
+
+def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, seed: int, level: float) -> Any:
+    """``evaluate_point``'s branch: the point scored with an exact LHS, or None to simulate.
+
+    Where the LHS is an exact expectation the interval is [LHS - err, LHS + err] with err its
+    floating-point bound, not a confidence interval, and no trial is run (``trials`` is recorded as 0).
+    The hypotheses are decided as ``evaluate_point`` decides them (the run's own checks never apply here:
+    :func:`exact_lhs` declines instances that have them)."""
+    import math
+
+    import numpy as np
+
+    import bounds
+    from verify.scenario import PointEstimate, _num, hypotheses_of, realised_participation
+    from verify.verdict import ratio
+
+    ex = exact_lhs(inst)
+    if isinstance(ex, str):
+        return None
+    values = dict(inst.values)
+    res = bounds.get(scenario.result)
+    decided = realised_participation(inst.pattern, res, values)
+    report = res.check(values, decided)
+    hyp, conds = hypotheses_of(report, inst.assumed)
+    if inst.broken:
+        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
+                   "decided_by": "scenario builder"} for k, v in inst.broken.items()]
+        hyp = False
+    rhs = float(report.evaluation.value)
+    lhs = ex.value if math.isfinite(ex.value) else math.inf
+    return PointEstimate(
+        scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=np.array([lhs]),
+        lhs=lhs, ci=(lhs - ex.err, lhs + ex.err), rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf,
+        hypotheses=hyp, conditions=tuple(conds), values={k: _num(v) for k, v in values.items()},
+        rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=0, seed=seed,
+        level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
+        notes=inst.notes + (f"exact LHS ({ex.measure}; law: {ex.law}): no sampling error, interval = +- its "
+                            f"floating-point bound {ex.err:.3g}",),
+        series=exact_series(inst), exact=ex.to_dict())
