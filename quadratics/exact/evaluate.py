@@ -20,7 +20,18 @@ import torch
 from bounds.core.errors import UserInputError
 
 from .laws import RoundLaw, lcm, round_law
-from .moments import Tracked, U, assemble, augmented, gamma, metric_rows, power_apply, step, vech_index
+from .moments import (
+    Tracked,
+    U,
+    assemble,
+    augmented,
+    gamma,
+    matrix_power,
+    metric_rows,
+    power_apply,
+    step,
+    vech_index,
+)
 from .probe import Prober, _Declined, algorithm_declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
@@ -105,8 +116,11 @@ class _Plan:
         self._G: dict[Any, Tracked] = {}
         self._W: Tracked | None = None
 
+    def key(self, r: int) -> tuple[Any, Any]:
+        return (self.prober.phase(r), self.law.key(r))
+
     def G(self, r: int) -> Tracked:
-        key = (self.prober.phase(r), self.law.key(r))
+        key = self.key(r)
         if key not in self._G:
             maps = self.prober.maps(r)
             Eu, Euu = self.law.moments(key[1])
@@ -129,9 +143,16 @@ class _Plan:
     def window(self) -> Tracked:
         if self._W is None:
             assert self.period is not None
-            W = self.G(0)
-            for r in range(1, self.period):
-                W = self.G(r) @ W
+            # consecutive rounds with the same matrix (a cyclic group's g rounds) are powered by squaring
+            W: Tracked | None = None
+            r = 0
+            while r < self.period:
+                key, run = self.key(r), 1
+                while r + run < self.period and self.key(r + run) == key:
+                    run += 1
+                block = matrix_power(self.G(r), run)
+                W = block if W is None else block @ W
+                r += run
             self._W = W
         return self._W
 

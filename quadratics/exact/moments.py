@@ -26,8 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 U = 2.0**-53
+
+
+def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """float64 matrix product through torch (zero-copy views): measured on this 2-core machine at order 300,
+    2.3 ms per product against 3.3 ms for numpy's OpenBLAS single-threaded (and ~3x slower still when its
+    threads compete with other processes); equal at order 69. The rounding model is the same (gamma_n)."""
+    return (torch.from_numpy(np.ascontiguousarray(a)) @ torch.from_numpy(np.ascontiguousarray(b))).numpy()
 
 
 def gamma(n: int) -> float:
@@ -49,8 +57,8 @@ class Tracked:
         a, b = self.val, other.val
         n = a.shape[-1]
         aa, ab = np.abs(a), np.abs(b)
-        err = aa @ other.err + self.err @ ab + self.err @ other.err + gamma(n) * (aa @ ab)
-        return Tracked(a @ b, err * (1 + 4 * U))
+        err = _mm(aa, other.err) + _mm(self.err, ab) + _mm(self.err, other.err) + gamma(n) * _mm(aa, ab)
+        return Tracked(_mm(a, b), err * (1 + 4 * U))
 
 
 
@@ -120,6 +128,20 @@ def power_apply(G: Tracked, k: int, v: Tracked) -> Tracked:
         if k:
             P = P @ P
     return v
+
+
+def matrix_power(G: Tracked, k: int) -> Tracked:
+    """G^k (k >= 1) by repeated squaring, with the bound carried."""
+    out: Tracked | None = None
+    P = G
+    while k:
+        if k & 1:
+            out = P if out is None else P @ out
+        k >>= 1
+        if k:
+            P = P @ P
+    assert out is not None
+    return out
 
 
 def _matvec(A: Tracked, v: Tracked) -> Tracked:

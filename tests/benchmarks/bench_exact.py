@@ -1,0 +1,105 @@
+"""Exact moments (quadratics.exact) at long horizons, and their cost against Monte Carlo at equal accuracy.
+
+Run:  python tests/benchmarks/bench_exact.py            (prints the README figures, writes results/exact.json)
+or:   python -m pytest tests/benchmarks/bench_exact.py --benchmark-enable
+
+Cases: FedAvg (K = 5, eta = 0.01, M = 16, uniform S = 4 and cyclic S = 2 of 2 groups, P = 480) on the three
+quadratic families at d = 10, R = 10^6 rounds: wall time of one exact evaluation (median of 3, the first call
+included in the max), goal < 1 s; and its rounding bound relative to the value.
+Cost ratio at equal accuracy (same instances, R = 1000): Monte Carlo is run with 256 trials (seed 0), its
+per-trial standard deviation s of the final E||x_R - x*||^2 gives the trials a 99% interval of relative
+half-width eps needs, N(eps) = (2.576 s / (eps mean))^2, and its time is extrapolated linearly in trials from
+the measured run (a batched run gets cheaper per trial as it grows, so this overstates Monte Carlo's cost by
+at most that factor); the exact path's accuracy is its rounding bound (~1e-11 relative), which Monte Carlo
+would reach only with ~10^20 trials: the table gives the ratio at eps = 1% and 0.1% and the N needed.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from quadratics import cyclic, diagonal_quadratic, fedavg, heterogeneous_quadratic, rotated_quadratic, simulate, uniform
+from quadratics.exact import exact_moments
+
+FAMILIES = {"quadratic": heterogeneous_quadratic, "quadratic-diagonal": diagonal_quadratic,
+            "quadratic-rotated": rotated_quadratic}
+OUT = Path(__file__).resolve().parent / "results" / "exact.json"
+
+
+def instance(family: str, pattern: str):
+    pb = FAMILIES[family](L=1.0, mu=0.1, d=10, M=16, zeta=1.0, sigma=1.0, D0=1.0, seed=0)
+    pat = uniform(M=16, S=4) if pattern == "uniform" else cyclic(M=16, S=2, P=480, groups=2)
+    return pb, fedavg(eta=0.01, K=5), pat
+
+
+def time_exact(family: str, pattern: str, rounds: int = 10**6, repeat: int = 3) -> dict:
+    pb, alg, pat = instance(family, pattern)
+    walls, ex = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        ex = exact_moments(pb, alg, pat, rounds)
+        walls.append(time.perf_counter() - t)
+    assert ex is not None
+    return {"family": family, "pattern": pattern, "rounds": rounds, "median_s": statistics.median(walls),
+            "max_s": max(walls), "dist_sq": ex.final["dist_sq"], "rel_bound": ex.final_err["dist_sq"] / ex.final["dist_sq"],
+            "mean_grad_sq": ex.mean["grad_sq"], "mean_rel_bound": ex.mean_err["grad_sq"] / ex.mean["grad_sq"]}
+
+
+def cost_ratio(family: str, pattern: str, rounds: int = 1000, trials: int = 256, seed: int = 0) -> dict:
+    pb, alg, pat = instance(family, pattern)
+    t = time.perf_counter()
+    ex = exact_moments(pb, alg, pat, rounds)
+    t_exact = time.perf_counter() - t
+    t = time.perf_counter()
+    sim = simulate(pb, alg, pat, trials=trials, rounds=rounds, seed=seed, device="cpu", threads=1)
+    t_mc = time.perf_counter() - t
+    x = sim.metrics["dist_sq"][rounds]
+    mean, sd = float(np.mean(x)), float(np.std(x, ddof=1))
+    out = {"family": family, "pattern": pattern, "rounds": rounds, "exact_s": t_exact, "mc_s": t_mc,
+           "mc_trials": trials, "seed": seed, "exact": ex.final["dist_sq"], "mc_mean": mean,
+           "exact_rel_bound": ex.final_err["dist_sq"] / ex.final["dist_sq"]}
+    for eps in (1e-2, 1e-3):
+        n = (2.576 * sd / (eps * mean)) ** 2
+        out[f"trials_for_{eps:g}"] = n
+        out[f"ratio_for_{eps:g}"] = t_mc * n / trials / t_exact
+    out["trials_for_exact_bound"] = (2.576 * sd / (out["exact_rel_bound"] * mean)) ** 2
+    return out
+
+
+def test_exact_one_million_rounds(benchmark):
+    rec = benchmark.pedantic(time_exact, args=("quadratic-rotated", "uniform"), kwargs={"repeat": 1}, rounds=1,
+                             iterations=1)
+    assert rec["median_s"] < 1.0, rec
+
+
+def main() -> None:
+    torch.set_num_threads(1)
+    rows = [time_exact(f, p) for f in FAMILIES for p in ("uniform", "cyclic")]
+    print("exact, R = 10^6, d = 10, M = 16, FedAvg K = 5:")
+    for r in rows:
+        print(f"  {r['family']:19s} {r['pattern']:8s} median {r['median_s']:.3f} s (max {r['max_s']:.3f} s)  "
+              f"E||x-x*||^2 = {r['dist_sq']:.6g} (bound {r['rel_bound']:.1e} rel)  "
+              f"mean E||grad||^2 = {r['mean_grad_sq']:.6g} (bound {r['mean_rel_bound']:.1e} rel)")
+    ratios = [cost_ratio(f, "uniform") for f in FAMILIES]
+    print("cost at equal accuracy, R = 1000 (Monte Carlo: 256 trials measured, extrapolated):")
+    for r in ratios:
+        print(f"  {r['family']:19s} exact {r['exact_s']:.3f} s; MC {r['mc_s']:.2f} s / 256 trials; "
+              f"1%: {r['trials_for_0.01']:.0f} trials, ratio {r['ratio_for_0.01']:.0f}x; "
+              f"0.1%: {r['trials_for_0.001']:.3g} trials, ratio {r['ratio_for_0.001']:.3g}x; "
+              f"exact's own bound ({r['exact_rel_bound']:.1e}) would need {r['trials_for_exact_bound']:.1e} trials")
+    OUT.parent.mkdir(exist_ok=True)
+    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "command": " ".join(sys.argv),
+                               "versions": {"numpy": np.__version__, "torch": torch.__version__,
+                                            "python": sys.version.split()[0]}}, indent=1))
+    print(f"wrote {OUT}")
+
+
+if __name__ == "__main__":
+    main()
