@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import functools
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -102,6 +103,9 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
         ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=last, first=first)
         value, err = ex.value(metric, "mean")
         what = f"mean of E {metric} over rounds {first}..{last}"
+    if not (math.isfinite(value) and math.isfinite(err)):
+        return (f"the exact recursion overflowed ({what} = {value:g}, bound {err:g}); the simulation reports "
+                "divergence per trial")
     return ExactLHS(value, err, what, ex.law, ex.wall_seconds)
 
 
@@ -122,8 +126,6 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, seed: i
     floating-point bound, not a confidence interval, and no trial is run (``trials`` is recorded as 0).
     The hypotheses are decided as ``evaluate_point`` decides them (the run's own checks never apply here:
     :func:`exact_lhs` declines instances that have them)."""
-    import math
-
     import numpy as np
 
     import bounds

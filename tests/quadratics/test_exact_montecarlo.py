@@ -93,3 +93,16 @@ def test_the_points_cover_every_family_algorithm_and_law():
     assert {s[0] for s in seen} == {"quadratic", "quadratic-diagonal", "quadratic-rotated"}
     assert {s[1] for s in seen} >= {"fedavg", "fedprox", "scaffold", "fast", "amplified_fedavg", "f3ast"}
     assert {s[2] for s in seen} >= {"uniform", "cyclic", "fast", "availability", "static-policy"}
+
+
+def test_a_step_schedule_is_followed_round_by_round():
+    """F3AST's decreasing local steps (a schedule: new maps every round) under a static policy."""
+    from quadratics import f3ast_steps
+
+    pb = diagonal_quadratic(L=1.0, mu=0.3, d=2, M=3, zeta=0.8, sigma=0.6, D0=1.0, seed=7)
+    pat = static_policy(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]]), np.array([0.2, 0.3, 0.5]))
+    alg, R = f3ast(f3ast_steps(L=1.0, mu=0.3, E=2), K=2), 8
+    ex = exact_moments(pb, alg, pat, R)
+    sim = simulate(pb, alg, pat, trials=TRIALS, rounds=R, seed=77, device="cpu")
+    mean, low, high, _ = t_interval(sim.metrics["dist_sq"][R], 0.99)
+    assert low <= ex.final["dist_sq"] <= high
