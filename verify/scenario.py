@@ -306,9 +306,9 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
-    from verify.exact_score import exact_estimate  # the exact LHS where it applies (no trials run)
+    from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
 
-    exact = exact_estimate(scenario, inst, full, seed=int(seed), level=level)
+    exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
     if exact is not None:
         return exact
     sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),

@@ -4,6 +4,9 @@ through the participation law and the gradient noise with no sampling error.
 Covered: the quadratic families (affine client gradients) with FedAvg, FedProx, SCAFFOLD (P = 1), F3AST
 weights under a static policy, FAST (fedavg/fedprox/scaffold base) and Amplified FedAvg, under the laws of
 :mod:`quadratics.exact.laws`; :func:`applies` says whether an instance is covered and why not.
+FAST's mixture and arbitrary participation draw client propensities once per trial, which couples all
+rounds: :func:`per_trial_moments` integrates participation and noise exactly given each trial's draw
+(the same draw the engine makes), leaving a Monte Carlo mean over the propensities only.
 
 >>> from quadratics import fedavg, heterogeneous_quadratic, uniform
 >>> from quadratics.exact import exact_moments
@@ -12,6 +15,17 @@ weights under a static policy, FAST (fedavg/fedprox/scaffold base) and Amplified
 0.015625
 """
 
-from .evaluate import METRICS, ExactMoments, applies, exact_curve, exact_moments, expectations
+from .evaluate import (
+    METRICS,
+    ExactMoments,
+    PerTrialMoments,
+    applies,
+    exact_curve,
+    exact_moments,
+    expectations,
+    per_trial_applies,
+    per_trial_moments,
+)
 
-__all__ = ["METRICS", "ExactMoments", "applies", "exact_curve", "exact_moments", "expectations"]
+__all__ = ["METRICS", "ExactMoments", "PerTrialMoments", "applies", "exact_curve", "exact_moments", "expectations",
+           "per_trial_applies", "per_trial_moments"]

@@ -19,7 +19,7 @@ import torch
 
 from bounds.core.errors import UserInputError
 
-from .laws import RoundLaw, lcm, round_law
+from .laws import RoundLaw, lcm, per_trial_laws, round_law
 from .moments import (
     Tracked,
     U,
@@ -93,15 +93,17 @@ def _problem_declined(problem: Any) -> str | None:
 class _Plan:
     """Everything one exact evaluation needs: the law, the prober and the cached moment matrices."""
 
-    def __init__(self, problem: Any, algorithm: Any, pattern: Any):
+    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: RoundLaw | None = None):
         if pattern.M != problem.M:
             raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
         why = _problem_declined(problem) or algorithm_declined(algorithm)
         if why:
             raise _Declined(why)
-        law = round_law(pattern)
-        if isinstance(law, str):
-            raise _Declined(law)
+        if law is None:
+            found = round_law(pattern)
+            if isinstance(found, str):
+                raise _Declined(found)
+            law = found
         if algorithm.name == "f3ast" and "rates" not in law.aux:
             raise _Declined("F3AST's weights p_k / r_k(t) need known rates (a static policy); this pattern's rates "
                             "come from the run")
@@ -113,6 +115,11 @@ class _Plan:
         if self.order > MAX_ORDER:
             raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
         self.L = metric_rows(D, self.prober.layout.block("x"), np.asarray(problem.hessian(), dtype=float))
+        self.use(law)
+
+    def use(self, law: RoundLaw) -> None:
+        """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
+        self.law = law
         self.period = None if self.prober.scheduled else lcm(self.prober.window, law.period)
         self._G: dict[Any, Tracked] = {}
         self._W: Tracked | None = None
@@ -215,28 +222,92 @@ def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first
     t0 = time.perf_counter()
     try:
         plan = _Plan(problem, algorithm, pattern)
-        v0 = plan.start()
-        n = plan.order
-        init, _ = plan.metrics(v0)
-        if first == 0:
-            head = Tracked(v0.val.copy(), v0.err.copy())
-            head.val[n:], head.err[n:] = init, 0.0
-            start_round = 0
-        else:
-            head = plan.advance(v0, 0, first - 1)
-            head = Tracked(head.val.copy(), head.err.copy())
-            start_round = first - 1
-            head.val[n:], head.err[n:] = 0.0, 0.0
-        tail = plan.advance(head, start_round, rounds - start_round)
+        init, fin, fin_err, mean, mean_err = _evaluate(plan, rounds, first)
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
-    fin, fin_err = plan.metrics(tail)
-    count = rounds - first + 1
-    mean, mean_err = tail.val[n:] / count, tail.err[n:] / count * (1 + 2 * U)
     mk = lambda a: {k: float(x) for k, x in zip(METRICS, a)}  # noqa: E731
     return ExactMoments(rounds=rounds, first=first, final=mk(fin), final_err=mk(fin_err), mean=mk(mean),
-                        mean_err=mk(mean_err), initial=mk(init), law=plan.law.describe, order=n,
+                        mean_err=mk(mean_err), initial=mk(init), law=plan.law.describe, order=plan.order,
                         wall_seconds=time.perf_counter() - t0, versions=_versions())
+
+
+def _evaluate(plan: _Plan, rounds: int, first: int) -> tuple[np.ndarray, ...]:
+    """(initial, final, final bound, mean over first..rounds, its bound), each [3] in METRICS order."""
+    v0 = plan.start()
+    n = plan.order
+    init, _ = plan.metrics(v0)
+    if first == 0:
+        head = Tracked(v0.val.copy(), v0.err.copy())
+        head.val[n:], head.err[n:] = init, 0.0
+        start_round = 0
+    else:
+        head = plan.advance(v0, 0, first - 1)
+        head = Tracked(head.val.copy(), head.err.copy())
+        start_round = first - 1
+        head.val[n:], head.err[n:] = 0.0, 0.0
+    tail = plan.advance(head, start_round, rounds - start_round)
+    fin, fin_err = plan.metrics(tail)
+    count = rounds - first + 1
+    return init, fin, fin_err, tail.val[n:] / count, tail.err[n:] / count * (1 + 2 * U)
+
+
+@dataclass(frozen=True)
+class PerTrialMoments:
+    """Exact expectations given each trial's own random draw (``per_trial_laws``): arrays [trials] per metric
+    (``final``, ``mean`` over rounds first..R, and their rounding bounds); the average over trials is a Monte
+    Carlo mean over that draw only (participation and noise are integrated out exactly)."""
+
+    rounds: int
+    first: int
+    trials: int
+    seed: int
+    final: dict[str, np.ndarray]
+    final_err: dict[str, np.ndarray]
+    mean: dict[str, np.ndarray]
+    mean_err: dict[str, np.ndarray]
+    law: str
+    wall_seconds: float
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
+    """(True, what is conditioned on) when :func:`per_trial_moments` covers the instance, else (False, why)."""
+    laws = per_trial_laws(pattern, 1, 0)
+    if isinstance(laws, str):
+        return False, laws
+    try:
+        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        plan.prober.maps(0)
+    except _Declined as e:
+        return False, str(e)
+    return True, laws[0].describe
+
+
+def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1, *, trials: int,
+                      seed: int) -> PerTrialMoments:
+    """The metrics' exact expectations given each of ``trials`` trials' propensities (drawn as the engine draws
+    them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
+    that per-trial draw. UserInputError when it does not apply."""
+    rounds, first = int(rounds), int(first)
+    if rounds < 1 or not 0 <= first <= rounds:
+        raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
+    t0 = time.perf_counter()
+    laws = per_trial_laws(pattern, trials, seed)
+    if isinstance(laws, str):
+        raise UserInputError(f"per-trial exact evaluation does not apply: {laws}")
+    try:
+        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        rows = []
+        for law in laws:
+            plan.use(law)
+            rows.append(_evaluate(plan, rounds, first)[1:])
+    except _Declined as e:
+        raise UserInputError(f"per-trial exact evaluation does not apply: {e}") from None
+    arr = np.array(rows)  # [trials, 4, 3]
+    mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(METRICS)}  # noqa: E731
+    return PerTrialMoments(rounds=rounds, first=first, trials=int(trials), seed=int(seed), final=mk(0),
+                           final_err=mk(1), mean=mk(2), mean_err=mk(3), law=laws[0].describe,
+                           wall_seconds=time.perf_counter() - t0, versions=_versions())
 
 
 def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict[str, np.ndarray]:

@@ -182,3 +182,73 @@ def _availability(pattern: Any, M: int, c: dict) -> RoundLaw | str:
 
 def lcm(a: int, b: int) -> int:
     return a * b // math.gcd(a, b)
+
+
+def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Moments of u when n distinct clients are drawn one after another with probability proportional to
+    w among those not yet drawn (the engine's Gumbel top-n, ``weighted_subsets``), q = 1/n each.
+
+    The probability of each set of size k as the first k draws: P(T + j) = sum_{j in T+j} P(T) w_j /
+    (W - w(T)), over all sets up to size n (at most 2^M, M <= 16); then pairwise inclusion
+    probabilities by summing over the sets of size n. Exact up to rounding (sums of at most 2^M terms)."""
+    M = w.size
+    Eu, Euu = np.zeros(2 * M), np.zeros((2 * M, 2 * M))
+    if n >= M:
+        return _constant(M, np.full(M, 1.0 / M))
+    masks = np.arange(1 << M, dtype=np.int64)
+    bits = ((masks[:, None] >> np.arange(M)) & 1).astype(bool)
+    size = bits.sum(1)
+    wsum = bits @ w
+    prob = np.zeros(1 << M)
+    prob[0] = 1.0
+    total = float(w.sum())
+    for k in range(n):
+        level = masks[size == k]
+        p = prob[level]
+        rest = total - wsum[level]
+        for j in range(M):
+            free = ~bits[level, j]
+            np.add.at(prob, level[free] | (1 << j), p[free] * w[j] / rest[free])
+    final = size == n
+    B, p = bits[final].astype(float), prob[final]
+    pair = np.einsum("c,ci,cj->ij", p, B, B)
+    on = np.diag(pair).copy()
+    Eu[:M], Eu[M:] = on / n, on
+    Euu[:M, :M], Euu[:M, M:], Euu[M:, :M], Euu[M:, M:] = pair / n**2, pair / n, pair / n, pair
+    return Eu, Euu
+
+
+def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[RoundLaw] | str:
+    """For a pattern whose rounds are independent only given a per-trial draw (FAST's mixture and arbitrary
+    participation: client propensities drawn once per trial), the law of each trial's rounds given the
+    engine's own draw for that trial (the same propensities a simulation with ``seed`` and ``trials`` uses);
+    or why not."""
+    from ..participation import propensities
+
+    name, M, c = pattern.name, int(pattern.M), dict(pattern.constants)
+    if name not in ("fast", "arbitrary") or c.get("adaptive"):
+        return f"pattern {name!r} has no per-trial conditional law here"
+    if M > 16:
+        return f"successive sampling over M={M} > 16 clients (2^M sets)"
+    W = propensities(c["dist"], c["a"], c["b"], M, int(trials), int(seed))
+    everyone = np.ones(M, bool)
+    out = []
+    for t in range(int(trials)):
+        w = W[t] / W[t].max()  # the law is invariant to the scale; this keeps the sums well conditioned
+        if name == "arbitrary":
+            mom = successive(w, int(c["S"]))
+            out.append(RoundLaw(M, 1, lambda r: 0, lambda k, mom=mom: mom, {}, _gamma((1 << M) + 8),
+                                f"arbitrary: {c['S']} of {M} by the trial's propensities"))
+            continue
+        snap, arb = within(everyone, int(c["m"]), M), successive(w, int(c["n"]))
+        if c.get("I") is not None:
+            I = int(c["I"])
+            out.append(RoundLaw(M, I, lambda r, I=I: r % I == 0, lambda s, snap=snap, arb=arb: snap if s else arb,
+                                {}, _gamma((1 << M) + 8), f"FAST every {I} rounds, arbitrary rounds by the trial's "
+                                                           "propensities"))
+            continue
+        q = float(c["q"])
+        mix = (q * snap[0] + (1 - q) * arb[0], q * snap[1] + (1 - q) * arb[1])
+        out.append(RoundLaw(M, 1, lambda r: 0, lambda k, mix=mix: mix, {}, _gamma((1 << M) + 12),
+                            f"FAST q={q:g}, arbitrary rounds by the trial's propensities"))
+    return out

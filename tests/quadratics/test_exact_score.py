@@ -38,12 +38,40 @@ def test_exact_interval_decides_the_verdict():
     assert decide(est.kind, *est.ci, 0.999 * est.lhs, hypotheses=True) == "violated"
 
 
-def test_fast_t2_default_point_falls_back_to_monte_carlo_with_the_reason():
+def test_fast_t2_is_integrated_exactly_given_each_trials_propensities():
+    """FAST's arbitrary rounds draw propensities once per trial: the LHS is a mean over those draws only."""
     sc = get("FAST.T2")
     inst = sc.build(sc.point({}))
     why = exact_lhs(inst)
     assert isinstance(why, str) and "propensities" in why
-    est = evaluate_point(sc, {"horizon": 1.0}, trials=8, seed=0)
+    est = evaluate_point(sc, {}, trials=64, seed=0)
+    assert est.exact["method"] == "per-trial exact" and est.trials == 64 and est.samples.shape == (64,)
+    with monte_carlo():
+        mc = evaluate_point(sc, {}, trials=1024, seed=3)
+    assert mc.exact == {}
+    assert mc.ci[0] <= est.lhs <= mc.ci[1]
+    assert (est.ci[1] - est.ci[0]) < 0.05 * (mc.ci[1] - mc.ci[0])  # the propensities are all that is left
+
+
+def test_per_trial_values_are_the_conditional_means_of_the_engines_own_trials():
+    """Same seed, same propensities: each simulated trial minus its conditional expectation has mean 0, so
+    the paired differences' 99% interval covers 0 (a sharp check of the per-trial law)."""
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic, simulate
+    from quadratics.exact import per_trial_moments
+    from quadratics.summary import t_interval
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.3, d=3, M=5, zeta=1.0, sigma=0.5, D0=1.0, seed=2)
+    for pat in (fast_mixture(M=5, m=2, n=2, q=0.4, a=0.3, b=0.3), fast_mixture(M=5, m=1, n=3, I=2)):
+        alg, R, T = fast(eta=0.1, K=2), 12, 4096
+        pm = per_trial_moments(pb, alg, pat, R, trials=T, seed=11)
+        sim = simulate(pb, alg, pat, trials=T, rounds=R, seed=11, device="cpu")
+        diff = sim.metrics["dist_sq"][R] - pm.final["dist_sq"]
+        _, low, high, _ = t_interval(diff, 0.99)
+        assert low <= 0.0 <= high
+
+
+def test_other_instances_fall_back_to_monte_carlo():
+    est = evaluate_point(get("FAST.T1"), {"R": 20}, trials=8, seed=0)  # the non-convex family
     assert est.exact == {} and est.trials == 8
 
 
