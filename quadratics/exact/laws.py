@@ -218,6 +218,21 @@ def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return Eu, Euu
 
 
+Moments = tuple[np.ndarray, np.ndarray]
+
+
+def _always(mom: Moments) -> Callable[[Any], Moments]:
+    return lambda key: mom
+
+
+def _every(I: int) -> Callable[[int], bool]:
+    return lambda r: r % I == 0
+
+
+def _by_snapshot(snap: Moments, arb: Moments) -> Callable[[Any], Moments]:
+    return lambda is_snapshot: snap if is_snapshot else arb
+
+
 def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[RoundLaw] | str:
     """For a pattern whose rounds are independent only given a per-trial draw (FAST's mixture and arbitrary
     participation: client propensities drawn once per trial), the law of each trial's rounds given the
@@ -237,18 +252,18 @@ def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[RoundLaw] | str
         w = W[t] / W[t].max()  # the law is invariant to the scale; this keeps the sums well conditioned
         if name == "arbitrary":
             mom = successive(w, int(c["S"]))
-            out.append(RoundLaw(M, 1, lambda r: 0, lambda k, mom=mom: mom, {}, _gamma((1 << M) + 8),
+            out.append(RoundLaw(M, 1, lambda r: 0, _always(mom), {}, _gamma((1 << M) + 8),
                                 f"arbitrary: {c['S']} of {M} by the trial's propensities"))
             continue
         snap, arb = within(everyone, int(c["m"]), M), successive(w, int(c["n"]))
         if c.get("I") is not None:
             I = int(c["I"])
-            out.append(RoundLaw(M, I, lambda r, I=I: r % I == 0, lambda s, snap=snap, arb=arb: snap if s else arb,
+            out.append(RoundLaw(M, I, _every(I), _by_snapshot(snap, arb),
                                 {}, _gamma((1 << M) + 8), f"FAST every {I} rounds, arbitrary rounds by the trial's "
                                                            "propensities"))
             continue
         q = float(c["q"])
         mix = (q * snap[0] + (1 - q) * arb[0], q * snap[1] + (1 - q) * arb[1])
-        out.append(RoundLaw(M, 1, lambda r: 0, lambda k, mix=mix: mix, {}, _gamma((1 << M) + 12),
+        out.append(RoundLaw(M, 1, lambda r: 0, _always(mix), {}, _gamma((1 << M) + 12),
                             f"FAST q={q:g}, arbitrary rounds by the trial's propensities"))
     return out
