@@ -184,6 +184,22 @@ def lcm(a: int, b: int) -> int:
     return a * b // math.gcd(a, b)
 
 
+_TABLES: dict[int, tuple[np.ndarray, dict[int, np.ndarray], dict[int, np.ndarray]]] = {}
+
+
+def _subset_tables(M: int, n: int) -> tuple[np.ndarray, dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Membership bits [2^M, M] of every subset, the subsets of each size, and each one's parents T - {j}
+    ([count, M]; T itself where j is not in T, masked out by the bits). Built once per M."""
+    if M not in _TABLES:
+        masks = np.arange(1 << M, dtype=np.int64)
+        bits = ((masks[:, None] >> np.arange(M)) & 1).astype(bool)
+        size = bits.sum(1)
+        levels = {k: masks[size == k] for k in range(M + 1)}
+        parents = {k: levels[k][:, None] ^ (1 << np.arange(M))[None, :] for k in range(1, M + 1)}
+        _TABLES[M] = (bits, levels, parents)
+    return _TABLES[M]
+
+
 def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Moments of u when n distinct clients are drawn one after another with probability proportional to
     w among those not yet drawn (the engine's Gumbel top-n, ``weighted_subsets``), q = 1/n each.
@@ -195,23 +211,21 @@ def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     Eu, Euu = np.zeros(2 * M), np.zeros((2 * M, 2 * M))
     if n >= M:
         return _constant(M, np.full(M, 1.0 / M))
-    masks = np.arange(1 << M, dtype=np.int64)
-    bits = ((masks[:, None] >> np.arange(M)) & 1).astype(bool)
-    size = bits.sum(1)
-    wsum = bits @ w
+    bits, levels, parents = _subset_tables(M, n)
+    wsum = np.zeros(1 << M)
+    for k in range(1, n + 2):  # w(T) for the sets that occur: T up to size n and their parents' unions
+        if k <= M:
+            wsum[levels[k]] = bits[levels[k]].astype(float) @ w
     prob = np.zeros(1 << M)
     prob[0] = 1.0
     total = float(w.sum())
-    for k in range(n):
-        level = masks[size == k]
-        p = prob[level]
-        rest = total - wsum[level]
-        for j in range(M):
-            free = ~bits[level, j]
-            np.add.at(prob, level[free] | (1 << j), p[free] * w[j] / rest[free])
-    final = size == n
-    B, p = bits[final].astype(float), prob[final]
-    pair = np.einsum("c,ci,cj->ij", p, B, B)
+    for k in range(1, n + 1):  # pull from the parents T - {j} of every set T of size k: one gather per level
+        level, par = levels[k], parents[k]
+        with np.errstate(divide="ignore", invalid="ignore"):  # (j outside T: masked by the bits)
+            step = np.where(bits[level], prob[par] * w / (total - wsum[par]), 0.0)
+        prob[level] = step.sum(1)
+    B, p = bits[levels[n]].astype(float), prob[levels[n]]
+    pair = (B * p[:, None]).T @ B
     on = np.diag(pair).copy()
     Eu[:M], Eu[M:] = on / n, on
     Euu[:M, :M], Euu[:M, M:], Euu[M:, :M], Euu[M:, M:] = pair / n**2, pair / n, pair / n, pair
