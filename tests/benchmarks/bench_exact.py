@@ -12,6 +12,8 @@ half-width eps needs, N(eps) = (2.576 s / (eps mean))^2, and its time is extrapo
 the measured run (a batched run gets cheaper per trial as it grows, so this overstates Monte Carlo's cost by
 at most that factor); the exact path's accuracy is its rounding bound (~1e-11 relative), which Monte Carlo
 would reach only with ~10^20 trials: the table gives the ratio at eps = 1% and 0.1% and the N needed.
+Per-trial exact (FAST's mixture, propensities drawn once per trial): three FAST.T2@corrected points, 64
+trials each way (seed 0); the simulation's trials needed to match the per-trial interval and the cost ratio.
 """
 
 from __future__ import annotations
@@ -73,6 +75,35 @@ def cost_ratio(family: str, pattern: str, rounds: int = 1000, trials: int = 256,
     return out
 
 
+T2_POINTS = ({}, {"M": 8, "d": 8, "horizon": 30.0}, {"M": 16, "d": 8, "K": 8})
+
+
+def per_trial_ratio(point: dict, trials: int = 64, seed: int = 0) -> dict:
+    """FAST.T2@corrected at ``point``: per-trial exact moments (participation and noise integrated given each
+    trial's propensities) against the simulation, both with ``trials`` trials and ``seed``; the Monte Carlo
+    trials that would match the per-trial interval, and the cost ratio at that accuracy (linear in trials)."""
+    from quadratics.exact import per_trial_moments
+    from quadratics.summary import t_interval
+    from verify.scenarios import get
+
+    sc = get("FAST.T2@corrected")
+    inst = sc.build(sc.point(point))
+    R = int(inst.rounds)
+    t = time.perf_counter()
+    pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, R, trials=trials, seed=seed)
+    t_pt = time.perf_counter() - t
+    t = time.perf_counter()
+    sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=trials, rounds=R, seed=seed, device="cpu",
+                   threads=1)
+    t_mc = time.perf_counter() - t
+    a, b = t_interval(pm.final["dist_sq"], 0.99), t_interval(sim.metrics["dist_sq"][R], 0.99)
+    hw_pt, hw_mc = (a[2] - a[1]) / 2 / a[0], (b[2] - b[1]) / 2 / b[0]
+    need = trials * (hw_mc / hw_pt) ** 2
+    return {"point": point, "rounds": R, "M": inst.problem.M, "d": inst.problem.d, "trials": trials, "seed": seed,
+            "per_trial_s": t_pt, "mc_s": t_mc, "per_trial_rel_halfwidth": hw_pt, "mc_rel_halfwidth": hw_mc,
+            "mc_trials_to_match": need, "ratio": t_mc * need / trials / t_pt}
+
+
 def test_exact_one_million_rounds(benchmark):
     rec = benchmark.pedantic(time_exact, args=("quadratic-rotated", "uniform"), kwargs={"repeat": 1}, rounds=1,
                              iterations=1)
@@ -94,8 +125,15 @@ def main() -> None:
               f"1%: {r['trials_for_0.01']:.0f} trials, ratio {r['ratio_for_0.01']:.0f}x; "
               f"0.1%: {r['trials_for_0.001']:.3g} trials, ratio {r['ratio_for_0.001']:.3g}x; "
               f"exact's own bound ({r['exact_rel_bound']:.1e}) would need {r['trials_for_exact_bound']:.1e} trials")
+    per = [per_trial_ratio(p) for p in T2_POINTS]
+    print("FAST.T2@corrected, per-trial exact (given each trial's propensities) vs simulation, 64 trials each:")
+    for r in per:
+        print(f"  {r['point']} R={r['rounds']} M={r['M']} d={r['d']}: per-trial {r['per_trial_s']:.2f} s, "
+              f"99% half-width {r['per_trial_rel_halfwidth']:.2g} rel; simulation {r['mc_s']:.2f} s, "
+              f"{r['mc_rel_halfwidth']:.2g} rel; the simulation needs {r['mc_trials_to_match']:.3g} trials to "
+              f"match (cost ratio {r['ratio']:.3g}x)")
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "command": " ".join(sys.argv),
+    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "per_trial_fast_t2": per, "command": " ".join(sys.argv),
                                "versions": {"numpy": np.__version__, "torch": torch.__version__,
                                             "python": sys.version.split()[0]}}, indent=1))
     print(f"wrote {OUT}")
