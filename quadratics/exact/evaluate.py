@@ -137,6 +137,8 @@ class _Plan:
             Mu[0, 0], Mu[0, 1:], Mu[1:, 0], Mu[1:, 1:] = 1.0, Eu, Eu, Euu
             M = self.law.M
             T = assemble(maps.B, maps.c, maps.N, Mu, M)
+            if not np.isfinite(T).all():
+                raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
             # rounding bound of the assembly: the coefficients' probe uncertainty and the moments' relative error
             # enter through the same formula with absolute values (first order), plus the sums' own rounding
             eps = gamma(self.prober.K * (self.prober.d + 4) + 16) * maps.scale

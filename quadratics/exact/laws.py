@@ -212,17 +212,18 @@ def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     if n >= M:
         return _constant(M, np.full(M, 1.0 / M))
     bits, levels, parents = _subset_tables(M, n)
-    wsum = np.zeros(1 << M)
-    for k in range(1, n + 2):  # w(T) for the sets that occur: T up to size n and their parents' unions
+    # the weight not yet drawn, W - w(T), summed over the clients outside T (a difference W - w(T) can
+    # cancel to 0 when the remaining propensities are below W's rounding)
+    rest = np.zeros(1 << M)
+    for k in range(0, n + 2):  # the sets that occur: T up to size n and T + {j} (masked below)
         if k <= M:
-            wsum[levels[k]] = bits[levels[k]].astype(float) @ w
+            rest[levels[k]] = (~bits[levels[k]]).astype(float) @ w
     prob = np.zeros(1 << M)
     prob[0] = 1.0
-    total = float(w.sum())
     for k in range(1, n + 1):  # pull from the parents T - {j} of every set T of size k: one gather per level
         level, par = levels[k], parents[k]
         with np.errstate(divide="ignore", invalid="ignore"):  # (j outside T: masked by the bits)
-            step = np.where(bits[level], prob[par] * w / (total - wsum[par]), 0.0)
+            step = np.where(bits[level], prob[par] * w / rest[par], 0.0)
         prob[level] = step.sum(1)
     B, p = bits[levels[n]].astype(float), prob[levels[n]]
     pair = (B * p[:, None]).T @ B
@@ -264,6 +265,8 @@ def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[RoundLaw] | str
     out = []
     for t in range(int(trials)):
         w = W[t] / W[t].max()  # the law is invariant to the scale; this keeps the sums well conditioned
+        if not (np.all(w > 0) and np.isfinite(w).all()):
+            return f"trial {t}'s propensities underflow after scaling (min {W[t].min():.3g}, max {W[t].max():.3g})"
         if name == "arbitrary":
             mom = successive(w, int(c["S"]))
             out.append(RoundLaw(M, 1, lambda r: 0, _always(mom), {}, _gamma((1 << M) + 8),

@@ -151,3 +151,29 @@ def test_bad_horizon_is_one_line_user_error():
         exact_moments(pb, fedavg(eta=0.1, K=1), uniform(M=2, S=1), 0)
     with pytest.raises(UserInputError, match="metric 'loss'"):
         exact_moments(pb, fedavg(eta=0.1, K=1), uniform(M=2, S=1), 2).value("loss")
+
+
+def test_successive_sampling_inclusion_against_every_draw_order():
+    """Pairwise inclusion of n draws without replacement proportional to w, summed over all ordered draws
+    (the definition), against the subset recursion; also with propensities far below the largest one's
+    rounding (a difference W - w(T) would cancel to 0 there)."""
+    from itertools import permutations
+
+    from quadratics.exact.laws import successive
+
+    for w in (np.array([0.1, 0.5, 1.0, 0.3, 2.0]), np.array([1.0, 1e-20, 1e-20, 3e-21])):
+        M = w.size
+        for n in range(1, M):
+            pair = np.zeros((M, M))
+            for order in permutations(range(M), n):
+                p, left = 1.0, w.sum()
+                rest = list(range(M))
+                for j in order:
+                    left = w[rest].sum()
+                    p *= w[j] / left
+                    rest.remove(j)
+                pair[np.ix_(order, order)] += p
+            Eu, Euu = successive(w, n)
+            np.testing.assert_allclose(Euu[M:, M:], pair, rtol=1e-12, atol=1e-300)
+            np.testing.assert_allclose(Eu[:M], np.diag(pair) / n, rtol=1e-12, atol=1e-300)
+            np.testing.assert_allclose(Euu[:M, :M], pair / n**2, rtol=1e-12, atol=1e-300)
