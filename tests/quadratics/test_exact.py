@@ -177,3 +177,28 @@ def test_successive_sampling_inclusion_against_every_draw_order():
             np.testing.assert_allclose(Euu[M:, M:], pair, rtol=1e-12, atol=1e-300)
             np.testing.assert_allclose(Eu[:M], np.diag(pair) / n, rtol=1e-12, atol=1e-300)
             np.testing.assert_allclose(Euu[:M, :M], pair / n**2, rtol=1e-12, atol=1e-300)
+
+
+def test_periodic_law_and_window_powers_against_round_by_round_long_double():
+    """Cyclic groups (period 4) and an amplified window: the squared window product, the rounds before the
+    first counted one and the remainder, against every round applied one by one in long double."""
+    from quadratics import amplified_fedavg, diagonal_quadratic
+
+    pb = diagonal_quadratic(L=1.0, mu=0.3, d=2, M=4, zeta=0.7, sigma=0.4, D0=1.0, seed=5)
+    alg, pat = amplified_fedavg(eta=0.2, K=2, gamma=1.3, P=2), cyclic(M=4, S=1, P=4, groups=2)
+    R, first = 2003, 6
+    ex = exact_moments(pb, alg, pat, R, first=first)
+    plan = _Plan(pb, alg, pat)
+    n = plan.order
+    L = plan.L.astype(np.longdouble)
+    v = plan.start().val[:n].astype(np.longdouble)
+    total = np.zeros(3, dtype=np.longdouble)
+    for r in range(R):
+        v = plan.G(r).val[:n, :n].astype(np.longdouble) @ v
+        if r + 1 >= first:
+            total += L @ v
+    fin, mean = L @ v, total / (R - first + 1)
+    for j, m in enumerate(("dist_sq", "gap", "grad_sq")):
+        assert abs(ex.final[m] - float(fin[j])) <= ex.final_err[m]
+        assert abs(ex.mean[m] - float(mean[j])) <= ex.mean_err[m]
+        assert ex.mean_err[m] < 1e-9 * ex.mean[m]
