@@ -137,6 +137,7 @@ class PerTrialLHS:
     measure: str
     law: str
     wall_seconds: float
+    series: dict[str, Any]  # the record's curve: the mean over trials of each trial's exact curve
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": "per-trial exact", "fp_error": self.err, "measure": self.measure, "law": self.law,
@@ -149,7 +150,7 @@ def per_trial_lhs(inst: Any, trials: int, seed: int) -> PerTrialLHS | str:
     """The LHS integrated exactly over participation and noise given each trial's propensities, or why not."""
     import numpy as np
 
-    from quadratics.exact import per_trial_applies, per_trial_moments
+    from quadratics.exact import METRICS, per_trial_applies, per_trial_moments
 
     spec = _gate(inst)
     if isinstance(spec, str):
@@ -158,13 +159,17 @@ def per_trial_lhs(inst: Any, trials: int, seed: int) -> PerTrialLHS | str:
     if not ok:
         return why
     rounds, first, what = _horizon(spec)
-    pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed)
+    pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
+                           curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
+                           else None)
     kind, metric = spec[0], spec[1]
     values = (pm.final if kind == "final" else pm.mean)[metric]
     errs = (pm.final_err if kind == "final" else pm.mean_err)[metric]
     if not (np.isfinite(values).all() and np.isfinite(errs).all()):
         return f"the per-trial recursion overflowed ({what}); the simulation reports divergence per trial"
-    return PerTrialLHS(values, float(errs.max()), what, pm.law, pm.wall_seconds)
+    series = ({} if pm.curve is None or pm.curve.size != int(inst.rounds) + 1 else
+              {"x": list(range(int(inst.rounds) + 1)), "lhs": pm.curve.tolist()})
+    return PerTrialLHS(values, float(errs.max()), what, pm.law, pm.wall_seconds, series)
 
 
 def exact_series(inst: Any) -> dict[str, Any]:
@@ -224,5 +229,5 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
         values={k: _num(v) for k, v in values.items()},
         rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=used, seed=seed,
         level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
-        notes=inst.notes + (note,), series=exact_series(inst) if isinstance(ex, ExactLHS) else {},
+        notes=inst.notes + (note,), series=exact_series(inst) if isinstance(ex, ExactLHS) else ex.series,
         exact=ex.to_dict())

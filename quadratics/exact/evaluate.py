@@ -40,6 +40,8 @@ MAX_ORDER = 1500
 # a step schedule changes the maps every round: each round is probed and advanced on its own
 # (about 50 ms a round at M = 4, d = 3 on this machine), so schedules are exact only for short horizons
 MAX_SCHEDULED_ROUNDS = 1000
+# per-trial mean curves advance every trial's moments round by round: at most this many multiply-adds
+CURVE_MAX_WORK = 2e9
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,7 @@ class PerTrialMoments:
     law: str
     wall_seconds: float
     versions: dict[str, str] = field(default_factory=dict)
+    curve: np.ndarray | None = None
 
 
 def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
@@ -286,10 +289,12 @@ def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool,
 
 
 def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1, *, trials: int,
-                      seed: int) -> PerTrialMoments:
+                      seed: int, curve: str | None = None) -> PerTrialMoments:
     """The metrics' exact expectations given each of ``trials`` trials' propensities (drawn as the engine draws
     them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
-    that per-trial draw. UserInputError when it does not apply."""
+    that per-trial draw. ``curve``: also the mean over trials of E[curve metric at round r | trial] for
+    r = 0..rounds (``.curve``; None when the per-trial matrices would exceed CURVE_MAX_WORK operations).
+    UserInputError when it does not apply."""
     rounds, first = int(rounds), int(first)
     if rounds < 1 or not 0 <= first <= rounds:
         raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
@@ -299,17 +304,34 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
         raise UserInputError(f"per-trial exact evaluation does not apply: {laws}")
     try:
         plan = _Plan(problem, algorithm, pattern, law=laws[0])
-        rows = []
+        n = plan.order
+        keep = (curve is not None and plan.period is not None
+                and rounds * len(laws) * n * n <= CURVE_MAX_WORK and len(laws) * plan.period * n * n <= 5e7)
+        rows, mats = [], []
         for law in laws:
             plan.use(law)
             rows.append(_evaluate(plan, rounds, first)[1:])
+            if keep:
+                assert plan.period is not None
+                mats.append([plan.G(r).val[:n, :n] for r in range(plan.period)])
     except _Declined as e:
         raise UserInputError(f"per-trial exact evaluation does not apply: {e}") from None
+    mean_curve = None
+    if keep:
+        # every trial's moments advanced together, one batched product per round (no rounding bound carried)
+        G = np.array(mats)  # [trials, period, n, n]
+        row = plan.L[METRICS.index(str(curve))]
+        v = np.tile(plan.start().val[:n], (len(laws), 1))
+        out = [float(np.mean(v @ row))]
+        for r in range(rounds):
+            v = np.einsum("tij,tj->ti", G[:, r % G.shape[1]], v)
+            out.append(float(np.mean(v @ row)))
+        mean_curve = np.array(out)
     arr = np.array(rows)  # [trials, 4, 3]
     mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(METRICS)}  # noqa: E731
     return PerTrialMoments(rounds=rounds, first=first, trials=int(trials), seed=int(seed), final=mk(0),
                            final_err=mk(1), mean=mk(2), mean_err=mk(3), law=laws[0].describe,
-                           wall_seconds=time.perf_counter() - t0, versions=_versions())
+                           wall_seconds=time.perf_counter() - t0, versions=_versions(), curve=mean_curve)
 
 
 def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict[str, np.ndarray]:

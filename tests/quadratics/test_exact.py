@@ -202,3 +202,15 @@ def test_periodic_law_and_window_powers_against_round_by_round_long_double():
         assert abs(ex.final[m] - float(fin[j])) <= ex.final_err[m]
         assert abs(ex.mean[m] - float(mean[j])) <= ex.mean_err[m]
         assert ex.mean_err[m] < 1e-9 * ex.mean[m]
+
+
+def test_expectations_pick_exact_or_monte_carlo_and_say_which():
+    from quadratics.exact import expectations
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=2, M=4, zeta=0.5, sigma=0.5, seed=1)
+    ex = expectations(pb, fedavg(eta=0.1, K=2), uniform(M=4, S=2), 6)
+    assert ex["method"] == "exact" and ex["final"]["dist_sq"] > 0
+    mc = expectations(pb, fedavg(eta=0.1, K=2), arbitrary(M=4, S=2), 6, trials=256, seed=3, level=0.99)
+    assert mc["method"] == "monte-carlo" and "propensities" in mc["why_not_exact"]
+    lo, hi = mc["final_ci"]["dist_sq"]
+    assert lo < mc["final"]["dist_sq"] < hi and mc["trials"] == 256 and mc["seed"] == 3

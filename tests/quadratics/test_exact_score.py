@@ -51,6 +51,10 @@ def test_fast_t2_is_integrated_exactly_given_each_trials_propensities():
     assert mc.exact == {}
     assert mc.ci[0] <= est.lhs <= mc.ci[1]
     assert (est.ci[1] - est.ci[0]) < 0.05 * (mc.ci[1] - mc.ci[0])  # the propensities are all that is left
+    # the record's curve: the trials' exact curves averaged, ending at the LHS (E dist_sq at round R)
+    curve = np.asarray(est.series["lhs"])
+    assert curve.size == len(mc.series["lhs"]) and curve[0] == mc.series["lhs"][0]
+    assert abs(curve[-1] - est.lhs) <= 1e-12 * est.lhs
 
 
 def test_per_trial_values_are_the_conditional_means_of_the_engines_own_trials():
