@@ -17,8 +17,9 @@ C = fl(A B) gets |A| E_B + E_A |B| + E_A E_B + gamma_n |A| |B| with gamma_n = n 
 The seed: each probed coefficient is uncertain by ``probe_rel`` x the probe's output scale (K local
 steps of d-term dot products: gamma_{K (d + 4) + 16}), the law's moments by ``law.rel_err`` relative,
 and the assembly sums by gamma_{F + 4}. The bound is first order (it drops products of two
-rounding errors except E_A E_B) and it grows like the powers of |T| (not of T): where |T| does not
-contract (rotated Hessians with large steps) it can be far from the actual error, or infinite.
+rounding errors except E_A E_B). Along repeated squaring it grows like |T^k| (the computed powers), along
+a chain of single rounds like |T|^k, which explodes where T mixes signs (SCAFFOLD: 4e77 after 1000 single
+rounds against 3e-11 by squaring), so every run of equal rounds is squared, never chained.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def power_apply(G: Tracked, k: int, v: Tracked) -> Tracked:
     P = G
     while k:
         if k & 1:
-            v = _matvec(P, v)
+            v = matvec(P, v)
         k >>= 1
         if k:
             P = P @ P
@@ -154,11 +155,8 @@ def matrix_power(G: Tracked, k: int) -> Tracked:
     return out
 
 
-def _matvec(A: Tracked, v: Tracked) -> Tracked:
+def matvec(A: Tracked, v: Tracked) -> Tracked:
+    """A v with the bound carried."""
     w = Tracked(v.val[:, None], v.err[:, None])
     out = A @ w
     return Tracked(out.val[:, 0], out.err[:, 0])
-
-
-def step(G: Tracked, v: Tracked) -> Tracked:
-    return _matvec(G, v)

@@ -89,10 +89,15 @@ def test_sgd_noise_floor_on_a_quadratic():
     assert ex.mean["dist_sq"] == pytest.approx(mean.sum(), rel=1e-11)
 
 
-def test_rounding_bound_covers_the_error_against_extended_precision():
-    """The float64 powers and their bound vs the same moment matrix powered in long double."""
-    pb = rotated_quadratic(L=1.0, mu=0.1, d=4, M=6, zeta=1.0, sigma=0.5, D0=1.0, seed=4)
-    alg, pat, R = fedavg(eta=0.05, K=3), uniform(M=6, S=2), 5000
+@pytest.mark.parametrize("method,d,R", [("fedavg", 4, 5000), ("scaffold", 2, 1000), ("scaffold", 2, 100)])
+def test_rounding_bound_covers_the_error_against_extended_precision(method, d, R):
+    """The float64 powers and their bound vs the same moment matrix powered in long double (SCAFFOLD: the
+    control variates make the moment matrix mix signs; its bound must stay small too)."""
+    from quadratics import scaffold
+
+    pb = rotated_quadratic(L=1.0, mu=0.1, d=d, M=6, zeta=1.0, sigma=0.5, D0=1.0, seed=4)
+    alg = fedavg(eta=0.05, K=3) if method == "fedavg" else scaffold(eta=0.05, K=3)
+    pat = uniform(M=6, S=2)
     ex = exact_moments(pb, alg, pat, R)
     plan = _Plan(pb, alg, pat)
     G = plan.G(0).val.astype(np.longdouble)
