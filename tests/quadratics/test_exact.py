@@ -219,3 +219,30 @@ def test_expectations_pick_exact_or_monte_carlo_and_say_which():
     assert mc["method"] == "monte-carlo" and "propensities" in mc["why_not_exact"]
     lo, hi = mc["final_ci"]["dist_sq"]
     assert lo < mc["final"]["dist_sq"] < hi and mc["trials"] == 256 and mc["seed"] == 3
+
+
+def test_probed_round_maps_match_fedavg_closed_form_within_their_seeded_uncertainty():
+    """Shared Hessian diag(lam), FedAvg with K steps: client i's weight q_i multiplies
+    X = eta_g (diag((1 - eta lam)^K) - I) on x - x*, the offset eta_g (1 - (1 - eta lam)^K) delta_i and noise
+    columns -eta_g eta s (1 - eta lam_j)^(K-1-k) for step k, coordinate j; nothing depends on the indicator."""
+    from quadratics.exact.moments import gamma
+    from quadratics.exact.probe import Prober
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.2, d=3, M=4, zeta=0.9, sigma=0.6, D0=1.5, seed=8)
+    eta, K, eta_g = 0.3, 3, 0.8
+    prober = Prober(pb, fedavg(eta=eta, K=K, eta_g=eta_g), {})
+    maps = prober.maps(0)
+    M, d = 4, 3
+    shrink = (1 - eta * pb.lam) ** K
+    eps = gamma(K * (d + 4) + 16) * maps.scale
+    np.testing.assert_allclose(maps.B[0], np.eye(d), rtol=0, atol=eps)
+    s = pb.sigma / np.sqrt(d)
+    for i in range(M):
+        delta = pb.b[i] - pb.x_star
+        np.testing.assert_allclose(maps.B[1 + i], eta_g * np.diag(shrink - 1), rtol=0, atol=eps)
+        np.testing.assert_allclose(maps.c[1 + i], eta_g * (1 - shrink) * delta, rtol=0, atol=eps)
+        np.testing.assert_allclose(maps.B[1 + M + i], 0.0, rtol=0, atol=eps)
+        N = np.zeros((d, K * d))
+        for k in range(K):
+            N[np.arange(d), k * d + np.arange(d)] = -eta_g * eta * s * (1 - eta * pb.lam) ** (K - 1 - k)
+        np.testing.assert_allclose(maps.N[1 + i], N, rtol=0, atol=eps)
