@@ -39,7 +39,8 @@ METRICS = ("dist_sq", "gap", "grad_sq")
 # with its bound 4 products (~0.6 s at order 600 on this machine): SCAFFOLD's state d (M + 2) limits it
 MAX_ORDER = 600
 # a step schedule changes the maps every round: each round is probed and advanced on its own
-# (about 50 ms a round at M = 4, d = 3 on this machine), so schedules are exact only for short horizons
+# (about 50 ms a round at M = 4, d = 3 on this machine; its bound grows like |T|^k along the chain, see
+# quadratics.exact.moments), so schedules are exact only for short horizons
 MAX_SCHEDULED_ROUNDS = 1000
 # per-trial mean curves advance every trial's moments round by round: at most this many multiply-adds
 CURVE_MAX_WORK = 2e9
@@ -144,7 +145,8 @@ class _Plan:
                 raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
             # rounding bound of the assembly: the coefficients' probe uncertainty and the moments' relative error
             # enter through the same formula with absolute values (first order), plus the sums' own rounding
-            eps = gamma(self.prober.K * (self.prober.d + 4) + 16) * maps.scale
+            # (x4: a feature's coefficient is a combination of up to four probes, e.g. Y_i = 2 B_1 - B_2 - A_0)
+            eps = 4 * gamma(self.prober.K * (self.prober.d + 4) + 16) * maps.scale
             aB, ac, aN, aMu = np.abs(maps.B), np.abs(maps.c), np.abs(maps.N), np.abs(Mu)
             T_abs = assemble(aB, ac, aN, aMu, M)
             T_pert = assemble(aB + eps, ac + eps, aN + eps, aMu * (1 + self.law.rel_err), M)
@@ -186,7 +188,9 @@ class _Plan:
             if count > MAX_SCHEDULED_ROUNDS:
                 raise _Declined(f"a step schedule changes the round every round: {count} rounds > "
                                 f"{MAX_SCHEDULED_ROUNDS} advanced one by one")
-            return matvec(self.segment(r0, count), v)
+            for r in range(r0, r0 + count):  # all rounds differ: a chain of matrix-vector steps (n^2 each)
+                v = matvec(self.G(r), v)
+            return v
         r, end = r0, r0 + count
         head = min(end, -(-r // self.period) * self.period) - r  # rounds up to the next whole period
         if head:

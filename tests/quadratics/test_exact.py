@@ -234,7 +234,7 @@ def test_probed_round_maps_match_fedavg_closed_form_within_their_seeded_uncertai
     maps = prober.maps(0)
     M, d = 4, 3
     shrink = (1 - eta * pb.lam) ** K
-    eps = gamma(K * (d + 4) + 16) * maps.scale
+    eps = gamma(K * (d + 4) + 16) * maps.scale  # (the single-probe uncertainty; the recursion seeds 4x this)
     np.testing.assert_allclose(maps.B[0], np.eye(d), rtol=0, atol=eps)
     s = pb.sigma / np.sqrt(d)
     for i in range(M):
