@@ -16,8 +16,8 @@ where trials diverge: the engine drops a diverged trial (an infinite LHS), the e
 Where the pattern's rounds are independent only given a per-trial draw (FAST's mixture and arbitrary
 participation draw client propensities once per trial), :func:`per_trial_lhs` integrates participation
 and noise exactly given each trial's draw; the LHS is then a mean over the propensities with a
-Student-t interval (measured on FAST.T2 points: 0.2-1% relative half-width at 64 trials where the
-simulation's is 25-43%).
+Student-t interval (measured at three FAST.T2@corrected points, 64 trials: 99% half-widths 0.01-0.2% of
+the value where the simulation's are 5-26%; tests/benchmarks/bench_exact.py).
 
 ``evaluate_point`` uses these paths automatically; ``with monte_carlo():`` forces the engine's Monte
 Carlo run (falsify's confirmation is such a replay: a cross-check, not the claim).

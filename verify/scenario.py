@@ -222,7 +222,7 @@ class PointEstimate:
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
                        "hypotheses": self.hypotheses, "broken": self.broken, "trials": self.trials,
-                       "seed": self.seed, "level": self.level})
+                       "seed": self.seed, "level": self.level, **({"exact": dict(self.exact)} if self.exact else {})})
 
 
 def hypotheses_of(report: Any, assumed: Mapping[str, str]) -> tuple[bool | None, list[dict[str, Any]]]:

@@ -26,6 +26,7 @@ def test_fast_t1_on_the_quadratic_is_scored_exactly_and_the_monte_carlo_replay_a
     with monte_carlo():
         mc = evaluate_point(sc, T1_QUAD, trials=2048, seed=1)
     assert mc.exact == {} and mc.trials == 2048
+    assert est.to_dict()["exact"]["fp_error"] == err and "exact" not in mc.to_dict()  # records say which
     assert mc.ci[0] <= est.lhs <= mc.ci[1]
     # same point, same numbers: the exact score does not depend on the seed
     again = evaluate_point(sc, T1_QUAD, trials=64, seed=5)
