@@ -94,6 +94,21 @@ def _problem_declined(problem: Any) -> str | None:
     return None
 
 
+# the last few probers, by the identity of their (problem, algorithm, pattern): one evaluation asks
+# applies(), the moments and the record's curve of the same objects (a probe costs 0.05-0.5 s)
+_PROBERS: list[tuple[Any, Any, Any, Prober]] = []
+
+
+def _prober(problem: Any, algorithm: Any, pattern: Any, aux: dict) -> Prober:
+    for pb, alg, pat, prober in _PROBERS:
+        if pb is problem and alg is algorithm and pat is pattern:
+            return prober
+    prober = Prober(problem, algorithm, aux)
+    _PROBERS.insert(0, (problem, algorithm, pattern, prober))
+    del _PROBERS[4:]
+    return prober
+
+
 class _Plan:
     """Everything one exact evaluation needs: the law, the prober and the cached moment matrices."""
 
@@ -112,7 +127,7 @@ class _Plan:
             raise _Declined("F3AST's weights p_k / r_k(t) need known rates (a static policy); this pattern's rates "
                             "come from the run")
         self.law: RoundLaw = law
-        self.prober = Prober(problem, algorithm, law.aux)
+        self.prober = _prober(problem, algorithm, pattern, law.aux)
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
