@@ -14,6 +14,8 @@ at most that factor); the exact path's accuracy is its rounding bound (~1e-11 re
 would reach only with ~10^20 trials: the table gives the ratio at eps = 1% and 0.1% and the N needed.
 Per-trial exact (FAST's mixture, propensities drawn once per trial): three FAST.T2@corrected points, 64
 trials each way (seed 0); the simulation's trials needed to match the per-trial interval and the cost ratio.
+Sweep: ``evaluate_point`` at 25 random points of FAST.T2@corrected and FAST.T1 (quadratic family): the path
+that scored each, wall time, and agreement with a 512-trial simulation at the first four.
 """
 
 from __future__ import annotations
@@ -104,6 +106,43 @@ def per_trial_ratio(point: dict, trials: int = 64, seed: int = 0) -> dict:
             "mc_trials_to_match": need, "ratio": t_mc * need / trials / t_pt}
 
 
+def scenario_sweep(scenario_id: str, points: int = 25, seed: int = 7, replays: int = 4) -> dict:
+    """``evaluate_point`` (64 trials) at ``points`` random points of the scenario's box on the quadratic family
+    (axes drawn uniformly, log axes log-uniformly, R <= 400 for FAST.T1): which path scored each, the wall time,
+    and for the first ``replays`` points whether a 512-trial simulation's interval overlaps the score's."""
+    import math
+
+    from verify.exact_score import monte_carlo
+    from verify.scenario import evaluate_point
+    from verify.scenarios import get
+
+    sc = get(scenario_id)
+    rng = np.random.default_rng(seed)
+    paths: dict[str, int] = {}
+    walls, overlaps = [], []
+    for i in range(points):
+        pt: dict = {}
+        for p in sc.space:
+            if p.choices is not None:
+                pt[p.name] = "quadratic" if p.name == "problem" else p.default
+                continue
+            v = math.exp(rng.uniform(math.log(p.low), math.log(p.high))) if p.log else rng.uniform(p.low, p.high)
+            pt[p.name] = int(round(v)) if p.integer else v
+        if "R" in pt:
+            pt["R"] = min(pt["R"], 400)
+        t = time.perf_counter()
+        est = evaluate_point(sc, pt, trials=64, seed=i)
+        walls.append(time.perf_counter() - t)
+        method = est.exact.get("method", "monte-carlo")
+        paths[method] = paths.get(method, 0) + 1
+        if i < replays:
+            with monte_carlo():
+                mc = evaluate_point(sc, pt, trials=512, seed=100 + i)
+            overlaps.append(bool(mc.ci[0] <= est.ci[1] and est.ci[0] <= mc.ci[1]))
+    return {"scenario": scenario_id, "points": points, "seed": seed, "paths": paths,
+            "median_s": statistics.median(walls), "max_s": max(walls), "replays_overlapping": overlaps}
+
+
 def test_exact_one_million_rounds(benchmark):
     rec = benchmark.pedantic(time_exact, args=("quadratic-rotated", "uniform"), kwargs={"repeat": 1}, rounds=1,
                              iterations=1)
@@ -132,8 +171,13 @@ def main() -> None:
               f"99% half-width {r['per_trial_rel_halfwidth']:.2g} rel; simulation {r['mc_s']:.2f} s, "
               f"{r['mc_rel_halfwidth']:.2g} rel; the simulation needs {r['mc_trials_to_match']:.3g} trials to "
               f"match (cost ratio {r['ratio']:.3g}x)")
+    sweeps = [scenario_sweep(sid) for sid in ("FAST.T2@corrected", "FAST.T1")]
+    print("evaluate_point at 25 random points (quadratic family, 64 trials):")
+    for r in sweeps:
+        print(f"  {r['scenario']}: paths {r['paths']}, median {r['median_s']:.2f} s, max {r['max_s']:.2f} s; "
+              f"512-trial replays overlapping: {r['replays_overlapping']}")
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "per_trial_fast_t2": per, "command": " ".join(sys.argv),
+    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "per_trial_fast_t2": per, "sweeps": sweeps, "command": " ".join(sys.argv),
                                "versions": {"numpy": np.__version__, "torch": torch.__version__,
                                             "python": sys.version.split()[0]}}, indent=1))
     print(f"wrote {OUT}")
