@@ -104,8 +104,9 @@ def _prober(problem: Any, algorithm: Any, pattern: Any, aux: dict) -> Prober:
         if pb is problem and alg is algorithm and pat is pattern:
             return prober
     prober = Prober(problem, algorithm, aux)
-    _PROBERS.insert(0, (problem, algorithm, pattern, prober))
-    del _PROBERS[4:]
+    if 1 + prober.D + prober.D * (prober.D + 1) // 2 <= MAX_ORDER:  # (only small instances are kept alive)
+        _PROBERS.insert(0, (problem, algorithm, pattern, prober))
+        del _PROBERS[4:]
     return prober
 
 
