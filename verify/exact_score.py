@@ -204,7 +204,10 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
         if isinstance(ex, str):
             return None
     if isinstance(ex, ExactLHS):
-        samples, lhs, ci, used = np.array([ex.value]), ex.value, (ex.value - ex.err, ex.value + ex.err), 0
+        # two samples at the ends of the rounding interval: a consumer that recomputes a Student-t interval from
+        # ``samples`` (verify.certificates) gets one that contains [LHS - err, LHS + err] (63.7x wider at 99%)
+        samples, lhs, ci, used = (np.array([ex.value - ex.err, ex.value + ex.err]), ex.value,
+                                  (ex.value - ex.err, ex.value + ex.err), 0)
         note = (f"exact LHS ({ex.measure}; law: {ex.law}): no sampling error, interval = +- its floating-point "
                 f"bound {ex.err:.3g}")
     else:
