@@ -99,3 +99,13 @@ def test_declines_measures_and_run_checks_it_cannot_follow():
     with monte_carlo():
         assert "Monte Carlo requested" in exact_lhs(inst)
     assert not isinstance(exact_lhs(inst), str)  # the context is left again
+
+
+def test_a_certificate_built_from_an_exact_point_keeps_a_finite_interval_around_it():
+    """verify.certificates recomputes a t-interval from est.samples: it must contain [LHS - err, LHS + err]."""
+    from verify.certificates.common import Context, scenario_certificate
+
+    est = evaluate_point(get("FAST.T1"), T1_QUAD, trials=64, seed=0)
+    v = scenario_certificate(Context(), est, check_id="FAST.T1", title="exact point")
+    assert v.verdict == "holds"
+    assert v.ci[0] <= est.ci[0] <= est.ci[1] <= v.ci[1] and v.ci[1] - v.ci[0] < 1e-7 * est.lhs
