@@ -106,3 +106,15 @@ def test_a_step_schedule_is_followed_round_by_round():
     sim = simulate(pb, alg, pat, trials=TRIALS, rounds=R, seed=77, device="cpu")
     mean, low, high, _ = t_interval(sim.metrics["dist_sq"][R], 0.99)
     assert low <= ex.final["dist_sq"] <= high
+
+
+def test_availability_with_a_random_cap():
+    """Independent availability (each client w.p. 0.2) and a cap of 1 or 3 clients drawn per round."""
+    from quadratics.availability import availability
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.2, d=3, M=4, zeta=1.0, sigma=0.5, D0=1.0, seed=9)
+    alg, pat, R = fedavg(eta=0.2, K=2), availability("scarce", M=4, S={1: 0.3, 3: 0.7}, selection="naive"), 12
+    ex = exact_moments(pb, alg, pat, R)
+    sim = simulate(pb, alg, pat, trials=TRIALS, rounds=R, seed=91, device="cpu")
+    _, low, high, _ = t_interval(sim.metrics["gap"][1:].mean(0), 0.99)
+    assert low <= ex.mean["gap"] <= high
