@@ -177,7 +177,8 @@ def _availability(pattern: Any, M: int, c: dict) -> RoundLaw | str:
             Eu[:M] += p_on * e1[0]
             Eu[M:] += p_on * e1[a]
     return RoundLaw(M, 1, lambda r: 0, lambda k: (Eu, Euu), {}, _gamma(len(probs) * len(kp) + 8),
-                    f"availability {c.get('model')!r}, naive selection, cap {[int(k) for k in ks]}: {len(probs)} availability sets")
+                    f"availability {c.get('model')!r}, naive selection, cap {[int(k) for k in ks]}: "
+                    f"{len(probs)} availability sets")
 
 
 def lcm(a: int, b: int) -> int:

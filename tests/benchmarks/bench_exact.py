@@ -52,7 +52,8 @@ def time_exact(family: str, pattern: str, rounds: int = 10**6, repeat: int = 3) 
         walls.append(time.perf_counter() - t)
     assert ex is not None
     return {"family": family, "pattern": pattern, "rounds": rounds, "median_s": statistics.median(walls),
-            "max_s": max(walls), "dist_sq": ex.final["dist_sq"], "rel_bound": ex.final_err["dist_sq"] / ex.final["dist_sq"],
+            "max_s": max(walls), "dist_sq": ex.final["dist_sq"],
+            "rel_bound": ex.final_err["dist_sq"] / ex.final["dist_sq"],
             "mean_grad_sq": ex.mean["grad_sq"], "mean_rel_bound": ex.mean_err["grad_sq"] / ex.mean["grad_sq"]}
 
 
@@ -177,7 +178,8 @@ def main() -> None:
         print(f"  {r['scenario']}: paths {r['paths']}, median {r['median_s']:.2f} s, max {r['max_s']:.2f} s; "
               f"512-trial replays overlapping: {r['replays_overlapping']}")
     OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "per_trial_fast_t2": per, "sweeps": sweeps, "command": " ".join(sys.argv),
+    OUT.write_text(json.dumps({"exact_1e6": rows, "cost_ratio": ratios, "per_trial_fast_t2": per, "sweeps": sweeps,
+                               "command": " ".join(sys.argv),
                                "versions": {"numpy": np.__version__, "torch": torch.__version__,
                                             "python": sys.version.split()[0]}}, indent=1))
     print(f"wrote {OUT}")
