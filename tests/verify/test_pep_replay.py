@@ -14,7 +14,7 @@ def test_worst_quadratic_instance_reaches_the_pep_value_in_the_engine(M, m, R):
     s = Setting("local_gd", L=1.0, mu=1.0, zeta=0.5, eta=0.2, K=2, R=R, M=M, law=Law("uniform", m=m))
     wc = solve(s, with_coverage=False)
     rep = replay(wc)
-    # the exact expectation over every pattern sequence of the reconstructed instance is the PEP value
+    # the exact expectation of the reconstructed instance (quadratics.exact, no sampling error) is the PEP value
     assert abs(rep["exact_expectation"] - wc.value) <= 1e-6
     # the engine's Monte-Carlo mean (4000 runs, seed 0) covers it within its 95% interval
     low, high = rep["engine_ci95"]

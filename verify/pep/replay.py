@@ -59,15 +59,15 @@ def replay_gram(s: Setting, G: Any, trials: int = 4000, seed: int = 0) -> dict[s
     """Run the worst instance of a mu = L setting (local GD, full or uniform m-of-M law) in the engine.
 
     Returns the engine's mean of the measure over ``trials`` runs with its 95% interval (the only randomness
-    is the participation draw; ``seed`` fixes it), and the exact expectation over every pattern sequence
-    computed here by enumeration (numpy, the same recursion as the method: a check of the engine).
+    is the participation draw; ``seed`` fixes it), and the exact expectation of the same run from the
+    engine's exact moments (quadratics.exact: no sampling error).
     """
-    import itertools
     import math
 
     import numpy as np
 
     from quadratics.engine import simulate
+    from quadratics.exact import exact_moments
     from quadratics.heterogeneous import HeterogeneousQuadratic
     from quadratics.local_methods import fedavg
     from quadratics.participation import uniform
@@ -80,17 +80,10 @@ def replay_gram(s: Setting, G: Any, trials: int = 4000, seed: int = 0) -> dict[s
     prob = HeterogeneousQuadratic(name="pep-worst", d=d, M=s.M, x0=e0.reshape(d), x_star=x_star, F_star=0.0,
                                   constants={"L": s.L, "mu": s.L}, params={}, lam=lam, b=b, sigma=0.0)
     m = s.M if s.law is None or s.law.kind == "full" else int(s.law.m or s.M)
-    sim = simulate(prob, fedavg(eta=s.eta, K=s.K, eta_g=s.eta_g), uniform(M=s.M, S=m), trials=trials,
-                   rounds=s.R, seed=seed, device="cpu")
+    alg, pattern = fedavg(eta=s.eta, K=s.K, eta_g=s.eta_g), uniform(M=s.M, S=m)
+    sim = simulate(prob, alg, pattern, trials=trials, rounds=s.R, seed=seed, device="cpu")
     runs = np.asarray(sim.metrics["dist_sq"][-1])
     mean, half = float(runs.mean()), 1.96 * float(runs.std(ddof=1)) / math.sqrt(len(runs)) if len(runs) > 1 else 0.0
-    c = s.eta_g * (1 - (1 - s.eta * s.L) ** s.K)
-    subsets = list(itertools.combinations(range(s.M), m))
-    exact = 0.0
-    for seq in itertools.product(subsets, repeat=s.R):
-        e = e0.reshape(d).copy()
-        for S in seq:
-            e = (1 - c) * e + c * b[list(S)].mean(axis=0)
-        exact += float(e @ e) / len(subsets) ** s.R
+    exact = float(exact_moments(prob, alg, pattern, rounds=s.R).final["dist_sq"])
     return {"engine_mean": mean, "engine_ci95": [mean - half, mean + half], "trials": trials, "seed": seed,
             "exact_expectation": exact, "dimension": d}
