@@ -52,7 +52,6 @@ from __future__ import annotations
 import ast
 import tomllib
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -75,6 +74,8 @@ MAX_LENGTH = 2000
 #: before parsing and on the tree before it is walked, so that no formula reaches Python's recursion limit
 #: (1,500 chained minus signs did) or makes sympy work for seconds on a tower of nested calls.
 MAX_DEPTH = 40
+#: Largest result file read (bytes): a result is a few kilobytes.
+MAX_FILE_BYTES = 2**20
 # numbers a formula may hold: what float64 can carry (a 2,000-digit literal overflowed in evaluation)
 _FLOAT_MAX = 1.7976931348623157e308
 
@@ -469,18 +470,17 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
 def load_result(path: str) -> Result:
     """The result of a TOML file; every problem is a ``UserInputError`` naming the file.
 
+    Only a regular file is read (a FIFO, a directory or a device is refused at once), of at most
+    :data:`MAX_FILE_BYTES`.
+
     >>> load_result("/no/such.toml")
     Traceback (most recent call last):
     ...
-    bounds.core.errors.UserInputError: /no/such.toml does not exist; give a .toml result file
+    bounds.core.errors.UserInputError: result file /no/such.toml does not exist; give a .toml result file
     """
-    p = Path(path)
-    if not p.is_file():
-        raise UserInputError(f"{path} does not exist; give a .toml result file")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserInputError(f"{path} cannot be read: {exc}") from None
+    from bounds.core.files import read_text
+
+    text = read_text(path, "result file", "a .toml result file", limit=MAX_FILE_BYTES)
     try:
         return result_from_toml(text, source=str(path))
     except UserInputError as exc:

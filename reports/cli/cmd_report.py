@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from reports.cli.common import check_device, esc, scheduler_options, seed_option
+from reports.cli.common import check_device, check_workers, esc, scheduler_options, seed_option
 
 
 def register(cli: click.Group) -> None:
@@ -51,9 +51,8 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     ids = [w.strip() for w in only.split(",") if w.strip()] if only is not None else None
     if only is not None and not ids:
         raise UserInputError("--only needs comma-separated IDs, e.g. --only FAST.T1,FAST.T2")
-    from verify.runtime.executor import check_scheduler
 
-    check_scheduler(scheduler, workers)
+    check_workers(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
     from reports.records import add_entries, load_include
 

@@ -177,6 +177,8 @@ def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> P
     (a symbolic link, a device, a FIFO, a directory); a missing parent directory; a parent that is
     not writable; a file name longer than the file system allows.
     """
+    if not os.fspath(path).strip():  # Path("") is "." (the working directory): an empty --out is a mistake
+        raise UserInputError("an output path is empty; give a file name (e.g. --out record.json)")
     target = Path(path)
     if os.path.lexists(target):
         if not force:
@@ -203,6 +205,35 @@ def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> P
 def short_text(path: Any, limit: int = 120) -> str:
     text = str(path)
     return text if len(text) <= limit else f"{text[:60]}...({len(text)} characters)...{text[-40:]}"
+
+
+def progress_bar(*columns: Any) -> Any:
+    """A transient rich progress bar on stderr, drawn only on a terminal.
+
+    Why: off a terminal (a pipe, a file, a test) a transient bar still ends with a newline, so an
+    error raised during the run came out as a blank line and then the message; the contract is
+    exactly one line on stderr.
+    """
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
+
+
+def check_workers(scheduler: str | None, workers: int | None) -> str:
+    """``verify.runtime.executor.check_scheduler``, and a note on stderr when ``--workers`` is capped at the cores.
+
+    The cluster itself starts ``local_workers(workers)`` processes, never more than asked for.
+    """
+    from verify.runtime.executor import check_scheduler, local_workers
+
+    kind = check_scheduler(scheduler, workers)
+    if kind == "local":
+        _, note = local_workers(workers)
+        if note:
+            click.echo(f"convbound: note: {note}", err=True)
+    return kind
 
 
 def scheduler_options(fn):
