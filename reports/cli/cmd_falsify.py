@@ -106,7 +106,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
 
     sc = _scenario(scenario_id)
     check_device(device)
-    check_workers(scheduler, workers)
+    announce_workers = check_workers(scheduler, workers)
     # checked here, before the progress bar starts, so the refusal is the only line on stderr
     if trials < 2 or confirm_trials < 2:
         raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
@@ -126,6 +126,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     if __import__("bounds").get(sc.result).kind.value not in ("upper", "order"):
         raise UserInputError(f"{scenario_id} is neither an upper bound nor an order result; falsify searches "
                              "LHS/RHS of those only")
+    announce_workers()
     with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn()) as bar:
         task = bar.add_task(f"falsify {scenario_id}", total=budget)

@@ -95,7 +95,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
         select(list(ids))  # bad ids and options fail before any work
     else:
         _check_instance_run(instance_file, device)
-    check_workers(scheduler, workers)
+    announce_workers = check_workers(scheduler, workers)
+    announce_workers()
     err = Console(stderr=True)
     with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn()) as bar:

@@ -221,19 +221,22 @@ def progress_bar(*columns: Any) -> Any:
     return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
 
 
-def check_workers(scheduler: str | None, workers: int | None) -> str:
-    """``verify.runtime.executor.check_scheduler``, and a note on stderr when ``--workers`` is capped at the cores.
+def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], None]:
+    """Validate ``--scheduler``/``--workers`` now (``verify.runtime.executor.check_scheduler``); returns
+    ``announce()``, to call when the work starts, which says on stderr when ``--workers`` is capped at the
+    cores (the cluster starts ``local_workers(workers)`` processes, never more than asked for).
 
-    The cluster itself starts ``local_workers(workers)`` processes, never more than asked for.
+    Why two steps: a refusal found after this check must stay the only line on stderr.
     """
     from verify.runtime.executor import check_scheduler, local_workers
 
-    kind = check_scheduler(scheduler, workers)
-    if kind == "local":
-        _, note = local_workers(workers)
+    note = local_workers(workers)[1] if check_scheduler(scheduler, workers) == "local" else ""
+
+    def announce() -> None:
         if note:
             click.echo(f"convbound: note: {note}", err=True)
-    return kind
+
+    return announce
 
 
 def scheduler_options(fn):
