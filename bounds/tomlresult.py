@@ -277,6 +277,14 @@ def _need(doc: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
     return _typed(doc, key, kind, where)
 
 
+def _text(doc: Mapping[str, Any], key: str, where: str) -> str:
+    """A required string that says something (an empty provenance is no provenance)."""
+    value = _need(doc, key, str, where)
+    if not value.strip():
+        raise UserInputError(f"{where}: {key!r} is empty; say where the result comes from")
+    return value
+
+
 def _typed(doc: Mapping[str, Any], key: str, kind: type, where: str, default: Any = None) -> Any:
     """``doc[key]`` when it is a ``kind`` (``default`` when absent); else one line naming the key and its type."""
     if key not in doc:
@@ -459,7 +467,7 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
         id=rid, title=_typed(doc, "title", str, where, ""), paper=_typed(doc, "paper", str, where, ""),
         kind=kind, lhs=lhs, lhs_latex=_typed(doc, "lhs_latex", str, where, lhs),
         terms=tuple(terms), symbols=tuple(infos), hypotheses=tuple(hyps),
-        provenance=Provenance(_need(prov, "seed", str, at), _need(prov, "locator", str, at),
+        provenance=Provenance(_text(prov, "seed", at), _text(prov, "locator", at),
                               _typed(prov, "equation", str, at, ""), _typed(prov, "spec", str, at, "")),
         variant=variant, status=status, flags=_strings(doc, "flags", where, ()),
         reconstructed=_typed(doc, "reconstructed", bool, where, False), rate=rate,
