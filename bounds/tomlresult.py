@@ -240,11 +240,11 @@ def _check_tree_depth(tree: ast.AST, text: str) -> None:
         if depth > 2 * MAX_DEPTH:
             raise UserInputError(f"formula {_short(text)} is nested more than {2 * MAX_DEPTH} levels deep "
                                  f"(2 x bounds.tomlresult.MAX_DEPTH); split it into terms")
-        flat = isinstance(node, ast.BinOp) and type(node.op) in _BINOPS
+        chain_left = node.left if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS else None
         for child in ast.iter_child_nodes(node):
             if not isinstance(child, ast.expr):
                 continue
-            same = flat and child is node.left and isinstance(child, ast.BinOp) and type(child.op) in _BINOPS
+            same = child is chain_left and isinstance(child, ast.BinOp) and type(child.op) in _BINOPS
             stack.append((child, depth if same else depth + 1))
 
 

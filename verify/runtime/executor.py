@@ -235,9 +235,11 @@ class _Bar:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)
+            # drawn on a terminal only: off one, a transient bar still ends with a blank line on stderr
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                                 console=Console(stderr=True), transient=True)
+                                 console=console, transient=True, disable=not console.is_terminal)
             self._bar.start()
             self._id = self._bar.add_task("tasks", total=self.total)
         return self.tick
