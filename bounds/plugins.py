@@ -95,7 +95,7 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
     bounds.core.errors.UserInputError: plugin file /no/such/plugin.py does not exist; give the path of a .py or .toml file
     """
     for p in paths:
-        path = Path(p).expanduser()
+        path = Path(p).expanduser() if str(p).strip() else p  # Path("") would be ".", the working directory
         # a regular file only: a FIFO would hang the import, a directory or /dev/null is no plugin
         regular_file(path, "plugin file", "the path of a .py or .toml file")
         if path.suffix not in _ALLOWED_SUFFIXES:

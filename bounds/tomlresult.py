@@ -422,8 +422,9 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
             raise UserInputError(f"{at} must be a table with name and expr")
         _only(t, ("name", "expr", "meaning"), at)
         name = _typed(t, "name", str, at, f"term{i + 1}")
+        formula = _need(t, "expr", str, at)
         try:
-            expr = parse_formula(_need(t, "expr", str, at), table)
+            expr = parse_formula(formula, table)
         except UserInputError as exc:
             raise UserInputError(f"{where} term {name!r}: {exc}") from None
         terms.append(Term(name, expr, _typed(t, "meaning", str, at, "")))
@@ -434,8 +435,9 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
             raise UserInputError(f"{at} must be a table with name and relation")
         _only(h, ("name", "relation", "meaning"), at)
         name = _typed(h, "name", str, at, f"hypothesis {i + 1}")
+        formula = _need(h, "relation", str, at)
         try:
-            rel = parse_formula(_need(h, "relation", str, at), table, relation=True)
+            rel = parse_formula(formula, table, relation=True)
         except UserInputError as exc:
             raise UserInputError(f"{where} hypothesis {name!r}: {exc}") from None
         hyps.append(Hypothesis(name, rel, _typed(h, "meaning", str, at, "")))

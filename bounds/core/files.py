@@ -128,7 +128,5 @@ def read_text(path: str | os.PathLike[str], what: str, valid: str, *, limit: int
 
 
 def _size(n: float) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{int(n)} bytes"
+    """Bytes in words, exact below a gigabyte (a file just over a limit must not read as equal to it)."""
+    return f"{n / 1e9:.3g} GB" if n >= 1e9 else f"{int(n):,} bytes"

@@ -87,12 +87,16 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     from verify.suite import all_ok, run_suite, select
 
     check_device(device)
-    if instance_file and ids:
+    if instance_file is not None and ids:
         raise UserInputError("give either check IDS or --instance FILE, not both")
-    if not instance_file and not ids:
+    if instance_file is None and not ids:
         raise UserInputError("give check IDS (FAST.T1, a paper prefix FAST, or all) or --instance FILE")
-    if not instance_file:
+    if instance_file is None:
         select(list(ids))  # bad ids and options fail before any work
+        if trials is not None:  # 10^9 trials failed every group after trying to allocate tens of GB
+            from reports.cli.limits import refuse_trials_floor
+
+            refuse_trials_floor(trials, "--trials")
     else:
         _check_instance_run(instance_file, device)
     announce_workers = check_workers(scheduler, workers)
@@ -106,7 +110,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
             bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
         try:
-            if instance_file:
+            if instance_file is not None:
                 from verify.falsify import replay
 
                 results = [replay(instance_file, device=None if device == "auto" else device)]

@@ -329,6 +329,8 @@ def _cases() -> list[tuple[str, list[str], dict[str, Any], str]]:
         # --workers of any size with inprocess is refused; with a refusal after it, still one line
         add("falsify-workers", [*fal, "--workers", value, "--scheduler", "inprocess"])
         add("falsify-workers", [*fal, "--workers", value, "--budget", "0"])
+    for value in SIZES:  # verify's own --trials: every size here is refused (one trial gives no interval)
+        add("verify-size", ["verify", "FAST.T1", "--quick", "--trials", value])
     for value in (str(2**63 - 1), str(10**18), str(10**9), str(10**8)):
         add("falsify-size", ["falsify", "FAST.T1", "--budget", value, "--time", "3"])
         add("falsify-size", ["falsify", "FAST.T1", "--budget", value])
@@ -564,7 +566,7 @@ def test_suite_is_large_and_covers_the_newer_inputs():
     assert len(CASES) >= 550
     assert sum(expect == "bad" for *_, expect in CASES) >= 450
     kinds = {cls.split("-")[0] for cls, *_ in CASES}
-    assert {"toml", "plugin", "instance", "falsify", "report", "region"} <= kinds
+    assert {"toml", "plugin", "instance", "falsify", "report", "region", "verify"} <= kinds
     commands = {a for _, argv, _, _ in CASES for a in argv[:1]} | {argv[2] for _, argv, _, _ in CASES
                                                                    if argv[0] == "--plugin"}
     assert {"check", "show", "solve", "verify", "falsify", "report", "region", "list"} <= commands

@@ -28,6 +28,7 @@ SIZE_REFUSALS = [
     ["falsify", "FAST.T1", "--budget", str(2**63 - 1), "--time", "3"],
     ["falsify", "FAST.T1", "--budget", str(10**18)],
     ["falsify", "ASCAF.T1", "--confirm-trials", str(10**7)],
+    ["verify", "FAST.T1", "--quick", "--trials", str(10**9)],
     ["verify", "--instance", "{tmp}/trials70.json"],
     ["verify", "--instance", "{tmp}/trials8.json"],
 ]
