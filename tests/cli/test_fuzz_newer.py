@@ -226,7 +226,13 @@ def _cases() -> list[tuple[str, list[str], dict[str, Any], str]]:
     # formulas that are finite positive reals by construction: accepted, and nothing raises later
     for _ in range(30):
         formula = _good_formula(rng)
-        toml_case("toml-good-formula", toml_text(_set(GOOD_TOML, ("terms", 0, "expr"), formula)), "ok")
+        text = toml_text(_set(GOOD_TOML, ("terms", 0, "expr"), formula))
+        toml_case("toml-good-formula", text, "ok")
+        name = f"r{counter[0]}.toml"  # the same file, asked more: far from 1, and the bound's minimiser
+        for values in (["L=1e300", "gamma=1e-300", "n=1e15", "D2=1e300"], ["L=1e-300", "gamma=1e300", "n=1", "D2=1e-300"]):
+            add("toml-good-formula", ["check", "--file", "{tmp}/" + name, *values, "--json"], {name: text}, "ok")
+        add("toml-good-formula", ["solve", "--file", "{tmp}/" + name, "--for", "gamma", "L=1", "n=10", "D2=1", "--mode",
+                                  "argmin"], {name: text}, "ok")
     # example and rate values
     for value in (math.nan, math.inf, -math.inf, "x", True, [1], {"a": 1}):
         toml_case("toml-example", toml_text(_set(GOOD_TOML, ("example", "L"), value)), "bad", ("show",))
