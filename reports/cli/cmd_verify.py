@@ -72,7 +72,9 @@ def register(cli: click.Group) -> None:
 @seed_option()
 @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
 @click.option("--instance", "instance_file", default=None, metavar="FILE",
-              help="replay an instance file written by `convbound falsify --instance-out` (no IDS then)")
+              help="replay an instance file written by `convbound falsify --instance-out` (no IDS then): its own "
+                   "trials, seed and level, in this process (--trials, --seed, --quick, --scheduler and --workers "
+                   "are refused with it)")
 @scheduler_options
 def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, scheduler=None, workers=None) -> int:
     """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).

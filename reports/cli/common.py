@@ -242,7 +242,8 @@ def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], No
 def scheduler_options(fn):
     """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.runtime.executor``)."""
     fn = click.option("--workers", type=COUNT, default=None, metavar="N",
-                      help="Worker processes of a local Dask cluster (implies --scheduler local).")(fn)
+                      help="Worker processes of a local Dask cluster (implies --scheduler local); at most the "
+                           "CPU cores available (more are capped, with a note).")(fn)
     fn = click.option("--scheduler", default=None, metavar="WHERE",
                       help="inprocess (default), local (a Dask cluster of --workers processes, default 2) "
                            "or tcp://HOST:PORT (a running Dask scheduler).")(fn)
