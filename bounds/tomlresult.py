@@ -202,6 +202,8 @@ def parse_formula(text: str, symbols: Iterable[str] | Mapping[str, sp.Symbol], *
 
 def _short(value: Any, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters (a 2,000-digit number or formula is not echoed whole)."""
+    if isinstance(value, int) and value.bit_length() > 1000:  # repr() refuses ints over 4,300 digits
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
     text = repr(value) if len(repr(value)) <= 4 * limit else repr(str(value)[: 4 * limit])
     return text if len(text) <= limit else f"{text[:limit - 20]}...{text[-12:]} ({len(str(value))} characters)"
 
@@ -378,8 +380,8 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
     """
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserInputError(f"{source} is not valid TOML: {exc}") from None
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
+        raise UserInputError(f"{source} is not valid TOML: {str(exc).splitlines()[0][:200]}") from None
     where = source
     _only(doc, _TOP, where)
     rid = _need(doc, "id", str, where)

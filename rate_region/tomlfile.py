@@ -61,7 +61,7 @@ def _parse(path: Path) -> tuple[dict, str]:
     text = read_text(path, "model file", "a .toml availability model (see rate_region.tomlfile)")
     try:
         return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
         msg = str(exc)
         m = re.search(r"line (\d+)", msg)
         where = f"line {m.group(1)}" if m else "unknown line"

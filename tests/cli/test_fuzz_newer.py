@@ -240,6 +240,11 @@ def _cases() -> list[tuple[str, list[str], dict[str, Any], str]]:
         toml_case("toml-example", toml_text(_set(GOOD_TOML, ("example", key), value)), "bad", ("show",))
     for value in ("x", "1/0", True, math.nan, math.inf, [1], {"a": 1}, "1" * 50):
         toml_case("toml-rate", toml_text(_set(GOOD_TOML, ("rate", "n"), value)), "bad", ("show",))
+    digits = "1" * 5000  # beyond Python's 4,300-digit limit of int <-> text: tomllib itself raises
+    for line, where in (('"L" = 1\n', "example"), ('"n" = -1\n', "rate"), ('"id" = "DT14.T3.1"\n', "id")):
+        assert line in toml_text(GOOD_TOML), where
+        huge = toml_text(GOOD_TOML).replace(line, line.split(" = ")[0] + " = " + digits + "\n", 1)
+        toml_case("toml-bigint", huge, "bad", ("show",))
     for value in ("-1/2", 0.5, 2, "3"):
         toml_case("toml-rate", toml_text(_set(GOOD_TOML, ("rate", "n"), value)), "ok", ("show",))
     for value in ("FLAG", ["FLAG", "INFERRED"]):
@@ -392,7 +397,8 @@ def _cases() -> list[tuple[str, list[str], dict[str, Any], str]]:
     add("region-arrays", [*reg, "--check", "0.3,0.5", "--arrays", "{tmp}/x.npz"], {})
     add("region-arrays-ok", [*reg, "--arrays", "{tmp}/new.npz"], {}, "ok")
     for name, what in (("mfifo.toml", FIFO), ("mdir.toml", DIR), ("mnull.toml", Link("/dev/null")),
-                       ("mjunk.toml", b"\xff\xfe"), ("mempty.toml", "")):
+                       ("mjunk.toml", b"\xff\xfe"), ("mempty.toml", ""),
+                       ("mbig.toml", 'kind = "independent"\nq = [0.5]\nk = ' + "1" * 5000 + "\n")):
         add("region-model", ["region", "--model", "{tmp}/" + name], {name: what})
     return cases
 
