@@ -8,6 +8,14 @@ unary minus, parentheses, the functions in :data:`FUNCTIONS`, the constants ``pi
 (in hypotheses only) one comparison ``<= < >= >``. Anything else (a call outside the whitelist such as
 ``__import__`` or ``eval``, attribute access, subscripts, lambdas, strings, undeclared names) is
 refused with a :class:`~bounds.core.errors.UserInputError` that says what is allowed.
+**Limits** (checked before anything is built, each refusal one line naming the limit): a formula of at
+most :data:`MAX_LENGTH` characters, nested at most :data:`MAX_DEPTH` deep (parentheses, calls, chained
+signs; a long sum or product is not deep), numeric exponents up to :data:`MAX_EXPONENT`; every part a
+finite real number (``1/0``, ``log(0)``, ``sqrt(-1)``, ``1e999`` or a number beyond float64 are refused
+with the term's name); every key of the layout below of its documented type, unknown keys refused (a
+typo is not ignored); ``example`` values finite and inside their symbols' domains; a file of at most
+:data:`MAX_FILE_BYTES`, read only if it is a regular file. A result that loads does not raise later in
+``check``, ``show`` or ``solve`` (``tests/cli/test_fuzz_newer.py`` generates the cases).
 
 File layout (``convbound check --file mybound.toml L=1 ...``)::
 
@@ -60,7 +68,7 @@ from bounds.core.errors import UserInputError
 from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
-__all__ = ["FUNCTIONS", "MAX_DEPTH", "MAX_EXPONENT", "MAX_LENGTH", "load_result", "parse_formula", "result_from_toml"]
+__all__ = ["FUNCTIONS", "MAX_DEPTH", "MAX_EXPONENT", "MAX_FILE_BYTES", "MAX_LENGTH", "load_result", "parse_formula", "result_from_toml"]
 
 #: Functions a formula may call, by name.
 FUNCTIONS: dict[str, Any] = {"sqrt": sp.sqrt, "log": sp.log, "exp": sp.exp, "Min": sp.Min, "Max": sp.Max,
