@@ -14,8 +14,9 @@ signs; a long sum or product is not deep), numeric exponents up to :data:`MAX_EX
 finite real number (``1/0``, ``log(0)``, ``sqrt(-1)``, ``1e999`` or a number beyond float64 are refused
 with the term's name); every key of the layout below of its documented type, unknown keys refused (a
 typo is not ignored); ``example`` values finite and inside their symbols' domains; a file of at most
-:data:`MAX_FILE_BYTES`, read only if it is a regular file. A result that loads does not raise later in
-``check``, ``show`` or ``solve`` (``tests/cli/test_fuzz_newer.py`` generates the cases).
+:data:`MAX_FILE_BYTES`, read only if it is a regular file. The aim: a result that loads never raises
+later in ``check``, ``show`` or ``solve``; ``tests/cli/test_fuzz_newer.py`` searches for one that does
+(mutated files, generated formulas, extreme values): a search that finds none, not a proof.
 
 File layout (``convbound check --file mybound.toml L=1 ...``)::
 
