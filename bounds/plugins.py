@@ -95,9 +95,12 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
     bounds.core.errors.UserInputError: plugin file /no/such/plugin.py does not exist; give the path of a .py or .toml file
     """
     for p in paths:
-        path = Path(p).expanduser() if str(p).strip() else p  # Path("") would be ".", the working directory
+        valid = "the path of a .py or .toml file"
+        if not str(p).strip():  # Path("") would be ".", the working directory
+            regular_file(p, "plugin file", valid)  # refuses: the path is empty
+        path = Path(p).expanduser()
         # a regular file only: a FIFO would hang the import, a directory or /dev/null is no plugin
-        regular_file(path, "plugin file", "the path of a .py or .toml file")
+        regular_file(path, "plugin file", valid)
         if path.suffix not in _ALLOWED_SUFFIXES:
             raise UserInputError(f"plugin file {p} must end in .py (Python plugin) or .toml (a result without code)")
         resolved = str(path.resolve())
