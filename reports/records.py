@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
@@ -53,14 +52,13 @@ def kind_of(data: Any) -> str | None:
 
 def load_include(path: str) -> tuple[str, dict[str, Any]]:
     """``(document key, entry)`` for one ``--include`` file, or ``UserInputError`` in one line."""
+    from bounds.core.files import read_text
+
+    text = read_text(path, "--include", VALID)  # a regular file only: a FIFO would wait forever
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserInputError(f"--include {path} does not exist; give {VALID}") from None
-    except IsADirectoryError:
-        raise UserInputError(f"--include {path} is a directory; give {VALID}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UserInputError(f"--include {path} is not a readable JSON file ({why}); give {VALID}") from None
     key = kind_of(data)
     if key is None:
