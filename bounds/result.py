@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from bounds.core.face import notebook_face
 from bounds.symbols import SymbolInfo
 
 
@@ -156,6 +157,19 @@ class Aggregate:
     meaning: str = ""
 
 
+def _result_summary(r: Result) -> str:
+    conds = f", {len(r.unencoded)} condition{'s' if len(r.unencoded) != 1 else ''}" if r.unencoded else ""
+    return f"{r.key}: {r.title!r}, {r.kind.value}, {len(r.terms)} terms, {len(r.hypotheses)} hypotheses{conds}"
+
+
+def _result_rows(r: Result) -> list[tuple[str, str, str]]:
+    rows = [("term", t.name, sp.sstr(t.expr)) for t in r.terms]
+    rows += [("hypothesis", h.name, sp.sstr(h.relation)) for h in r.hypotheses]
+    rows += [("condition (not decidable from numbers)", u.name, u.statement) for u in r.unencoded]
+    return rows + [("source", r.provenance.seed, f"{r.provenance.locator} {r.provenance.equation}".strip())]
+
+
+@notebook_face(_result_summary, rows=_result_rows, header=("part", "name", "statement"), latex=lambda r: r.latex())
 @dataclass(frozen=True)
 class Result:
     """A published result as data (one variant of it).

@@ -81,11 +81,20 @@ def hypotheses_verdict(result: Mapping[str, Any]) -> tuple[str, str]:
         return "statement", "no worked-example values: statement only"
     conds = example["check"].get("conditions", [])
     failed = [c["name"] for c in conds if c.get("holds") is False]
-    unverified = [c["name"] for c in conds if c.get("holds") is None]
+    # "open": "condition" marks a hypothesis no number can decide (participation, availability); a
+    # record without the field (older results.json) counts every undecided hypothesis as unverified
+    given = [c["name"] for c in conds if c.get("holds") is None and c.get("open") == "condition"]
+    unverified = [c for c in conds if c.get("holds") is None and c.get("open") != "condition"]
     if failed:
         return "fails", "hypotheses fail at the example: " + "; ".join(failed)
     if unverified:
-        return "unverified", "unverified (constants not in the sources): " + "; ".join(unverified)
+        needs = sorted({n for c in unverified for n in c.get("needs") or []})
+        return "unverified", ("unverified" + (f" (needs {', '.join(needs)}, constants not in the sources)" if needs
+                                              else "") + ": " + "; ".join(c["name"] for c in unverified)
+                              + (f"; given: {'; '.join(given)}" if given else ""))
+    if given:
+        return "holds given conditions", (f"the other {len(conds) - len(given)} hypotheses hold at the example; "
+                                          f"given (no number decides them): {'; '.join(given)}")
     if not conds:
         return "evaluated", "no hypotheses; bound evaluated at the example"
     return "holds", f"all {len(conds)} hypotheses hold at the example"

@@ -157,7 +157,7 @@ def test_participation_is_declared_as_data(res):
         rep = res.check(res.example_values)
         names = {c.name: c for c in rep.conditions}
         for u in res.unencoded:
-            assert names[u.name].holds is None and names[u.name].reason.startswith("unverified, not checked")
+            assert names[u.name].holds is None and names[u.name].reason.startswith("condition, not checked")
         assert rep.holds is not True
 
 
