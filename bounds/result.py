@@ -83,6 +83,7 @@ class Hypothesis:
 # What each participation kind assumes; ``convbound audit`` asks a result for these kinds.
 #: Participation kinds a result may declare (key) with what each means (value).
 PARTICIPATION_KINDS: dict[str, str] = {
+    "full": "every client participates in every round (full participation)",
     "snapshot": "each round is, with probability q, a snapshot round of m clients drawn uniformly without "
                 "replacement, otherwise a round of n clients chosen by any process (FAST)",
     "regularized": "participation weights repeat with period P and every client participates in each window of P "

@@ -232,9 +232,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     from verify.suite import versions
 
     if int(budget) != budget or budget < 1:
-        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+        raise UserInputError(f"budget={budget} must be a positive integer (evaluations)", param="budget")
     if time_limit is not None and not time_limit > 0:
-        raise UserInputError(f"--time {time_limit} must be a positive number of seconds")
+        raise UserInputError(f"time_limit={time_limit} must be a positive number of seconds", param="time_limit")
     if int(trials) != trials or trials < 2 or int(confirm_trials) != confirm_trials or confirm_trials < 2:
         raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
     mapper = map_points or evaluate_points

@@ -121,7 +121,7 @@ def call(task: Task) -> Any:
 def check_scheduler(scheduler: str | None, workers: int | None) -> str:
     """The scheduler kind after validation: ``inprocess``, ``local`` or a ``tcp://`` address."""
     if workers is not None and (int(workers) != workers or workers < 1):
-        raise UserInputError(f"--workers {workers} must be an integer >= 1")
+        raise UserInputError(f"workers={workers} must be an integer >= 1", param="workers")
     kind = (scheduler or "").strip()
     if kind in ("", INPROCESS):
         return LOCAL if workers is not None else INPROCESS
@@ -132,7 +132,8 @@ def check_scheduler(scheduler: str | None, workers: int | None) -> str:
             raise UserInputError("--workers applies to a local cluster; an existing cluster (--scheduler tcp://...) "
                                  "has its own workers")
         return kind
-    raise UserInputError(f"--scheduler {scheduler!r} is not a scheduler; use inprocess, local or tcp://HOST:PORT")
+    raise UserInputError(f"scheduler={scheduler!r} is not a scheduler; use inprocess, local or tcp://HOST:PORT",
+                         param="scheduler")
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
