@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from rate_region import polymatroid as pm
 from rate_region.availability import AvailabilityModel, check_probabilities, make_cap
 from rate_region.variance import H as H_of
@@ -29,6 +30,10 @@ METHODS = ("auto", "polymatroid", "enumeration", "cvxpy")
 CERTIFIED_GAP = 1e-6  # relative duality gap under which an exact r* is reported "optimal"
 
 
+@notebook_face(lambda o: f"{o.r_star.size} clients: H(r*) = {short(o.H)}, price of the cap "
+                         f"{short(o.H / o.H_full) if o.H_full > 0 else 'n/a'}, {o.method}, {o.status}",
+               rows=lambda o: [("r* range", f"[{short(o.r_star.min())}, {short(o.r_star.max())}]" if o.r_star.size else ""),
+                               ("message", o.message)])
 @dataclass(frozen=True)
 class RateOptimum:
     r_star: np.ndarray

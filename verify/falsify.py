@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
 
@@ -116,6 +117,22 @@ def _objective(ev: Mapping[str, Any], floor: float) -> float:
     return min(LOG_RATIO_CAP, math.log(max(float(ev["score"]), 1e-12)))
 
 
+def _search_summary(s: SearchRecord) -> str:
+    c = s.confirmation or {}
+    found = (f"violation confirmed, LHS/RHS {short(c.get('ratio'))}" if c.get("verdict") == "violated" else
+             f"no violation among {s.admissible} admissible points searched (not a proof)")
+    return f"{s.id}: {s.optimiser}, {s.evaluations} evaluations, seed {s.seed}; {found}"
+
+
+def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
+    c = s.confirmation or {}
+    return [("result", s.result), ("optimiser", s.optimiser), ("evaluations", s.evaluations),
+            ("admissible", s.admissible), ("stopped by", s.stopped_by),
+            ("best point", s.best.get("point")), ("best score", short(s.best.get("score"))),
+            ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c else "none")]
+
+
+@notebook_face(_search_summary, rows=_search_rows)
 @dataclass
 class SearchRecord:
     """A search and its confirmation; ``to_dict()`` is the JSON record."""

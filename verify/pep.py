@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 
 METHODS = ("local_gd", "scaffold", "fast")
 MEASURES = ("dist_sq", "gap")
@@ -145,6 +146,17 @@ def check_size(s: Setting, max_seconds: float = MAX_SECONDS) -> None:
             f"symmetric methods)")
 
 
+def _worst_summary(w: WorstCase) -> str:
+    s = w.setting
+    return (f"{s.method} (L={short(s.L)}, mu={short(s.mu)}, K={s.K}, R={s.R}, M={s.M}): worst {s.measure} "
+            f"{short(w.value)}, certificate {w.certificate.get('status')}")
+
+
+@notebook_face(_worst_summary, rows=lambda w: [("value (PEPit tau)", short(w.value)), ("primal", short(w.primal_value)),
+                                               ("solver", f"{w.solver} ({w.solver_status})"),
+                                               ("certificate", w.certificate.get("status")),
+                                               *((c.get("key", c.get("id", "")), c.get("ratio", c.get("tightness", "")))
+                                                 for c in w.coverage)])
 @dataclass(frozen=True)
 class WorstCase:
     """The exact worst case of one setting, with the solver's and the dual certificate's status.

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
@@ -133,6 +134,8 @@ class Instance:
     run_broken: Callable[[Any], Mapping[str, str]] | None = None
 
 
+@notebook_face(lambda s: f"{s.id} of {s.result}: {len(s.space)} axes ({', '.join(p.name for p in s.space)})",
+               rows=lambda s: [(p.name, p.default, p.doc) for p in s.space], header=("axis", "default", "meaning"))
 @dataclass(frozen=True)
 class Scenario:
     """A result's family of instances: ``space`` of points, ``build(point) -> Instance``.
@@ -190,6 +193,13 @@ class Scenario:
                 "space": [p.to_dict() for p in self.space], "notes": list(self.notes)}
 
 
+def _estimate_summary(e: PointEstimate) -> str:
+    return (f"{e.scenario}: LHS {short(e.lhs)} [{short(e.ci[0])}, {short(e.ci[1])}] vs RHS {short(e.rhs)}, "
+            f"hypotheses {e.hypotheses}, {e.trials} trials, seed {e.seed}")
+
+
+@notebook_face(_estimate_summary, rows=lambda e: [*((k, v) for k, v in e.point.items()),
+                                                  ("ratio LHS/RHS", short(e.ratio)), ("broken", ", ".join(e.broken))])
 @dataclass(frozen=True)
 class PointEstimate:
     """One point's measurement: samples, LHS mean and interval, RHS, hypotheses, ratio.
