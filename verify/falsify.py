@@ -70,12 +70,15 @@ def search_seeds(root: int, n: int) -> tuple[list[int], int]:
     return seeds, conf
 
 
-def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
-                    device: str = "cpu") -> list[dict[str, Any]]:
-    """Task function: one batched run per point; returns plain summaries (picklable, no samples)."""
+def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, Any]], seeds: Sequence[int],
+                    trials: int, device: str = "cpu") -> list[dict[str, Any]]:
+    """Task function: one batched run per point; returns plain summaries (picklable, no samples).
+
+    ``scenario_id``: a registered scenario's id, or (in-process) the scenario itself, e.g. one built in
+    a notebook cell that no registry holds."""
     from verify.scenarios import get
 
-    sc = get(scenario_id)
+    sc = scenario_id if isinstance(scenario_id, Scenario) else get(scenario_id)
     out = []
     for pt, s in zip(points, seeds):
         est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
@@ -284,7 +287,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 rec.notes.append(f"{optimiser} failed after {done} evaluations ({type(exc).__name__}: {exc}); "
                                  "the best point so far is confirmed")
                 break
-            evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
+            # in-process, the object itself: a scenario built in a cell is in no registry
+            evs = mapper(scenario if map_points is None else scenario.id, points, seeds[done:done + n], int(trials),
+                         device)
             scored = [e["score"] for e in evs if e["score"] is not None]
             if scored:
                 floor = min([floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])
