@@ -160,7 +160,9 @@ class Aggregate:
 
 def _result_summary(r: Result) -> str:
     conds = f", {len(r.unencoded)} condition{'s' if len(r.unencoded) != 1 else ''}" if r.unencoded else ""
-    return f"{r.key}: {r.title!r}, {r.kind.value}, {len(r.terms)} terms, {len(r.hypotheses)} hypotheses{conds}"
+    terms, hyps = len(r.terms), len(r.hypotheses)
+    return (f"{r.key}: {r.title!r}, {r.kind.value}, {terms} term{'s' if terms != 1 else ''}, "
+            f"{hyps} hypothes{'es' if hyps != 1 else 'is'}{conds}")
 
 
 def _result_rows(r: Result) -> list[tuple[str, str, str]]:
