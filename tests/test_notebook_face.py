@@ -130,3 +130,20 @@ def test_values_in_a_repr_are_rounded():
     from bounds.core.face import short
 
     assert short(np.float64(1 / 3)) == "0.3333" and short(None) == "None" and short(12345678.0) == "1.235e+07"
+
+
+def test_certificate_takes_a_result_built_in_a_cell():
+    # FAST.T1 edited in a cell (one step-size hypothesis, no condition): samples 0.01 against its RHS 0.177
+    import dataclasses
+
+    import verify
+    from bounds.core.errors import UserInputError
+
+    base = bounds.get("FAST.T1")
+    mine = dataclasses.replace(base, id="MY.CELL", participation=(), hypotheses=base.hypotheses[:1])
+    rec = verify.certificate(verify.Context(), check_id="MY.CELL", title="cell", key=mine,
+                             values=mine.example_values, samples=np.full(8, 0.01), instance={}, trials=8)
+    rhs = float(mine.evaluate(mine.example_values).value)
+    assert rec.rhs == pytest.approx(rhs) and rec.verdict == "holds" and rec.instance["result"] == "MY.CELL"
+    with pytest.raises(UserInputError, match="got int"):
+        bounds.get(3)
