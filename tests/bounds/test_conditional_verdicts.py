@@ -105,3 +105,20 @@ def test_older_records_without_the_field_stay_unverified():
     for c in check["conditions"]:
         c.pop("open")
     assert hypotheses_verdict({**old, "example": {"check": check}})[0] == "unverified"
+
+
+def test_the_report_shows_the_condition_beside_the_hypotheses():
+    from reports.build import to_json
+    from reports.html import render_html
+    from reports.validate import as_report_document
+
+    res = bounds.get("FAST.T1")
+    entry = {**res.to_dict(), "example": {"values": res.example_values, "source": "README",
+                                          "check": res.check(res.example_values).to_dict()}}
+    doc = as_report_document(json.loads(to_json({"schema": "convbound.report/1", "results": [entry]})), "doc")
+    page = render_html(doc)
+    row = page[page.index("<tr><td>participation (snapshot)"):]
+    row = row[:row.index("</tr>")]
+    assert 'class="badge v-condition">condition<' in row and "no number decides it" in row
+    q_row = page[page.index("<tr><td>snapshot probability q"):]
+    assert 'class="badge v-unverified">unverified<' in q_row[:q_row.index("</tr>")]
