@@ -150,8 +150,10 @@ def _value_text(value: Any) -> str:
 
 
 def _state(c: ConditionCheck) -> str:
-    if c.holds is None or isinstance(c.holds, (bool, np.bool_)):
-        return {True: "holds", False: "fails"}.get(c.holds, c.open or "open")  # type: ignore[call-overload]
+    if c.holds is None:
+        return c.open or "open"
+    if isinstance(c.holds, (bool, np.bool_)):
+        return "holds" if c.holds else "fails"
     return "per entry (array)"
 
 
@@ -162,7 +164,7 @@ def _check_summary(r: CheckReport) -> str:
 
 
 def _check_rows(r: CheckReport) -> list[tuple[str, ...]]:
-    rows = [(t, "term", _value_text(v), "") for t, v in r.evaluation.terms.items()]
+    rows: list[tuple[str, ...]] = [(t, "term", _value_text(v), "") for t, v in r.evaluation.terms.items()]
     return rows + [(c.name, _state(c), "" if c.margin is None else _value_text(c.margin), c.reason)
                    for c in r.conditions]
 

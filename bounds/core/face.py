@@ -78,7 +78,7 @@ def notebook_face(summary: Callable[[Any], str], *, rows: Callable[[Any], Iterab
             return html_table(name, summary(self), rows(self) if rows else (), header,
                               latex(self) if latex else "")
 
-        cls.__repr__ = __repr__  # type: ignore[method-assign]
+        cls.__repr__ = __repr__  # type: ignore[method-assign,assignment]
         cls._repr_html_ = _repr_html_  # type: ignore[attr-defined]
         if latex is not None:
             def _repr_latex_(self: Any) -> str:
