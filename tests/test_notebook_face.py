@@ -147,3 +147,13 @@ def test_certificate_takes_a_result_built_in_a_cell():
     assert rec.rhs == pytest.approx(rhs) and rec.verdict == "holds" and rec.instance["result"] == "MY.CELL"
     with pytest.raises(UserInputError, match="got int"):
         bounds.get(3)
+
+
+def test_a_parameter_error_keeps_its_parameter_across_processes():
+    import pickle
+
+    from bounds.core.errors import UserInputError
+
+    err = pickle.loads(pickle.dumps(UserInputError("time_limit=0 must be positive", param="time_limit")))
+    assert err.param == "time_limit" and err.for_flag({"time_limit": "--time"}) == "--time 0 must be positive"
+    assert UserInputError("q=2 is outside [0, 1]").for_flag() == "q=2 is outside [0, 1]"  # no param: as written

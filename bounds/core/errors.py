@@ -25,6 +25,10 @@ class UserInputError(ValueError):
         super().__init__(message)
         self.param = param
 
+    def __reduce__(self) -> tuple:
+        # keep ``param`` across processes (an executor's worker raises, the CLI prints)
+        return (type(self), (str(self),), {"param": self.param})
+
     def for_flag(self, flags: dict[str, str] | None = None) -> str:
         """The message with ``param=`` written as its command-line flag (``flags`` maps exceptions to
         the rule ``--name-with-hyphens``); unchanged without a ``param``."""
