@@ -70,3 +70,18 @@ def test_a_chain_outside_the_region_is_scaled_in_and_says_by_how_much(monkeypatc
     assert membership(model, make_cap(None, model.cap), opt.r_star).achievable
     assert opt.status == "uncertified"
     assert "outside R by" in opt.message and "rank ratio 1.01" in opt.message
+
+
+def test_region_check_accepts_the_r_star_that_region_printed(tmp_path, convbound):
+    # the defect as a user met it: `region --weights` prints r*, `region --check r*` rejected it
+    import json
+
+    weights = tmp_path / "w.json"
+    weights.write_text(json.dumps(_weights(6, 1e-16, [0, 1]).tolist()))
+    code, out, err = convbound("region", "--model", "uneven", "--clients", "6", "--weights", str(weights), "--json")
+    assert code == 0, err
+    r_star = json.loads(out)["r_star"]
+    code, out, err = convbound("region", "--model", "uneven", "--clients", "6", "--check",
+                               ",".join(repr(float(x)) for x in r_star), "--json")
+    assert code == 0, err
+    assert json.loads(out)["achievable"] is True
