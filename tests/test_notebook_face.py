@@ -98,13 +98,14 @@ def test_bounds_lists_its_lazy_names():
     assert {"get", "register", "Result", "all_results"} <= set(names)
 
 
-def test_register_a_result_built_in_a_cell():
+def test_register_a_result_built_in_a_cell(monkeypatch):
     import dataclasses
 
     from bounds.core.errors import UserInputError
 
+    monkeypatch.setattr("bounds.registry._session", {})  # registered for this test only
     mine = dataclasses.replace(bounds.get("FAST.T1"), id="MY.T1")
-    got = bounds.register(mine, replace=True)
+    got = bounds.register(mine)
     assert bounds.get("MY.T1") is got and got.origin == "registered in this session"
     with pytest.raises(UserInputError, match="registered before"):
         bounds.register(mine)

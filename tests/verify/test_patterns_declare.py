@@ -38,12 +38,16 @@ def build(point):
                     measure=lambda sim: sim.metrics["gap"][rounds])
 
 
-SCENARIO = Scenario("USER.GD.FULL.S", USER, "GD, all or some clients",
+@pytest.fixture
+def scenario(monkeypatch):
+    # the result is registered for this test only: other tests (the CLI fuzz cases) list the registry
+    monkeypatch.setattr("bounds.registry._session", {})
+    return Scenario("USER.GD.FULL.S", USER, "GD, all or some clients",
                     (Param("n", 1, 10, default=4, integer=True), Param("S", 1, 2, default=2, integer=True)), build)
 
 
-def test_a_full_participation_run_decides_full_participation_and_scores_the_violation():
-    est = evaluate_point(SCENARIO, {}, trials=2, seed=0)
+def test_a_full_participation_run_decides_full_participation_and_scores_the_violation(scenario):
+    est = evaluate_point(scenario, {}, trials=2, seed=0)
     assert est.decided["participation (full)"][0] is True
     assert est.hypotheses is True
     lhs, rhs = 0.5 * 0.5 ** 8, 1.0 / 10 / WRONG_BY  # n = 4: (1/2)(1/2)^8 against L D2/(4 n L gamma + 2) / 7e4
@@ -51,16 +55,16 @@ def test_a_full_participation_run_decides_full_participation_and_scores_the_viol
     assert est.score == pytest.approx(lhs / rhs, rel=1e-9) and est.score > 1000
 
 
-def test_a_partial_run_is_outside_a_full_participation_bound():
-    est = evaluate_point(SCENARIO, {"S": 1}, trials=2, seed=0)
+def test_a_partial_run_is_outside_a_full_participation_bound(scenario):
+    est = evaluate_point(scenario, {"S": 1}, trials=2, seed=0)
     assert est.decided["participation (full)"][0] is False
     assert est.hypotheses is False and est.score is None and "participation (full)" in est.broken
 
 
-def test_the_scenario_keeps_the_key_of_a_result_built_in_a_cell():
+def test_the_scenario_keeps_the_key_of_a_result_built_in_a_cell(scenario):
     import bounds
 
-    assert SCENARIO.result == "USER.GD.FULL" and bounds.get("USER.GD.FULL") == USER
+    assert scenario.result == "USER.GD.FULL" and bounds.get("USER.GD.FULL") == USER
 
 
 @pytest.mark.parametrize(("pattern", "kind", "values", "expected"), [
