@@ -229,6 +229,7 @@ class PointEstimate:
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
+    exact: Mapping[str, Any] = field(default_factory=dict)  # the exact path's facts (empty: Monte Carlo)
 
     @property
     def score(self) -> float | None:
@@ -249,7 +250,7 @@ class PointEstimate:
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
                        "hypotheses": self.hypotheses, "broken": self.broken, "trials": self.trials,
-                       "seed": self.seed, "level": self.level})
+                       "seed": self.seed, "level": self.level, **({"exact": dict(self.exact)} if self.exact else {})})
 
 
 def bounds_get_or_none(key: str) -> Any:
@@ -317,6 +318,11 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
+    from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
+
+    exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
+    if exact is not None:
+        return exact
     sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
                    seed=int(seed), device=device, threads=threads)
     samples = np.asarray(inst.measure(sim), dtype=float)
