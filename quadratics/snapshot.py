@@ -91,8 +91,9 @@ def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None =
     # which assumptions this process meets: the Bernoulli-q mixture is FAST's snapshot process (not the
     # every-I-rounds or adaptive variants); every client takes part in every round only when both kinds
     # of round take all M (or the one kind that ever happens does)
-    everyone = (m == M or (q0 == 0.0 and I is None and not adaptive)) and (n == M or (q0 == 1.0 and I is None
-                                                                                      and not adaptive))
+    always = I == 1 or (I is None and not adaptive and q0 == 1.0)  # every round a snapshot round
+    never = I is None and not adaptive and q0 == 0.0  # no snapshot round ever
+    everyone = (m == M or never) and (n == M or always)
     mode = "interval" if I is not None else "adaptive" if adaptive else "mixture"
     guarantees = {"full": grt.full(everyone, f"FAST's {mode} pattern with m = {m}, n = {n} of M = {M}")}
     if I is None and not adaptive:

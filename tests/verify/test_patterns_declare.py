@@ -84,6 +84,11 @@ def test_the_scenario_keeps_the_key_of_a_result_built_in_a_cell(scenario):
     (fast_mixture(M=10, m=10, n=2, q=1.0), "full", {}, True),
     (fast_mixture(M=10, m=4, n=2, I=2), "snapshot", {"q": 0.5, "m": 4, "n": 2}, None),
     (fast_mixture(M=10, m=10, n=10, I=2), "full", {}, True),
+    (fast_mixture(M=10, m=10, n=2, I=1), "full", {}, True),  # I = 1: every round is a snapshot of all 10
+    (fast_mixture(M=10, m=10, n=2, I=2), "full", {}, False),
+    (fast_mixture(M=10, m=3, n=10, q=0.0), "full", {}, True),  # q = 0: only the n = M rounds happen
+    (fast_mixture(M=10, m=10, n=10, adaptive=True), "full", {}, True),
+    (fast_mixture(M=10, m=10, n=9, adaptive=True), "full", {}, False),
     (cyclic(M=12, S=2, P=6, groups=3), "cyclic", {"Kbar": 3, "S": 2, "N": 12}, True),
     (cyclic(M=12, S=2, P=6, groups=3), "full", {}, False),
     # window of g = 2 rounds per group of 4, S = 2: p_min = 1 - (1 - 2/4)^2 = 0.75
