@@ -162,14 +162,14 @@ class Scenario:
         # a Result built in a notebook cell: registered for this session (so workers, records and the
         # report find it by key) and kept as its key, the form every record stores
         if not isinstance(self.result, str):
-            from bounds.registry import register
+            from bounds.registry import SESSION_ORIGIN, register
             from bounds.result import Result
 
             if not isinstance(self.result, Result):
                 raise UserInputError(f"scenario {self.id}: result must be a result key or a bounds.Result; "
                                      f"got {type(self.result).__name__}")
-            registered = bounds_get_or_none(self.result.key)
-            if registered is None or registered.origin == "registered in this session":
+            registered = _registered_or_none(self.result.key)
+            if registered is None or registered.origin == SESSION_ORIGIN:
                 register(self.result, replace=True)
             elif registered != self.result:
                 raise UserInputError(f"scenario {self.id}: result key {self.result.key!r} is taken by a built-in "
@@ -253,7 +253,7 @@ class PointEstimate:
                        "seed": self.seed, "level": self.level, **({"exact": dict(self.exact)} if self.exact else {})})
 
 
-def bounds_get_or_none(key: str) -> Any:
+def _registered_or_none(key: str) -> Any:
     """The registered result of ``key``, or None when no result has that key."""
     from bounds.registry import get
 
