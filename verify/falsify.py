@@ -255,8 +255,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
         raise UserInputError(f"budget={budget} must be a positive integer (evaluations)", param="budget")
     if time_limit is not None and not time_limit > 0:
         raise UserInputError(f"time_limit={time_limit} must be a positive number of seconds", param="time_limit")
-    if int(trials) != trials or trials < 2 or int(confirm_trials) != confirm_trials or confirm_trials < 2:
-        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
+    for name, value in (("trials", trials), ("confirm_trials", confirm_trials)):
+        if int(value) != value or value < 2:
+            raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
     mapper = map_points or evaluate_points
     budget, population = int(budget), max(1, min(int(population), int(budget)))
     seeds, conf_seed = search_seeds(seed, budget)
