@@ -14,25 +14,23 @@ increasing (the order in which ``audit`` sorts a log's clients), otherwise unuse
 Anything else is refused with the valid names, so a misspelt column is never silently ignored.
 
 Only regular files are read (a FIFO would block for ever, a directory or device is no model), and
-the size is checked from the file's metadata (Parquet footer, zip directory, file size) with
-``reports.cli.limits`` before the data are loaded.
+the number of clients is bounded from the file's metadata (Parquet footer, zip directory, file size)
+before the data are loaded.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
+from bounds.core.files import regular_file
 
 COLUMNAR = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".npz": "npz"}
 SUFFIXES = (".toml", *COLUMNAR)
 COLUMNS = ("q", "weight", "k", "client")
-# bytes per client a loaded model may hold at most while validating (columns as float64, a few copies)
-_BYTES_PER_VALUE = 8
 
 
 def is_model_file(spec: str) -> bool:
@@ -40,26 +38,12 @@ def is_model_file(spec: str) -> bool:
     return spec.lower().endswith(SUFFIXES) or "/" in spec or os.sep in spec
 
 
-def regular_file(path: Path, what: str) -> os.stat_result:
-    """The file's status, refusing anything but an existing regular file (symbolic links are followed).
+def load_model_file(path, k: int | None = None, max_clients: int | None = None):
+    """An availability model from a TOML, Parquet, CSV or NPZ file; ``k`` is the cap when the file has none.
 
-    A FIFO would block the reader for ever, a directory or a device is never a data file.
+    ``max_clients``: refuse a columnar file with more clients, judged from its metadata before the data
+    are loaded (the CLI sets it from the machine: ``reports.cli.limits.region_max_clients``).
     """
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise UserInputError(f"{what} {path} does not exist") from None
-    except OSError as exc:
-        raise UserInputError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
-        raise UserInputError(f"{what} {path} is {kind}; give a regular file")
-    return st
-
-
-def load_model_file(path, k: int | None = None):
-    """An availability model from a TOML, Parquet, CSV or NPZ file; ``k`` is the cap when the file has none."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".toml":
@@ -73,24 +57,21 @@ def load_model_file(path, k: int | None = None):
     if st.st_size == 0:
         raise UserInputError(f"model file {path} is empty; it needs a column q (one row per client)")
     fmt = COLUMNAR[suffix]
-    cols = _read_npz(path) if fmt == "npz" else _read_table(path, fmt, st.st_size)
+    cols = _read_npz(path, max_clients) if fmt == "npz" else _read_table(path, fmt, max_clients)
     return _build(cols, path, k)
 
 
-def _refuse_size(rows: int, columns: int, path: Path) -> None:
-    from reports.cli.limits import refuse_if_too_big, region_cost
-
-    cost = region_cost(max(int(rows), 1))
-    cost = type(cost)(max(cost.bytes, float(rows) * max(columns, 1) * _BYTES_PER_VALUE), cost.seconds,
-                      f"model file {path} with {rows} clients")
-    refuse_if_too_big(cost, "give fewer clients")
+def _refuse_size(rows: int, path: Path, max_clients: int | None) -> None:
+    if max_clients is not None and rows > max_clients:
+        raise UserInputError(f"model file {path} holds about {float(rows):.3g} clients; the cap here is "
+                             f"{float(max_clients):.3g} (memory and time of r*): give fewer clients")
 
 
 def _check_names(names, path: Path) -> None:
     names = list(names)
     extra = [c for c in names if c not in COLUMNS]
     if extra:
-        from bounds.errors import unknown
+        from bounds.core.errors import unknown
 
         raise UserInputError(f"model file {path}: {unknown('column', str(extra[0]), COLUMNS)}")
     if len(set(names)) != len(names):
@@ -101,7 +82,7 @@ def _check_names(names, path: Path) -> None:
                              f"{', '.join(map(str, names)) or 'none'}")
 
 
-def _read_table(path: Path, fmt: str, size: int) -> dict[str, np.ndarray]:
+def _read_table(path: Path, fmt: str, max_clients: int | None) -> dict[str, np.ndarray]:
     """Parquet or CSV through polars; every column read as text or numbers, validated in ``_build``."""
     import polars as pl
 
@@ -110,7 +91,7 @@ def _read_table(path: Path, fmt: str, size: int) -> dict[str, np.ndarray]:
             names = list(pl.read_parquet_schema(path))
             _check_names(names, path)
             rows = int(pl.scan_parquet(path).select(pl.len()).collect().item())
-            _refuse_size(rows, len(names), path)
+            _refuse_size(rows, path, max_clients)
             df = pl.read_parquet(path)
         else:
             with open(path, "rb") as fh:
@@ -119,8 +100,6 @@ def _read_table(path: Path, fmt: str, size: int) -> dict[str, np.ndarray]:
 
             names = next(csv.reader([header]), [])
             _check_names(names, path)
-            # a CSV row holds at least two bytes per value ("0,"): the file size bounds the number of rows
-            _refuse_size(size // (2 * len(names)), len(names), path)
             df = pl.read_csv(path, schema_overrides={c: pl.String for c in names}, raise_if_empty=True)
     except UserInputError:
         raise
@@ -149,26 +128,33 @@ def _read_table(path: Path, fmt: str, size: int) -> dict[str, np.ndarray]:
             raise UserInputError(f"model file {path}: row {row + 1}, column {name!r}: {str(s[row])[:40]!r} "
                                  "is not a number")
         out[name] = num.to_numpy()
+    _refuse_size(df.height, path, max_clients)  # a CSV's size is its text: read, then counted
     return out
 
 
-def _read_npz(path: Path) -> dict[str, np.ndarray]:
-    """One array per column; sizes read from the zip directory before anything is loaded."""
+def _read_npz(path: Path, max_clients: int | None) -> dict[str, np.ndarray]:
+    """One array per column; each array's shape is read from its header before anything is loaded."""
     import zipfile
 
+    shapes: dict[str, tuple] = {}
     try:
         with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise UserInputError(f"model file {path}: not a NumPy .npz archive ({exc})") from None
-    names = [i.filename[:-4] if i.filename.endswith(".npy") else i.filename for i in infos]
-    _check_names(names, path)
-    total = sum(i.file_size for i in infos)
-    _refuse_size(total // _BYTES_PER_VALUE, 1, path)
+            for info in zf.infolist():
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with zf.open(info) as fh:
+                    fmt = np.lib.format
+                    version = fmt.read_magic(fh)
+                    read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                    shape, _, _ = read(fh)
+                shapes[name] = tuple(shape)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise UserInputError(f"model file {path}: not a NumPy .npz archive of arrays ({str(exc)[:120]})") from None
+    _check_names(list(shapes), path)
+    _refuse_size(max((int(np.prod(s)) for s in shapes.values()), default=0), path, max_clients)
     out: dict[str, np.ndarray] = {}
     try:
         with np.load(path, allow_pickle=False) as data:
-            for name in names:
+            for name in shapes:
                 a = data[name]
                 if a.dtype.kind not in "biuf" and not (name == "client" and a.dtype.kind in "US"):
                     raise UserInputError(f"model file {path}: array {name!r} holds {a.dtype} values; expected numbers")
