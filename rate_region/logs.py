@@ -219,6 +219,8 @@ def _rounds(df, col: str, source: str) -> np.ndarray:
     import polars as pl
 
     s = df.get_column(col)
+    if s.dtype == pl.Boolean:
+        raise UserInputError(f"{source}: row 1, column {col!r} (round): true/false values; a round is an integer")
     if s.dtype.is_integer() and s.null_count() == 0:
         lo, hi = int(s.min()), int(s.max())
         if lo >= 0 and hi <= MAX_ROUND:
@@ -324,6 +326,8 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
         if bad.any():
             raise UserInputError(f"{source}: row {_first_bad(bad)}, column {names['weight']!r} (weight): "
                                  f"{w[bad][0]:g}; weights are finite and >= 0")
+        top = float(w.max())
+        w = w / top if top > 0 else w  # scaled first: sums of weights near 1e308 would overflow
         tot = np.bincount(ci, weights=w, minlength=N) / np.maximum(np.bincount(ci, minlength=N), 1)
         if tot.sum() <= 0:
             raise UserInputError(f"{source}: column {names['weight']!r} (weight) is zero everywhere")

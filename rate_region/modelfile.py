@@ -195,11 +195,12 @@ def _build(cols: dict[str, np.ndarray], path: Path, k: int | None):
             i = int(np.argmax(bad))
             raise UserInputError(f"model file {path}: row {i + 1}, column 'weight': {w[i]:g}; weights are finite "
                                  "and >= 0")
-        total = float(w.sum())
-        if not np.isfinite(total) or total <= 0:
-            raise UserInputError(f"model file {path}: column 'weight' sums to {total:g}; it needs a positive, "
-                                 "finite sum (weights are normalised to sum 1)")
-        weights = w / total
+        top = float(w.max())
+        if top <= 0:
+            raise UserInputError(f"model file {path}: column 'weight' is zero everywhere; weights are normalised "
+                                 "to sum 1, so at least one must be positive")
+        weights = w / top  # scaled first: a sum of weights near 1e308 would overflow
+        weights = weights / weights.sum()
     if "client" in cols:
         c = cols["client"]
         if c.size > 1 and not bool(np.all(c[1:] > c[:-1])):

@@ -212,6 +212,9 @@ def check_regularized(S: np.ndarray, P: int | None, max_search: int = 4096) -> d
         hint = f"the log is regularized for P = {smallest}" if smallest else "no window length up to the log works"
         return {"status": None, "reason": f"no period P given (--period); {hint}; largest gap {int(gap.max())}",
                 "evidence": ev}
+    if int(P) > T:  # before any array sized by P (a period of 10^22 would overflow numpy's integers)
+        ev["P"] = int(P)
+        return {"status": None, "reason": f"the log ({T} rounds) is shorter than one window of P = {P}", "evidence": ev}
     ok, r0, k = _windows_ok(C, int(P))
     ev["P"] = int(P)
     if ok:
