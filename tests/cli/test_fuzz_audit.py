@@ -211,10 +211,10 @@ print(json.dumps({"cases": out, "peak_mib": peak}))
 """
 
 
-def _refusals(cases: list[list]) -> tuple[list, float]:
+def _refusals(cases: list[list], **env_extra: str) -> tuple[list, float]:
     """Run each argv in one memory-limited child: ([exit, seconds in main, stderr] per case, peak MiB above the
     high-water mark of the imports). The peak covers every case: each stayed below it."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **env_extra)
     res = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([[str(a) for a in c] for c in cases])],
                          capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
     assert res.returncode == 0, res.stderr[-2000:]
@@ -239,6 +239,33 @@ def test_sizes_are_refused_within_2_s_and_before_allocating(tmp_path, log_csv):
         assert rc == 2 and len(err.splitlines()) == 1 and seconds < 2, (argv, rc, seconds, err)
     assert "cells" in results[-1][2] and "3.6e+09" in results[-1][2], results[-1][2]
     assert peak < 500, peak
+
+
+def test_model_files_too_large_are_refused_from_their_metadata(tmp_path, log_csv):
+    # with a budget of 1 s the cap is 10^4 clients (1e-4 s per client, reports.cli.limits): files of 10^5 clients
+    # are refused from the Parquet footer and the npy header, before their data are read
+    n = 100_000
+    pl.DataFrame({"q": np.full(n, 0.5), "k": np.full(n, 2)}).write_parquet(tmp_path / "m.parquet")
+    np.savez_compressed(tmp_path / "m.npz", q=np.full(n, 0.5), k=np.int64(2))
+    pl.DataFrame({"q": np.full(n, 0.5)}).write_csv(tmp_path / "m.csv")
+    cases = [["region", "--model", tmp_path / "m.parquet"], ["region", "--model", tmp_path / "m.npz"],
+             ["region", "--model", tmp_path / "m.csv", "--k", "2"], ["audit", log_csv, "--model", tmp_path / "m.npz"]]
+    results, peak = _refusals(cases, CONVBOUND_MAX_SECONDS="1")
+    for argv, (rc, seconds, err) in zip(cases, results):
+        assert rc == 2 and "1e+05 clients" in err and "cap here is 1e+04" in err and seconds < 2, (argv, err)
+    assert peak < 500, peak
+
+
+def test_read_log_refuses_a_parquet_log_by_its_row_count(tmp_path):
+    from bounds.core.errors import UserInputError
+    from rate_region.logs import read_log
+
+    path = _write_log(tmp_path / "log.parquet")  # 240 rows
+    with pytest.raises(UserInputError, match="240 rows"):
+        read_log(path, max_cells=100)
+    with pytest.raises(UserInputError, match=r"40 rounds x 6 clients = 240 .* cap here is 239"):
+        read_log(_write_log(tmp_path / "log.csv"), max_cells=239)
+    assert read_log(path, max_cells=240).available.shape == (40, 6)
 
 
 def test_good_audit_prints_no_library_warning(log_csv):
