@@ -141,3 +141,7 @@ def test_cli_available_target_states_its_convention(convbound, flower_logs):
     assert "variance of the count given availability" in d["bias"]["method"]
     text = convbound("audit", str(paths["default"]), "--target", "available:3")
     assert "rounds selected a number other than min(k, |A_t|)" in text.out
+    from reports.audit_section import audit_page
+
+    page = audit_page(d)
+    assert "Convention: k uniformly among" in page and f"{d['target']['rounds_off_size']} round(s) selected" in page
