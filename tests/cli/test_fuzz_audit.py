@@ -489,6 +489,21 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     for fmt, path in (("csv", pq), ("parquet", csv), ("jsonl", csv), ("xls", csv)):
         add("opt-format", [None, path, "--format", fmt])
 
+    # output files, refused before the audit runs: missing directory, /proc, an existing file without --force,
+    # and with --force anything but a regular file
+    (tmp / "exists.html").write_text("keep")
+    (tmp / "keep.txt").write_text("keep")
+    (tmp / "out-link.html").symlink_to(tmp / "keep.txt")
+    (tmp / "out-dir.html").mkdir()
+    os.mkfifo(tmp / "out-fifo.html")
+    for opt in ("--html", "--write-model"):
+        for where, force in ((tmp / "missing" / "x", False), ("/proc/convbound-x", False), (tmp / "exists.html", False),
+                             (tmp / "out-link.html", True), (tmp / "out-dir.html", True), (tmp / "out-fifo.html", True),
+                             ("/dev/null", True), (tmp / ("n" * 300), False)):
+            add("output", [None, csv, opt, where, *(["--force"] if force else [])])
+    add("output-ok", [None, csv, "--html", tmp / "fine.html", "--write-model", tmp / "fine.toml"], "ok")
+    add("output-ok", [None, csv, "--html", tmp / "exists.html", "--force"], "ok")
+
     # model files (issue 21 item 5): valid ones for both commands, then mutations (region reads them alone)
     models = _models(tmp)
     for path in models.values():
@@ -591,6 +606,10 @@ def test_generated_suite(tmp_path, monkeypatch):
         except AssertionError as exc:
             failures.append(f"[{cls}] " + str(exc).splitlines()[0][:300])
     assert not failures, f"{len(failures)} of {len(cases)} cases failed:\n" + "\n".join(failures)
+    # what must not be touched is still there, unchanged
+    assert (tmp_path / "out-link.html").is_symlink() and (tmp_path / "keep.txt").read_text() == "keep"
+    assert (tmp_path / "out-dir.html").is_dir() and not any((tmp_path / "out-dir.html").iterdir())
+    assert not any(p.name.startswith(".") for p in tmp_path.iterdir()), "a hidden temporary file was left behind"
 
 
 def test_suite_is_large_and_deterministic(tmp_path):
