@@ -150,7 +150,7 @@ def _check_header(path: Path) -> None:
     import csv
 
     with open(path, "rb") as fh:
-        line = fh.readline(1 << 20).decode("utf-8", errors="replace")
+        line = fh.readline(1 << 20).decode("utf-8-sig", errors="replace")
     names = [n.strip() for n in next(csv.reader([line]), [])]
     seen: set[str] = set()
     for n in names:

@@ -95,7 +95,7 @@ def _read_table(path: Path, fmt: str, max_clients: int | None) -> dict[str, np.n
             df = pl.read_parquet(path)
         else:
             with open(path, "rb") as fh:
-                header = fh.readline(1 << 16).decode("utf-8", errors="replace").strip()
+                header = fh.readline(1 << 16).decode("utf-8-sig", errors="replace").strip()
             import csv
 
             names = next(csv.reader([header]), [])

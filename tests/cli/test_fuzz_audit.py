@@ -374,6 +374,7 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     add("csv-duplicate-row", [None, _write_text(new(".csv"), "\n".join(dup + [dup[5]]) + "\n")])
     add("csv-header-twice", [None, _write_text(new(".csv"), "\n".join([dup[0], *dup[1:10], dup[0], *dup[10:]]) + "\n")])
     add("csv-extra-field", [None, _write_text(new(".csv"), "\n".join(dup + [dup[3] + ",7"]) + "\n")])
+    add("csv-bom", [None, _write_text(new(".csv"), "\ufeff" + csv.read_text())], "ok")
     add("csv-ragged", [None, _write_text(new(".csv"), "\n".join(dup[:-1] + ["1,2"]) + "\n")])
 
     # JSON lines: typed values where a number belongs
@@ -547,6 +548,8 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     huge = new(".parquet")
     _write_model(huge, "parquet", {**good, "weight": np.full(6, 1e308)})
     add("model-weight-huge", ["region", "--model", huge], "ok")
+    add("model-bom", ["region", "--model", _write_text(new(".csv"), "\ufeffq,k\n0.5,1\n0.7,1\n")], "ok")
+    add("model-quoted", ["region", "--model", _write_text(new(".csv"), '"q","k"\n0.5,1\n0.7,1\n')], "ok")
     add("model-no-k", ["region", "--model", _write_text(new(".csv"), "q\n0.5\n0.5\n")])
     add("model-no-k-given", ["region", "--model", _write_text(new(".csv"), "q\n0.5\n0.5\n"), "--k", "1"], "ok")
     npz_bad = [("object", {"q": np.array([{"a": 1}, 2], dtype=object)}), ("2-d", {"q": np.full((2, 3), 0.5)}),
