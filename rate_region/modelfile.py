@@ -113,8 +113,9 @@ def _read_table(path: Path, fmt: str, max_clients: int | None) -> dict[str, np.n
         if s.null_count():
             row = int(np.argmax(s.is_null().to_numpy())) + 1
             raise UserInputError(f"model file {path}: row {row}, column {name!r}: empty value")
-        if name == "client":
-            out[name] = s.cast(pl.String).to_numpy() if not s.dtype.is_numeric() else s.to_numpy()
+        if name == "client":  # integer ids compare as numbers (as the audit sorts them), others as text
+            as_int = s.cast(pl.String).str.strip_chars().cast(pl.Int64, strict=False)
+            out[name] = as_int.to_numpy() if as_int.null_count() == 0 else s.cast(pl.String).to_numpy()
             continue
         if s.dtype == pl.String:
             num = s.str.strip_chars().cast(pl.Float64, strict=False)

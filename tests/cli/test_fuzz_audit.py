@@ -548,6 +548,8 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     huge = new(".parquet")
     _write_model(huge, "parquet", {**good, "weight": np.full(6, 1e308)})
     add("model-weight-huge", ["region", "--model", huge], "ok")
+    ids = "".join(f"{i},0.5,2\n" for i in range(12))  # 8, 9, 10: increasing as numbers, not as text
+    add("model-client-ids", ["region", "--model", _write_text(new(".csv"), "client,q,k\n" + ids)], "ok")
     add("model-bom", ["region", "--model", _write_text(new(".csv"), "\ufeffq,k\n0.5,1\n0.7,1\n")], "ok")
     add("model-quoted", ["region", "--model", _write_text(new(".csv"), '"q","k"\n0.5,1\n0.7,1\n')], "ok")
     add("model-no-k", ["region", "--model", _write_text(new(".csv"), "q\n0.5\n0.5\n")])
