@@ -18,6 +18,11 @@ Engine choice: polars, read columnar and converted to numpy without row loops. M
 bad row of a mixed-type column in one vectorised pass. Both are imported inside functions only.
 
 Errors (``UserInputError``, exit 2) name the row (1-based data row, header not counted) and column.
+Only regular files are read (``bounds.core.files.regular_file``: a FIFO would block for ever); a CSV header
+naming a column twice is refused; round numbers are integers in [0, 2^53] (float64 holds each exactly);
+client ids beyond 64-bit integers are kept as text; ``read_log(..., max_cells=...)`` refuses a log whose
+rounds x clients grid exceeds the cap before the dense matrices are allocated (a Parquet log first by the
+row count in its footer).
 """
 
 from __future__ import annotations

@@ -78,7 +78,9 @@ def _unblock_fifos(argv) -> None:
 
 
 def _judge(argv, expect: str, timeout: float | None = 20.0) -> None:
+    t = time.perf_counter()
     code, out, err, crash = _run(argv, timeout)
+    seconds = time.perf_counter() - t
     shown = " ".join(str(a)[:80] for a in argv)
     assert crash is None, f"{type(crash).__name__}: {crash} from: convbound {shown}"
     assert "Traceback" not in err and "Warning" not in err, f"{err[:500]} from: convbound {shown}"
@@ -86,6 +88,7 @@ def _judge(argv, expect: str, timeout: float | None = 20.0) -> None:
         assert code == 2, f"bad input accepted (exit {code}) by: convbound {shown}\n{out[:300]}{err[:300]}"
         assert len(err.splitlines()) == 1 and err.endswith("\n"), f"not exactly one line on stderr: {err!r}"
         assert err.startswith("convbound: error: ")
+        assert seconds < 2, f"refused after {seconds:.1f} s (within 2 s): convbound {shown}"
     else:
         assert code == 0, f"good input refused (exit {code}) by: convbound {shown}: {err}"
         assert err == "", f"stderr not empty for good input: convbound {shown}: {err[:500]}"
