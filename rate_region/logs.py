@@ -115,7 +115,8 @@ def _read_frame(path: Path, fmt: str, max_cells: int | None = None):
 
     from bounds.core.files import regular_file
 
-    regular_file(path, "log file")  # a FIFO would block for ever; a directory or device is no log
+    # a FIFO would block for ever; a directory or device is no log
+    regular_file(path, "log file", "a CSV, Parquet or JSON lines participation log (docs/audit.md)")
     try:
         if fmt == "parquet":
             if max_cells is not None:

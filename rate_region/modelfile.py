@@ -46,15 +46,15 @@ def load_model_file(path, k: int | None = None, max_clients: int | None = None):
     """
     path = Path(path)
     suffix = path.suffix.lower()
+    valid = "a model file: TOML, or Parquet, CSV or NPZ with columns q, weight, k (docs/audit.md)"
     if suffix == ".toml":
-        regular_file(path, "model file")
+        regular_file(path, "model file", valid)
         from rate_region.tomlfile import load_model
 
         return load_model(path)
     if suffix not in COLUMNAR:
         raise UserInputError(f"model file {path}: unknown suffix {suffix!r}; use one of {', '.join(SUFFIXES)}")
-    st = regular_file(path, "model file")
-    if st.st_size == 0:
+    if regular_file(path, "model file", valid).stat().st_size == 0:
         raise UserInputError(f"model file {path} is empty; it needs a column q (one row per client)")
     fmt = COLUMNAR[suffix]
     cols = _read_npz(path, max_clients) if fmt == "npz" else _read_table(path, fmt, max_clients)
