@@ -82,24 +82,6 @@ def parse_target(text: str) -> Target:
     raise UserInputError(f"target {shown!r} is not valid; use {_TARGETS}")
 
 
-def check_level(level: float, alpha: float) -> None:
-    """``level`` in (0, 1) with a finite normal quantile z_{(1 + level)/2}; ``alpha`` in (0, 1)."""
-    if not (0 < alpha < 1):
-        raise UserInputError(f"--alpha {alpha!r} is a false discovery rate: it must lie in (0, 1), e.g. 0.05")
-    if not (0 < level < 1) or not 0.5 + level / 2 < 1.0:
-        # 0.5 + level / 2 == 1.0 in floating point for level > 1 - 2^-53: the quantile would be infinite
-        raise UserInputError(f"--level {level!r} must lie in (0, 1) and at most 1 - 1e-15, where the normal "
-                             "quantile of the interval is still finite; e.g. 0.95")
-
-
-def check_cap(k, n_clients: int, what: str = "--k") -> int:
-    """A cap per round: an integer from 1 to the number of clients (a cap of N or more caps nothing)."""
-    if isinstance(k, bool) or int(k) != k or not 1 <= int(k) <= n_clients:
-        kk = str(k) if len(str(k)) <= 30 else str(k)[:30] + "..."
-        raise UserInputError(f"{what} {kk}: the cap per round is an integer from 1 to the log's {n_clients} clients")
-    return int(k)
-
-
 @dataclass(frozen=True, eq=False)
 class AuditRecord:
     """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions."""
@@ -162,6 +144,24 @@ class AuditRecord:
             st = {True: "met", False: "NOT met", None: "unverified"}[c["status"]]
             lines.append(f"  {c['check']:<12} {st:<10} {', '.join(c['results'])}: {c['reason']}")
         return "\n".join(lines)
+
+
+def check_level(level: float, alpha: float) -> None:
+    """``level`` in (0, 1) with a finite normal quantile z_{(1 + level)/2}; ``alpha`` in (0, 1)."""
+    if not (0 < alpha < 1):
+        raise UserInputError(f"--alpha {alpha!r} is a false discovery rate: it must lie in (0, 1), e.g. 0.05")
+    if not (0 < level < 1) or not 0.5 + level / 2 < 1.0:
+        # 0.5 + level / 2 == 1.0 in floating point for level > 1 - 2^-53: the quantile would be infinite
+        raise UserInputError(f"--level {level!r} must lie in (0, 1) and at most 1 - 1e-15, where the normal "
+                             "quantile of the interval is still finite; e.g. 0.95")
+
+
+def check_cap(k, n_clients: int, what: str = "--k") -> int:
+    """A cap per round: an integer from 1 to the number of clients (a cap of N or more caps nothing)."""
+    if isinstance(k, bool) or int(k) != k or not 1 <= int(k) <= n_clients:
+        kk = str(k) if len(str(k)) <= 30 else str(k)[:30] + "..."
+        raise UserInputError(f"{what} {kk}: the cap per round is an integer from 1 to the log's {n_clients} clients")
+    return int(k)
 
 
 def _versions() -> dict:
