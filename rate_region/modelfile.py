@@ -221,5 +221,6 @@ def _build(cols: dict[str, np.ndarray], path: Path, k: int | None):
                                  f"number of clients ({n})")
         cap = int(v) if k is None else k
     if cap is None:
-        raise UserInputError(f"model file {path} has no column 'k' (the cap per round); add one or pass --k")
+        raise UserInputError(f"model file {path} has no column 'k' (the cap per round); add one (region and audit "
+                             "also take --k)")
     return Independent.build(q, cap, weights, name=path.stem)
