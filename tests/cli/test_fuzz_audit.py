@@ -345,6 +345,23 @@ def _cases(tmp: Path) -> list[tuple[str, list[str], str]]:
     for alpha in ("1e-300", "0.999"):
         add("ok", [None, csv, "--alpha", alpha], "ok")
 
+    # edge logs that are valid: a client never available, everybody always chosen, one client, two rounds,
+    # nobody chosen; every target answers without a warning. Nobody ever available: nothing to audit.
+    T = 6
+    ones, snap = np.ones((T, 3), bool), np.arange(T) % 2 == 0
+    first = np.zeros((T, 3), bool)
+    first[:, 0] = True
+    edges = {"never": (np.c_[np.ones((T, 2), bool), np.zeros((T, 1), bool)], first),
+             "all-chosen": (ones, ones), "one-client": (ones[:, :1], ones[:, :1]),
+             "two-rounds": (ones[:2], first[:2]), "nobody-chosen": (ones, np.zeros((T, 3), bool))}
+    from rate_region.logs import write_log
+
+    for name, (A, S) in edges.items():
+        path = write_log(new(".csv"), A, S, snapshot=snap[:A.shape[0]])
+        for target in ("rstar", "uniform:1/3", "available:1", "available", "fast:0.5"):
+            add(f"edge-{name}", [None, path, "--target", target, "--period", "2"], "ok")
+    add("edge-nobody-available", [None, write_log(new(".csv"), ~ones, ~ones)])
+
     # deleted columns: the four required ones are refused, the two optional ones may go
     frames = {"csv": pl.read_csv(csv), "parquet": pl.read_parquet(pq), "jsonl": pl.read_ndjson(jl)}
     writers = {"csv": "write_csv", "parquet": "write_parquet", "jsonl": "write_ndjson"}
