@@ -137,6 +137,7 @@ def get_model(spec: str, clients: int | None = None, seed: int = 0, k: int | Non
         return named_model(spec, clients, seed)
     if is_model_file(spec):
         if clients is not None:
-            raise UserInputError("--clients applies to named models only; a model file fixes its own clients")
+            raise UserInputError(f"clients={clients} applies to named models only; a model file fixes its own clients",
+                                 param="clients")
         return load_model(spec, k, max_clients)
     raise unknown("availability model", spec, MODEL_NAMES)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face
 from rate_region.audit.checks import (
     AVAILABLE_CONVENTION,
     CHECK_TITLES,
@@ -82,6 +83,17 @@ def parse_target(text: str) -> Target:
     raise UserInputError(f"target {shown!r} is not valid; use {_TARGETS}")
 
 
+def _audit_summary(a: AuditRecord) -> str:
+    states = [c.get("status") for c in a.checks]
+    lg = a.log
+    return (f"log {lg.get('source')}: {lg.get('rounds')} rounds, {lg.get('clients')} clients; model "
+            f"{a.model.get('kind')}; checks: {states.count(True)} met, {states.count(False)} not met, "
+            f"{states.count(None)} open")
+
+
+@notebook_face(_audit_summary, rows=lambda a: [(c.get("check"), {True: "met", False: "not met"}.get(c.get("status"), "open"),
+                                                c.get("reason", "")) for c in a.checks],
+               header=("check", "status", "reason"))
 @dataclass(frozen=True, eq=False)
 class AuditRecord:
     """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions."""
