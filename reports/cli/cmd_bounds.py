@@ -159,7 +159,9 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
     r = bind(res, {"r": values["r"]})["r"]
     if r.ndim != 1:
         raise UserInputError(f"model= checks one rate vector; got r with shape {r.shape}")
-    named = not (model_spec.endswith(".toml") or "/" in model_spec)
+    from rate_region.modelfile import is_model_file
+
+    named = not is_model_file(model_spec)
     model = get_model(model_spec, r.size if named and model_spec not in ("table1", "table1-markov") else None)
     cap = make_cap(None, model.cap)
     m = membership(model, cap, r)
