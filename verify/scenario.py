@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from bounds.core.stats import MEAN_LEVEL
 from bounds.errors import UserInputError
-from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
+from verify.verdict import mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
 
@@ -116,6 +117,14 @@ class Instance:
             this point (name -> why), e.g. a step schedule scaled away from the theorem's own.
         run_broken: ``Simulation -> {name: why}``, the hypotheses the run itself shows unmet, e.g. a
             heterogeneity constant stated on a ball that the iterates leave (an empty mapping: none).
+        decided: hypotheses the builder settles by construction although ``bounds`` cannot (name ->
+            (True/False, why)), e.g. the sign of an availability model's covariance; passed to
+            ``Result.check`` with the pattern's own (decided, not assumed: a violation stays one).
+        run: ``(trials, seed) -> object with the metrics measure reads`` for evidence that is not an
+            engine trajectory (e.g. draws of a client-selection law); None: ``quadratics.simulate`` of
+            problem, algorithm and pattern.
+        exact_lhs: ``() -> (value, floating-point error bound)``: the LHS computed exactly, without
+            simulation (a lemma about a finite law), for ``verify.checks.Exact``.
     """
 
     problem: Any
@@ -131,6 +140,9 @@ class Instance:
     curve: str | None = None   # metric whose per-round mean the record keeps for figures
     broken: Mapping[str, str] = field(default_factory=dict)
     run_broken: Callable[[Any], Mapping[str, str]] | None = None
+    decided: Mapping[str, tuple[bool | None, str]] = field(default_factory=dict)
+    run: Callable[[int, int], Any] | None = None
+    exact_lhs: Callable[[], tuple[float, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -287,7 +299,7 @@ def _meets_assumption2(consts: Mapping[str, Any], values: Mapping[str, Any]) -> 
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
-                   device: str = "cpu", level: float = DEFAULT_LEVEL, threads: int | None = 1,
+                   device: str = "cpu", level: float = MEAN_LEVEL, threads: int | None = 1,
                    outside: bool = False, instance: Instance | None = None) -> PointEstimate:
     """Simulate ``scenario`` at ``point`` (defaults filled) for ``trials`` seeded trials, one batched run.
 
@@ -305,13 +317,16 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
-    sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
-                   seed=int(seed), device=device, threads=threads)
+    if inst.run is not None:
+        sim = inst.run(int(trials), int(seed))
+    else:
+        sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
+                       seed=int(seed), device=device, threads=threads)
     samples = np.asarray(inst.measure(sim), dtype=float)
     samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
     values = dict(inst.complete(sim, inst.values)) if inst.complete else dict(inst.values)
     res = bounds.get(scenario.result)
-    decided = realised_participation(inst.pattern, res, values)
+    decided = {**realised_participation(inst.pattern, res, values), **dict(inst.decided)}
     report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
     run_broken = dict(inst.run_broken(sim)) if inst.run_broken else {}
@@ -332,5 +347,5 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=int(trials),
         seed=int(seed), level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
         notes=inst.notes,
-        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": sim.mean(inst.curve).tolist()}
+        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": np.asarray(sim.mean(inst.curve)).tolist()}
                 if inst.curve else {}))
