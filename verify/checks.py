@@ -103,15 +103,17 @@ class Certify:
     """The scenario's verdict at one point (record kind ``certificate``).
 
     Args:
-        scenario: scenario id. point: axis overrides of its default point.
+        scenario: scenario id (or a ``Scenario`` object, e.g. a plugin's). point: axis overrides of its
+            default point.
         id: record id (default: the scenario id). title: one line (default: the scenario's title).
         trials: (quick, full) trial counts.
         expected: the verdict that counts as success (a documented finding may expect ``violated``).
         outside: admit values outside the axes' ranges (a point the space's box leaves out on purpose).
         notes: carried into the record.
+        quick: overrides of ``point`` in quick mode (e.g. fewer rounds).
     """
 
-    scenario: str
+    scenario: Any
     point: Mapping[str, Any] = field(default_factory=dict)
     id: str = ""
     title: str = ""
@@ -119,6 +121,7 @@ class Certify:
     expected: str = HOLDS
     outside: bool = False
     notes: tuple[str, ...] = ()
+    quick: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ class Sweep:
 
     Args:
         scenario, point: the scenario and the fixed part of the point.
-        axis: the swept axis; values: (quick, full) value lists.
+        axis: the swept axis; values: (quick, full) value lists (an empty quick list: full mode only).
         fit: ``"slope"``: per-seed-group log-log slope of the LHS against the axis, ``holds`` when
             ``exponent`` lies in its interval widened by ``tol``; ``"constant"``: ORDER shape, the
             fitted constant LHS/argument (argument = the scenario's RHS, or ``argument(est, first)``)
@@ -288,12 +291,20 @@ def _point(scenario: Any, point: Mapping[str, Any], ctx: Context) -> dict[str, A
     return {**({"draw": int(ctx.seed)} if "draw" in names and "draw" not in point else {}), **dict(point)}
 
 
-def _estimate(scenario_id: str, point: Mapping[str, Any], ctx: Context, trials: int, seed: int,
+def scenario_of(ref: Any) -> Any:
+    """A spec's scenario: an id of the registry (``verify.scenarios.get``) or a ``Scenario`` object (a plugin's)."""
+    if isinstance(ref, str):
+        from verify.scenarios import get
+
+        return get(ref)
+    return ref
+
+
+def _estimate(ref: Any, point: Mapping[str, Any], ctx: Context, trials: int, seed: int,
               outside: bool = False) -> Any:
     from verify.scenario import evaluate_point
-    from verify.scenarios import get
 
-    sc = get(scenario_id)
+    sc = scenario_of(ref)
     return evaluate_point(sc, _point(sc, point, ctx), trials=int(trials), seed=seed, device=ctx.device,
                           level=ctx.level, threads=ctx.threads, outside=outside)
 
@@ -321,13 +332,12 @@ def certify_record(est: Any, *, ctx: Context, seed: int, id: str, title: str, ex
 
 
 def _certify(spec: Certify, ctx: Context, group: str, index: int) -> list[Verification]:
-    from verify.scenarios import get
-
     t0 = time.perf_counter()
     seed = _seed(ctx, group, index)
-    est = _estimate(spec.scenario, spec.point, ctx, ctx.n(*spec.trials), seed, outside=spec.outside)
-    return [certify_record(est, ctx=ctx, seed=seed, id=spec.id or spec.scenario,
-                           title=spec.title or get(spec.scenario).title, expected=spec.expected, notes=spec.notes,
+    point = {**dict(spec.point), **(dict(spec.quick) if ctx.quick else {})}
+    est = _estimate(spec.scenario, point, ctx, ctx.n(*spec.trials), seed, outside=spec.outside)
+    return [certify_record(est, ctx=ctx, seed=seed, id=spec.id or est.scenario,
+                           title=spec.title or scenario_of(spec.scenario).title, expected=spec.expected, notes=spec.notes,
                            elapsed=time.perf_counter() - t0)]
 
 
@@ -367,6 +377,8 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
 
     t0 = time.perf_counter()
     xs = list(ctx.pick(spec.values))
+    if not xs:  # a sweep run in full mode only
+        return []
     trials = ctx.n(*spec.trials)
     ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, _seed(ctx, group, index, j))
             for j, x in enumerate(xs)]
@@ -455,10 +467,9 @@ def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Veri
 
 def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verification]:
     import bounds
-    from verify.scenarios import get
 
     t0 = time.perf_counter()
-    sc = get(spec.scenario)
+    sc = scenario_of(spec.scenario)
     full = sc.point(_point(sc, spec.point, ctx))
     inst = sc.build(full)
     if inst.exact_lhs is None:
@@ -493,10 +504,14 @@ def run_spec(spec: Spec, ctx: Context, *, group: str, index: int) -> list[Verifi
 
 
 def run_group(group: Group, ctx: Context) -> list[Verification]:
-    """Every spec of ``group`` in order, then ``group.finish``."""
+    """Every spec of ``group`` in order, then ``group.finish``; a plugin's records carry its origin."""
     out: list[Verification] = []
     for i, spec in enumerate(group.specs):
         if ctx.progress:
             ctx.progress(f"{group.id}: {getattr(spec, 'id', '') or getattr(spec, 'scenario', '')}")
         out += run_spec(spec, ctx, group=group.id, index=i)
-    return list(group.finish(out)) if group.finish else out
+    out = list(group.finish(out)) if group.finish else out
+    if group.origin != "built-in":
+        out = [v.replace(instance={**dict(v.instance), "origin": group.origin},
+                         notes=v.notes + (f"origin: {group.origin}",)) for v in out]
+    return out

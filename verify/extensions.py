@@ -3,11 +3,13 @@
 **Setting**: a plugin's ``scenarios()`` (entry point group ``convbound.scenarios`` or a ``--plugin``
 file, see :mod:`bounds.plugins`) returns a list of any of
 
+- a scenario (``verify.scenario.Scenario``: ``id``, ``result``, ``space``, ``build(point)``): a check
+  group of one :class:`verify.checks.Certify` at its default point, run by the one runner
+  (:func:`verify.checks.run_group`, through ``evaluate_point``: every hypothesis rule applies);
+- a :class:`verify.checks.Group` (specs over scenarios, e.g. a certificate with its control);
 - :class:`Check`: an id and a function ``run(ctx) -> list[Verification]`` (``ctx`` is a
-  ``verify.certificates.common.Context``; build records with ``certificate(...)`` from that module);
-- a scenario object (the falsify layer's ``Scenario``: ``id``, ``result``, ``build(point)`` returning an
-  instance with ``problem, algorithm, pattern, rounds, values, measure``): its default point is
-  simulated and scored like a certificate.
+  ``verify.checks.Context``; records from ``verify.certificate``): a user's own procedure, kept for
+  plugins written before the specs; it bypasses ``evaluate_point``, so prefer a scenario or a Group.
 
 Each record a plugin check returns carries its origin (a note ``origin: ...`` and
 ``instance["origin"]``), so tables and the report show where it came from.
@@ -19,8 +21,6 @@ Each record a plugin check returns carries its origin (a note ``origin: ...`` an
 
 from __future__ import annotations
 
-import functools
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,39 +66,26 @@ def _mark(v: Verification, origin: str) -> Verification:
     return v.replace(instance={**dict(v.instance), "origin": origin}, notes=v.notes + (f"origin: {origin}",))
 
 
-def _as_check(item: Any) -> Check:
-    """A plugin's item as a Check (Check, scenario object, or an object with ``id`` that is callable)."""
-    if isinstance(item, Check):
+def _as_check(item: Any) -> Any:
+    """A plugin's item as a check group: a Group or Check as given, a scenario as a Group certifying its
+    default point (scored by the one runner), another callable with an ``id`` as a Check."""
+    from verify.checks import Certify, Group
+    from verify.scenario import Scenario
+
+    if isinstance(item, (Check, Group)):
         return item
     cid = getattr(item, "id", None)
     if not isinstance(cid, str) or not cid:
         raise UserInputError(f"scenarios() returned a {type(item).__name__} without a string id; "
-                             f"return verify.extensions.Check objects or scenarios")
+                             f"return verify.scenario.Scenario, verify.checks.Group or verify.Check objects")
+    if isinstance(item, Scenario):
+        return Group(cid, (Certify(item, id=cid, title=item.title),), title=item.title, origin=item.origin)
     if hasattr(item, "build") and hasattr(item, "result"):
-        return Check(cid, functools.partial(_score_scenario_list, scenario=item), getattr(item, "title", ""),
-                     item.result)
+        raise UserInputError(f"scenario {cid!r} is a {type(item).__name__}, not a verify.scenario.Scenario "
+                             "(id, result, title, space, build): build one of those")
     if callable(item):
         return Check(cid, item, getattr(item, "title", ""), getattr(item, "result", ""))
-    raise UserInputError(f"scenario {cid!r} is neither a Check, a scenario (build/result) nor callable")
-
-
-def _score_scenario_list(ctx: Any, scenario: Any) -> list[Verification]:
-    return [_score_scenario(ctx, scenario)]
-
-
-def _score_scenario(ctx: Any, scenario: Any) -> Verification:
-    """A scenario at its default point, scored like a hand-built certificate."""
-    from verify.certificates.common import certificate
-
-    t0 = time.perf_counter()
-    point = scenario.default_point() if hasattr(scenario, "default_point") else {}
-    inst = scenario.build(point)
-    trials = ctx.n(64, 256)
-    sim = ctx.simulate(inst.problem, inst.algorithm, inst.pattern, trials, inst.rounds)
-    samples = inst.measure(sim)
-    return certificate(ctx, check_id=scenario.id, title=getattr(scenario, "title", scenario.id), key=scenario.result,
-                       values=dict(inst.values), samples=samples, instance={"point": dict(point)}, trials=trials,
-                       assumed=dict(getattr(inst, "assumed", {}) or {}), started=t0)
+    raise UserInputError(f"scenario {cid!r} is neither a Scenario, a Group, a Check nor callable")
 
 
 def plugin_checks(builtins: Mapping[str, Callable]) -> dict[str, Callable]:
@@ -113,3 +100,10 @@ def plugin_checks(builtins: Mapping[str, Callable]) -> dict[str, Callable]:
         return _as_check(item).id
 
     return plugins.merge("scenarios", builtins, key=key, tag=lambda item, where: replace(_as_check(item), origin=where))
+
+
+def is_scenario(item: Any) -> bool:
+    """True for a plugin item that is a scenario (the falsify layer searches those)."""
+    from verify.scenario import Scenario
+
+    return isinstance(item, Scenario)

@@ -106,7 +106,8 @@ class Instance:
     Args:
         problem, algorithm, pattern, rounds: what ``quadratics.simulate`` runs.
         values: the result's inputs (constants read from the problem and pattern, never retyped).
-        measure: ``Simulation -> per-trial LHS samples [T]`` (the operational left side).
+        measure: ``Simulation -> per-trial LHS samples [T]`` (the operational left side), or per-trial
+            curves [T, X] whose row means are the LHS (a sweep's statistic may read the curves).
         assumed: hypothesis name -> why it is met although ``bounds`` cannot check it.
         complete: optional ``(Simulation, values) -> values`` for inputs that are instance-level
             quantities measured on the run itself (e.g. F3AST's G^2 over the trajectory).
@@ -337,7 +338,9 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
                   for k, v in broken.items()]
         hyp = False
     rhs = float(report.evaluation.value)
-    est = mean_ci(samples, level) if np.isfinite(samples).all() else None
+    # a measure may return per-trial curves [T, X] (a sweep's statistic reads them): the LHS is their row mean
+    per_trial = samples if samples.ndim == 1 else samples.reshape(samples.shape[0], -1).mean(axis=1)
+    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() else None
     lhs = est.mean if est else math.inf
     ci = (est.low, est.high) if est else (math.inf, math.inf)
     return PointEstimate(
