@@ -21,7 +21,7 @@ Each record a plugin check returns carries its origin (a note ``origin: ...`` an
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ from bounds import plugins
 from bounds.errors import UserInputError
 from verify.record import Verification
 
-__all__ = ["Check", "plugin_checks"]
+__all__ = ["Check", "certificate", "plugin_checks"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +107,56 @@ def is_scenario(item: Any) -> bool:
     from verify.scenario import Scenario
 
     return isinstance(item, Scenario)
+
+
+def certificate(ctx: Any, *, check_id: str, title: str, key: str, values: Mapping[str, Any], samples: Any,
+                instance: Mapping[str, Any], trials: int, notes: Sequence[str] = (),
+                series: Mapping[str, Any] | None = None, assumed: Mapping[str, str] | None = None,
+                decided: Mapping[str, tuple[bool | None, str]] | None = None,
+                started: float | None = None) -> Verification:
+    """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples`` (a user's hand-built ``Check``).
+
+    The same rule as :func:`verify.checks.verdict_of` (one verdict): the LHS interval against the RHS,
+    gated by the hypotheses (``assumed``: name -> why it is met although ``bounds`` cannot check it; a
+    violation then reads ``unverified``; ``decided``: met by construction, passed to ``Result.check``).
+    Prefer a scenario (``verify.scenario.Scenario``) scored by ``evaluate_point``: it applies every
+    hypothesis rule of the instance (``broken``, ``run_broken``, realised participation).
+    """
+    import math
+    import time
+
+    import numpy as np
+
+    import bounds
+    from verify.checks import verdict_of
+    from verify.scenario import PointEstimate, hypotheses_of
+    from verify.verdict import mean_ci, ratio
+
+    result = bounds.get(key)
+    report = result.check(values, decided)
+    hyp, conds = hypotheses_of(report, assumed or {})
+    x = np.asarray(samples, dtype=float)
+    est = mean_ci(x, ctx.level)
+    point = PointEstimate(
+        scenario=check_id, result=key, kind=result.kind.value, point={}, samples=x, lhs=est.mean,
+        ci=(est.low, est.high), rhs=float(report.evaluation.value), ratio=math.nan, hypotheses=hyp,
+        conditions=tuple(conds), values={}, rhs_terms={}, trials=int(trials), seed=int(ctx.seed), level=ctx.level,
+        assumed=dict(assumed or {}))
+    verdict, why = verdict_of(point)
+    return Verification(
+        id=check_id, title=title, verdict=verdict, expected="holds",
+        lhs=est.mean, ci=(est.low, est.high), rhs=point.rhs, ratio=ratio(est.mean, point.rhs),
+        instance={**dict(instance), "result_inputs": {k: _num(v) for k, v in values.items()},
+                  "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
+                  "level": ctx.level},
+        control=False, kind="certificate", trials=trials, seed=ctx.seed,
+        variant=result.variant, conditions=tuple(conds), series=dict(series or {}), notes=tuple(notes) + tuple(why),
+        device=ctx.device, elapsed_s=(time.perf_counter() - started) if started else 0.0,
+    )
+
+
+def _num(v: Any) -> Any:
+    import numpy as np
+
+    arr = np.asarray(v, dtype=float)
+    return float(arr) if arr.ndim == 0 else arr.tolist()

@@ -54,7 +54,7 @@ def assert_bound_holds(target: Any, *, level: float = 0.99, trials: int | None =
     >>> [v.verdict for v in assert_bound_holds(ok)]
     ['holds']
     """
-    from verify.certificates.common import Context
+    from verify.checks import Context
 
     if not 0 < level < 1:
         raise ValueError(f"level={level} must lie in (0, 1)")

@@ -301,6 +301,58 @@ def exact_sampling_variance(*, subsets: np.ndarray, law: np.ndarray, weights: np
     return value, float(8 * n * np.finfo(float).eps * (np.abs(law) @ np.abs(per)))
 
 
+
+NAIVE_SPACE = (
+    Param("weights", default="f3ast", choices=("f3ast", "plain"),
+          doc="aggregate weights: p_k / r_k at the naive sampler's true rates (F3AST), or a plain average of the "
+              "selected updates (FedAvg-style; a control)"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: Table I has no random draw"),
+)
+STATIC = "participation (static-rate)"
+
+
+def naive_draws(trials: int, seed: int, *, model: Any, p: np.ndarray, r: np.ndarray, v: np.ndarray,
+                plain: bool) -> Any:
+    """``trials`` rounds of Table I availability and the naive sampler (one available client, chosen in
+    proportion to p; ``sample`` stream): per-round Delta - vbar for scalar updates v."""
+    from types import SimpleNamespace
+
+    from bounds.core.seeds import rng
+    from rate_region.sampler import naive_select
+
+    draws = rng(seed, "sample")
+    avail = next(model.stream(draws, trials, 1))[:, 0]
+    sel = naive_select(avail, p, 1, draws).astype(float)
+    if plain:
+        count = sel.sum(1)
+        delta = np.where(count > 0, (sel * v).sum(1) / np.maximum(count, 1), 0.0)
+    else:
+        delta = (sel * (p / r) * v).sum(1)
+    return SimpleNamespace(metrics={"bias": delta - float(p @ v)})
+
+
+def build_naive(point: Mapping[str, Any]) -> Instance:
+    """Table I, one client a round chosen by the naive sampler (in proportion to p among the available),
+    updates v = (1, -1): the bias E[Delta] - vbar of its aggregate (Lemma B.1)."""
+    from rate_region.models import named_model
+    from rate_region.optimum import resolve_weights
+    from rate_region.region import naive_rate
+
+    model = named_model("table1")
+    p = resolve_weights(model, None)
+    r = np.asarray(naive_rate(model, 1, p))  # exact for Table I's cap of one client
+    v = np.array([1.0, -1.0])
+    plain = point["weights"] == "plain"
+    static = ("the naive sampler picks among the available clients by a rule of the configuration only (a static "
+              f"policy), at its exact rates r = {np.round(r, 4).tolist()} (rate_region.region.naive_rate)")
+    return Instance(problem=None, algorithm=None, pattern=None, rounds=0, values={"p": p, "r": r},
+                    measure=partial(draws_of, metric="bias"), decided={STATIC: (True, static)},
+                    broken={STATIC: "plain average of the selected updates, not the weights p_k / r_k"} if plain else {},
+                    run=partial(naive_draws, model=model, p=p, r=r, v=v, plain=plain),
+                    describe={"model": "table1", "k": 1, "p": p.tolist(), "naive_rate": r.tolist(), "v": v.tolist(),
+                              "vbar": float(p @ v), "weights": point["weights"]},
+                    notes=("LHS = E[Delta] - vbar (bias); unbiased means the interval contains 0 (LB.1)",))
+
 # Theorem III.5 (ORDER) with the main-text per-round step eta_t = 2/(mu(gamma + t)): the shape over T --
 
 T35_MAIN_SPACE = (
@@ -346,6 +398,8 @@ SCENARIOS += [
              ("Monte Carlo over draws of S (no trajectory)",)),
     Scenario("F3AST.LB.5", "F3AST.LB.5", "F3AST Lemma B.5: exact sampling variance", LB5_SPACE, build_lb5,
              ("Monte Carlo over draws of S; the exact expectation over the finite law is also available",)),
+    Scenario("F3AST.naive", "F3AST.LB.1", "F3AST naive sampler: bias of its aggregate", NAIVE_SPACE, build_naive,
+             ("Monte Carlo over rounds of availability and selection (no trajectory)",)),
     Scenario("F3AST.T3.5", "F3AST.T3.5", "F3AST Theorem III.5 shape (static policy, main-text step)",
              T35_MAIN_SPACE, build_t35_main, ("ORDER result: only the 1/(TE + gamma) shape is checkable",)),
 ]
@@ -381,6 +435,13 @@ CHECKS = [
                 title="F3AST Lemma B.5: exact sampling variance, S from another law", trials=(20000, 200000),
                 note="S always the policy's selection of largest ||Delta - vbar||^2, identity evaluated at the "
                      "policy law's moments"),
+    )),
+    Group("F3AST.naive.control", (
+        Control("F3AST.naive", {"weights": "plain"}, broken=STATIC, id="F3AST.naive.naive-average",
+                title="F3AST naive sampler bias with naive average", trials=(20000, 200000),
+                note="plain averaging of the naive sampler's selection is biased towards the more available client"),
+        Certify("F3AST.naive", id="F3AST.naive.f3ast-weights", title="F3AST naive sampler bias with f3ast weights",
+                trials=(20000, 200000)),
     )),
     Group("F3AST.T3.5", (
         Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5",
