@@ -39,9 +39,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bounds.core.stats import MEAN_LEVEL
 from bounds.errors import UserInputError
 from verify.scenario import PointEstimate, Scenario, evaluate_point
-from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
@@ -162,20 +162,18 @@ class SearchRecord:
 
 
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
-            level: float = DEFAULT_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
+            level: float = MEAN_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
     """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
+    from verify.checks import verdict_of
+
     est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
     low, high = est.ci
-    extra: dict[str, Any] = {}
+    verdict, why = verdict_of(est)  # the one verdict rule (verify and verify --instance use it too)
+    extra: dict[str, Any] = {"why": why}
     if est.kind == "order":
         # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
-        verdict = "unverified" if est.hypotheses is not False else "inapplicable"
         extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
         extra["constant_ci"] = [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None]
-    else:
-        verdict = decide(est.kind, low, high, est.rhs, hypotheses=est.hypotheses)
-    if verdict == VIOLATED and est.assumed:
-        verdict = "unverified"  # a violation could mean an assumed (undecidable) hypothesis fails
     out = {"verdict": verdict, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
            "ratio_ci": [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None], "trials": trials,
            "seeds": [seed], "level": level, "hypotheses": est.hypotheses, "conditions": list(est.conditions),
@@ -211,7 +209,7 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
 
 def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, seed: int = 0, trials: int = 64,
            confirm_trials: int = 4096, optimiser: str = "random", population: int = 8,
-           device: str = "cpu", level: float = DEFAULT_LEVEL,
+           device: str = "cpu", level: float = MEAN_LEVEL,
            progress: Callable[[int, int, float | None], None] | None = None,
            map_points: Callable[..., list[dict[str, Any]]] | None = None,
            problems: Sequence[str] | str | None = None) -> SearchRecord:
@@ -329,22 +327,27 @@ def load_instance(path: str) -> dict[str, Any]:
 
 
 def replay(path: str, *, device: str | None = None) -> Any:
-    """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers."""
-    from verify.record import Verification
+    """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers.
+
+    The record is built as ``verify``'s certificate records are (``verify.checks.certify_record``: one
+    verdict rule, one instance said to be one instance); ``expected`` is the recorded verdict, and a
+    replayed violation says that the violation is the outcome being reproduced.
+    """
+    from verify.checks import Context, certify_record
     from verify.scenarios import get
     from verify.suite import versions
 
     data = load_instance(path)
     sc = get(data["scenario"])
-    level = float(data.get("level", DEFAULT_LEVEL))
-    conf, est = confirm(sc, data["point"], trials=data["trials"], seed=data["seeds"][0],
-                        device=device or data.get("device", "cpu"), level=level)
-    exp = data.get("expect", {})
-    return Verification(
-        id=f"{sc.id}:instance", title=f"{sc.title}, replayed instance ({path})", verdict=conf["verdict"],
-        expected=exp.get("verdict", "holds"), lhs=est.lhs, ci=est.ci, rhs=est.rhs, ratio=est.ratio,
-        instance={**dict(est.describe), "point": dict(est.point), "result_inputs": dict(est.values),
-                  "rhs_terms": dict(est.rhs_terms), "level": level, "source": path},
-        kind="certificate", trials=data["trials"], seed=data["seeds"][0], conditions=tuple(est.conditions),
-        notes=("replay of a falsify confirmation: expected = the recorded verdict",), versions=versions(),
-        device=device or data.get("device", "cpu"))
+    level = float(data.get("level", MEAN_LEVEL))
+    dev = device or data.get("device", "cpu")
+    seed = data["seeds"][0]
+    conf, est = confirm(sc, data["point"], trials=data["trials"], seed=seed, device=dev, level=level)
+    expected = data.get("expect", {}).get("verdict", "holds")
+    notes = ["replay of a falsify confirmation: expected = the recorded verdict"]
+    if expected == "violated":
+        notes.append("the recorded outcome is a violation of the bound: 'ok' here means the replay reproduced the "
+                     "violation, not that the bound holds")
+    rec = certify_record(est, ctx=Context(seed=seed, device=dev, level=level), seed=seed, id=f"{sc.id}:instance",
+                         title=f"{sc.title}, replayed instance ({path})", expected=expected, notes=notes)
+    return rec.replace(instance={**dict(rec.instance), "source": path}, versions=versions())
