@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bounds.core import seeds
 from bounds.errors import UserInputError, unknown
 from rate_region.availability import (
     AvailabilityModel,
@@ -66,7 +67,7 @@ def _scarce(clients, seed):
 
 
 def _lognormal_q(n, s, seed):
-    T = np.random.default_rng(seed).lognormal(mean=0.0, sigma=s, size=n)
+    T = seeds.rng(int(seed), "instance").lognormal(mean=0.0, sigma=s, size=n)
     return T / T.max()
 
 
@@ -80,7 +81,7 @@ def _smartphones(clients, seed):
 
 def _uneven(clients, seed):
     n = _n(clients)
-    sizes = np.random.default_rng(seed).lognormal(mean=0.0, sigma=1.0, size=n)
+    sizes = seeds.rng(int(seed), "instance").lognormal(mean=0.0, sigma=1.0, size=n)
     p = sizes / sizes.sum()
     return Independent.build(p.min() / p, DEFAULT_K, weights=p, name="uneven")
 

@@ -25,7 +25,7 @@ ask/tell step; the engine batches trials (one run per point, no loop over trials
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
-by ``verify.executor.spawn_seeds(seed, .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
+by ``bounds.core.seeds.spawn(seed, "search", .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
 confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
@@ -52,20 +52,22 @@ LOG_RATIO_CAP = math.log(1e6)
 
 
 def search_seeds(root: int, n: int) -> tuple[list[int], int]:
-    """``n`` search seeds and one confirmation seed from the project's spawner
-    (``verify.executor.spawn_seeds(root, .)``): index 0 confirms, indices 1..n search, so the
-    confirmation seed does not depend on the budget. Distinct children of one ``SeedSequence`` give
-    distinct 63-bit words except by a collision; should one occur, the next unused index confirms.
+    """``n`` search seeds and one confirmation seed: words of the ``search`` stream of ``root``
+    (``bounds.core.seeds.spawn(root, "search", .)``): index 0 confirms, indices 1..n search, so the
+    confirmation seed does not depend on the budget. Distinct spawn keys give distinct 63-bit words
+    except by a collision; should one occur, the next unused index confirms.
     """
-    from verify.executor import spawn_seeds
+    from bounds.core.seeds import spawn, word
 
-    drawn = spawn_seeds(root, n + 1)
+    if int(root) != root or root < 0:
+        raise UserInputError(f"seed {root} must be a non-negative integer")
+    drawn = spawn(int(root), "search", n + 1)
     conf, seeds = drawn[0], drawn[1:]
     taken = set(seeds)
     k = n + 1
     while conf in taken:  # keeps the guarantee: the confirmation never reuses a search seed
+        conf = word(int(root), "search", k)
         k += 1
-        conf = spawn_seeds(root, k)[-1]
     return seeds, conf
 
 
@@ -300,7 +302,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                   device=device, level=level)
     rec.confirmation["points_tried"] = done
     rec.confirmation["search_seeds_disjoint"] = conf_seed not in set(seeds)
-    rec.confirmation["seed_rule"] = ("verify.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
+    rec.confirmation["seed_rule"] = ("bounds.core.seeds.spawn(seed, 'search', budget + 1): index 0 confirms, "
                                      "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
     return rec
