@@ -111,6 +111,8 @@ class Certify:
         outside: admit values outside the axes' ranges (a point the space's box leaves out on purpose).
         notes: carried into the record.
         quick: overrides of ``point`` in quick mode (e.g. fewer rounds).
+        stream: specs of one group with the same ``stream`` share their simulation seed (paired: e.g. a
+            published and a corrected form at one instance, on the same draws); "" = the spec's own.
     """
 
     scenario: Any
@@ -122,6 +124,7 @@ class Certify:
     outside: bool = False
     notes: tuple[str, ...] = ()
     quick: Mapping[str, Any] = field(default_factory=dict)
+    stream: str = ""
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ class Control:
     title: str
     note: str
     trials: tuple[int, int] = (32, 64)
+    stream: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,7 @@ class Sweep:
     x_label: str = ""
     y_label: str = ""
     notes: tuple[str, ...] = ()
+    stream: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,7 @@ class Contrast:
     control: bool = False
     broken: str = ""
     notes: tuple[str, ...] = ()
+    stream: str = ""
 
 
 @dataclass(frozen=True)
@@ -279,10 +285,13 @@ def verdict_of(est: Any) -> tuple[str, list[str]]:
     return verdict, notes
 
 
-def _seed(ctx: Context, group: str, index: int, j: int = 0) -> int:
+def _seed(ctx: Context, group: str, index: int, j: int = 0, stream: str = "") -> int:
+    """Spec ``index`` of ``group`` (point j of a sweep): its own seed, or its named ``stream``'s (shared)."""
     from bounds.core.seeds import key, word
 
-    return word(int(ctx.seed), "check", key(group), int(index), int(j))
+    if stream:
+        return word(int(ctx.seed), "check", key(group), 1, key(stream), int(j))
+    return word(int(ctx.seed), "check", key(group), 0, int(index), int(j))
 
 
 def _point(scenario: Any, point: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
@@ -333,7 +342,7 @@ def certify_record(est: Any, *, ctx: Context, seed: int, id: str, title: str, ex
 
 def _certify(spec: Certify, ctx: Context, group: str, index: int) -> list[Verification]:
     t0 = time.perf_counter()
-    seed = _seed(ctx, group, index)
+    seed = _seed(ctx, group, index, stream=spec.stream)
     point = {**dict(spec.point), **(dict(spec.quick) if ctx.quick else {})}
     est = _estimate(spec.scenario, point, ctx, ctx.n(*spec.trials), seed, outside=spec.outside)
     return [certify_record(est, ctx=ctx, seed=seed, id=spec.id or est.scenario,
@@ -345,7 +354,7 @@ def _control(spec: Control, ctx: Context, group: str, index: int) -> list[Verifi
     import bounds
 
     t0 = time.perf_counter()
-    seed = _seed(ctx, group, index)
+    seed = _seed(ctx, group, index, stream=spec.stream)
     est = _estimate(spec.scenario, spec.point, ctx, ctx.n(*spec.trials), seed, outside=True)
     res = bounds.get(est.result)
     # the inequality is decided on its own: the theorem says nothing here, so 'inapplicable' would hide it
@@ -380,15 +389,16 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     if not xs:  # a sweep run in full mode only
         return []
     trials = ctx.n(*spec.trials)
-    ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, _seed(ctx, group, index, j))
-            for j, x in enumerate(xs)]
+    seeds = [_seed(ctx, group, index, j, spec.stream) for j in range(len(xs))]
+    ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, s)
+            for s, x in zip(seeds, xs)]
     res = bounds.get(ests[0].result)
     means, lows, highs = [e.lhs for e in ests], [e.ci[0] for e in ests], [e.ci[1] for e in ests]
     conds = [{spec.axis: x, "checks": list(e.conditions)} for x, e in zip(xs, ests)]
     series: dict[str, Any] = {"x": xs, "lhs": means, "ci_low": lows, "ci_high": highs,
                               "x_label": spec.x_label or spec.axis, **({"y_label": spec.y_label} if spec.y_label else {})}
     instance = {**dict(ests[0].describe), "scenario": spec.scenario, "point": dict(ests[0].point), "axis": spec.axis,
-                "values": xs, "seeds": [_seed(ctx, group, index, j) for j in range(len(xs))], "level": ctx.level}
+                "values": xs, "seeds": seeds, "level": ctx.level}
     notes = list(spec.notes)
     if spec.fit == "slope":
         Y = np.stack([_groups(e.samples, spec.groups, spec.statistic) for e in ests], axis=1)
@@ -441,7 +451,7 @@ def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Veri
     if spec.rule != "greater":
         raise ValueError(f"Contrast {spec.id}: rule={spec.rule!r}; valid: greater")
     trials = ctx.n(*spec.trials)
-    seed = _seed(ctx, group, index)  # one seed for both points: paired trials (same noise draws)
+    seed = _seed(ctx, group, index, stream=spec.stream)  # one seed for both points: paired (same noise draws)
     ea = _estimate(spec.a[0], spec.a[1], ctx, trials, seed)
     eb = _estimate(spec.b[0], spec.b[1], ctx, trials, seed)
     a, b = mean_ci(ea.samples, ctx.level), mean_ci(eb.samples, ctx.level)

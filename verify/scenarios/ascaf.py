@@ -204,10 +204,10 @@ LOST_NOTE = ("conditions (1)-(2) need c_w, c_v (lost in the source): taken as me
 def _t1_specs(pattern: str) -> tuple[Any, ...]:
     return (
         Sweep("ASCAF.T1", axis="R", values=T1_R, point={"pattern": pattern}, fit="constant", trials=(32, 128),
-              id=f"ASCAF.T1:{pattern}", title=f"Amplified SCAFFOLD Thm 1 shape, {pattern}", expected="unverified",
+              stream=pattern, id=f"ASCAF.T1:{pattern}", title=f"Amplified SCAFFOLD Thm 1 shape, {pattern}", expected="unverified",
               x_label="communication rounds R (count)", notes=(LOST_NOTE,)),
         Sweep("ASCAF.T1", axis="R", values=T1_R, point={"pattern": pattern}, fit="constant", trials=(32, 128),
-              id=f"ASCAF.T1.weak:{pattern}", title=f"Amplified SCAFFOLD Thm 1, false 1/R^2 argument, {pattern}",
+              stream=pattern, id=f"ASCAF.T1.weak:{pattern}", title=f"Amplified SCAFFOLD Thm 1, false 1/R^2 argument, {pattern}",
               argument=false_inverse_square_term, expected="violated", control=True,
               x_label="communication rounds R (count)",
               notes=("negative control: argument with a false 1/R^2 optimisation term must not fit one constant",)),
@@ -228,11 +228,14 @@ CHECKS = [
                      "exponent of S from ASCAF.P.IID (RI ~ 1/S); at a fixed step the floor carries the same 1/S")),
     )),
     Group("ASCAF.UH.rate", (
+        # Amplified SCAFFOLD and its FedAvg control on the same noise draws (one stream)
         Sweep("ASCAF.UH", axis="zeta", values=((1.0, 4.0, 16.0, 64.0),) * 2, statistic=rounds_to_eps, exponent=0.0,
+              stream="uh",
               tol=0.1, id="ASCAF.UH.rate", title="Amplified SCAFFOLD: rounds to eps flat in heterogeneity",
               trials=(32, 128), x_label="heterogeneity zeta", y_label="rounds to eps",
               notes=(f"rounds to mean gap <= {UH_EPS} per seed group; exponent of zeta predicted 0 (ASCAF.UH)",)),
         Sweep("ASCAF.UH", axis="zeta", values=((1.0, 4.0, 16.0, 64.0),) * 2, point={"algorithm": "fedavg"},
+              stream="uh",
               statistic=floor_of, exponent=0.0, tol=0.1, id="ASCAF.UH.fedavg.control",
               title="FedAvg: floor grows with heterogeneity", trials=(32, 128), expected="violated", control=True,
               x_label="heterogeneity zeta", y_label="FedAvg floor F - F*",

@@ -418,8 +418,9 @@ def _l34_specs(model: str) -> tuple[Any, ...]:
     for eq in ("eq6", "eq7"):
         key = f"F3AST.L3.4@{eq}"
         out += (Certify(key, {"model": model}, id=f"{key}:{model}", title=f"F3AST Lemma III.4 {eq} ({model})",
-                        trials=(20000, 200000)),
+                        trials=(20000, 200000), stream=model),  # eq6 and eq7 on the same draws of S
                 Control(key, {"model": model, "rates": "wrong"}, broken="participation (static-rate)",
+                        stream=f"{model} wrong rates",
                         id=f"F3AST.L3.4.control@{eq}:{model}", trials=(20000, 200000),
                         title=f"F3AST Lemma III.4 {eq} ({model}) with weights from wrong rates",
                         note="weights p_k/r_k with rates the policy does not achieve: the aggregate is biased, its "
@@ -444,24 +445,26 @@ CHECKS = [
                 trials=(20000, 200000)),
     )),
     Group("F3AST.T3.5", (
+        # the shape and its false-rate control read the same runs (one stream)
         Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5",
-              title="F3AST Theorem III.5 shape (static policy, main-text step)", trials=(64, 256),
+              stream="shape", title="F3AST Theorem III.5 shape (static policy, main-text step)", trials=(64, 256),
               x_label="rounds T (count)"),
         Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5.weak",
+              stream="shape",
               title="F3AST Theorem III.5 vs a false 1/T^2 argument", trials=(64, 256), argument=false_inverse_square,
               expected="violated", control=True, x_label="rounds T (count)",
               notes=("negative control: the fitted constant against an argument decaying like 1/T^2 must exceed "
                      "the limit",)),
-        Certify("F3AST.T3.5@explicit", id="F3AST.T3.5@explicit", trials=(2000, 10000),
+        Certify("F3AST.T3.5@explicit", id="F3AST.T3.5@explicit", trials=(2000, 10000), stream="explicit",
                 title="F3AST Theorem III.5 explicit bound"),
-        Control("F3AST.T3.5@explicit", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS,
+        Control("F3AST.T3.5@explicit", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
                 id="F3AST.T3.5.control:schedule@explicit", trials=(256, 1024),
                 title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
                 note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),
-        Certify("F3AST.T3.5@explicit-eq19", id="F3AST.T3.5@explicit-eq19", trials=(2000, 10000),
+        Certify("F3AST.T3.5@explicit-eq19", id="F3AST.T3.5@explicit-eq19", trials=(2000, 10000), stream="explicit",
                 title="F3AST Theorem III.5 explicit bound as printed in eq. (19)",
                 notes=("printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one",)),
-        Control("F3AST.T3.5@explicit-eq19", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS,
+        Control("F3AST.T3.5@explicit-eq19", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
                 id="F3AST.T3.5.control:schedule@explicit-eq19", trials=(256, 1024),
                 title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
                 note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),

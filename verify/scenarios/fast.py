@@ -400,8 +400,9 @@ def adversarial_finding(records: list[Any]) -> list[Any]:
 def _t2_specs(key: str) -> tuple[Any, ...]:
     suffix = "@corrected" if "@" in key else ""
     label = " (corrected)" if suffix else " (published)"
-    return (Certify(key, id=key, title="FAST Thm 2: strongly convex quadratic" + label, trials=(256, 1024)),
-            Control(key, T2_Q_CONTROL, broken="snapshot probability threshold",
+    return (Certify(key, id=key, title="FAST Thm 2: strongly convex quadratic" + label, trials=(256, 1024),
+                    stream="T2"),
+            Control(key, T2_Q_CONTROL, broken="snapshot probability threshold", stream="T2 q-control",
                     id=f"FAST.T2.control:q-threshold{suffix}", trials=(64, 256),
                     title="FAST Thm 2 with q = 0 below its threshold" + (" (corrected)" if suffix else ""),
                     note="q = 0 < threshold: ACP rounds of one favoured client bias the iterate by ~sigma_G^2/mu^2"))
@@ -422,10 +423,10 @@ CHECKS = [
     )),
     Group("FAST.T2", _t2_specs("FAST.T2") + _t2_specs("FAST.T2@corrected"), finish=compare_t2),
     Group("FAST.T2.adversarial", (
-        Certify("FAST.T2", T2_ADVERSARIAL, id="FAST.T2.adversarial", outside=True, trials=(256, 1024),
+        Certify("FAST.T2", T2_ADVERSARIAL, id="FAST.T2.adversarial", outside=True, trials=(256, 1024), stream="adv",
                 title="FAST Thm 2, q = 0 admitted, one-client ACP"),
         Certify("FAST.T2@corrected", T2_ADVERSARIAL, id="FAST.T2.adversarial@corrected", outside=True,
-                trials=(256, 1024), expected="violated",  # a documented finding, regression-tested as such
+                trials=(256, 1024), expected="violated", stream="adv",  # a documented finding, regression-tested as such
                 title="FAST Thm 2, q = 0 admitted, one-client ACP (corrected)"),
     ), finish=adversarial_finding),
     Group("FAST.C2.rate", (
@@ -452,16 +453,18 @@ CHECKS = [
                      "growth' (slope 0) must be violated")),
     )),
     Group("FAST.T1.drift", (
-        Certify("FAST.T1.drift", {"zeta": 0.0}, id="FAST.T1.drift@zeta0", trials=(64, 256),
+        # one stream for the group: both certificates and both contrasts run on the same noise draws (paired)
+        Certify("FAST.T1.drift", {"zeta": 0.0}, id="FAST.T1.drift@zeta0", trials=(64, 256), stream="drift",
                 title="FAST Thm 1, client drift (rotated Hessians, zeta = 0)"),
-        Certify("FAST.T1.drift", {"zeta": 4.0}, id="FAST.T1.drift", trials=(64, 256),
+        Certify("FAST.T1.drift", {"zeta": 4.0}, id="FAST.T1.drift", trials=(64, 256), stream="drift",
                 title="FAST Thm 1, client drift (rotated Hessians, zeta = 4)"),
         Contrast(("FAST.T1.drift", {"zeta": 0.0}), ("FAST.T1.drift", {"zeta": 4.0}), id="FAST.T1.drift.effect",
-                 title="Client drift: LHS grows with heterogeneity (full participation, K > 1)", trials=(64, 256)),
+                 title="Client drift: LHS grows with heterogeneity (full participation, K > 1)", trials=(64, 256),
+                 stream="drift"),
         # negative control of the effect: the same heterogeneity with one shared Hessian (mix = 0) breaks
         # "client Hessians differ"; under full participation drift cancels and the rule must find no effect
         Contrast(("FAST.T1.drift", {"zeta": 0.0}), ("FAST.T1.drift", {"zeta": 4.0, "mix": 0.0}),
-                 id="FAST.T1.drift.effect.control:shared-hessian", trials=(64, 256),
+                 id="FAST.T1.drift.effect.control:shared-hessian", trials=(64, 256), stream="drift",
                  title="Client drift with one shared Hessian (must show no effect)", expected="violated",
                  control=True, broken="client Hessians differ (mix > 0)",
                  notes=("violated = the effect rule finds nothing, as it must where drift cancels",)),
