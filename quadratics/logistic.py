@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from bounds.core import seeds
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
 

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from bounds.core import seeds
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from bounds.core import seeds
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 from .problem import check_count
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from bounds.core import seeds
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 
 class Bound(Protocol):

@@ -3,7 +3,7 @@
 Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts; the names of
 all verdicts are ``VERDICTS``),
 ``fit_loglog``/``fit_over_seeds`` (slopes), ``run_suite`` (imports the simulation lazily).
-Hypothesis strategies: ``verify.strategies.params_for(key)``.
+Hypothesis strategies: ``verify.testing.strategies.params_for(key)``.
 Check groups are specs over scenarios (:mod:`verify.checks`: ``Certify``, ``Control``, ``Sweep``,
 ``Contrast``, ``Exact``, run by one runner through ``verify.scenario.evaluate_point``). A user's own
 hand-built check: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials, seed,

@@ -39,8 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bounds.core.errors import UserInputError
 from bounds.core.stats import MEAN_LEVEL
-from bounds.errors import UserInputError
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
@@ -89,14 +89,14 @@ def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
 
     Each task carries its point, its seed and this process's plugin files, so its summary is the one
     :func:`evaluate_points` gives in-process: the search is the same whatever the scheduler. Use with
-    ``verify.executor.session`` so a local cluster is started once per search. A point whose task
+    ``verify.runtime.executor.session`` so a local cluster is started once per search. A point whose task
     fails stops the search with its inputs (no point is silently dropped from a generation).
     """
 
     def mapper(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
                device: str = "cpu") -> list[dict[str, Any]]:
         from bounds.plugins import files
-        from verify.executor import Task, run_tasks
+        from verify.runtime.executor import Task, run_tasks
 
         tasks = [Task("verify.falsify:evaluate_points", {"scenario_id": scenario_id, "points": [dict(p)],
                                                           "seeds": [int(s)], "trials": int(trials), "device": device},
@@ -147,7 +147,7 @@ class SearchRecord:
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 
-        from bounds.jsonable import jsonable as _plain
+        from bounds.core.jsonable import jsonable as _plain
 
         return _plain(asdict(self))
 
@@ -156,7 +156,7 @@ class SearchRecord:
         c = self.confirmation
         if not c.get("seeds"):
             raise UserInputError("this search has no confirmation to replay (it was interrupted before one)")
-        from bounds.jsonable import jsonable as _plain
+        from bounds.core.jsonable import jsonable as _plain
 
         return _plain({"format": INSTANCE_FORMAT, "scenario": self.id, "point": self.best["point"],
                        "trials": c["trials"], "seeds": c["seeds"], "level": c["level"], "device": self.device,
