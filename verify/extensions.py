@@ -81,8 +81,8 @@ def _as_check(item: Any) -> Any:
     if isinstance(item, Scenario):
         return Group(cid, (Certify(item, id=cid, title=item.title),), title=item.title, origin=item.origin)
     if hasattr(item, "build") and hasattr(item, "result"):
-        raise UserInputError(f"scenario {cid!r} is a {type(item).__name__}, not a verify.scenario.Scenario "
-                             "(id, result, title, space, build): build one of those")
+        sc = as_scenario(item)
+        return Group(cid, (Certify(sc, id=cid, title=sc.title),), title=sc.title, origin=sc.origin)
     if callable(item):
         return Check(cid, item, getattr(item, "title", ""), getattr(item, "result", ""))
     raise UserInputError(f"scenario {cid!r} is neither a Scenario, a Group, a Check nor callable")
@@ -100,6 +100,38 @@ def plugin_checks(builtins: Mapping[str, Callable]) -> dict[str, Callable]:
         return _as_check(item).id
 
     return plugins.merge("scenarios", builtins, key=key, tag=lambda item, where: replace(_as_check(item), origin=where))
+
+
+def _instance_of(point: Mapping[str, Any], *, build: Callable[[Mapping[str, Any]], Any]) -> Any:
+    """``build(point)`` as a ``verify.scenario.Instance`` (the fields the object has; defaults for the rest)."""
+    from dataclasses import fields
+
+    from verify.scenario import Instance
+
+    made = build(point)
+    if isinstance(made, Instance):
+        return made
+    return Instance(**{f.name: getattr(made, f.name) for f in fields(Instance) if hasattr(made, f.name)})
+
+
+def as_scenario(item: Any) -> Any:
+    """A scenario-like plugin object (``id``, ``result``, ``build(point)``, optional ``title``, ``space`` or
+    ``default_point()``) as a ``verify.scenario.Scenario``; without a space, each default value is a
+    fixed axis (one choice), so the object is scored at its default point only."""
+    import functools
+
+    from verify.scenario import Param, Scenario
+
+    if isinstance(item, Scenario):
+        return item
+    space = getattr(item, "space", None)
+    if space is None:
+        point = item.default_point() if hasattr(item, "default_point") else {}
+        space = tuple(Param(k, default=v, choices=(v,), doc="fixed (the plugin declares no space)")
+                      for k, v in dict(point).items())
+    return Scenario(item.id, item.result, getattr(item, "title", "") or item.id, tuple(space),
+                    functools.partial(_instance_of, build=item.build), tuple(getattr(item, "notes", ()) or ()),
+                    origin=getattr(item, "origin", plugins.BUILT_IN))
 
 
 def is_scenario(item: Any) -> bool:
