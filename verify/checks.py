@@ -212,8 +212,10 @@ class Contrast:
 class Exact:
     """A lemma checked without simulation: the scenario's exact LHS against its RHS.
 
-    The scenario's instance provides ``exact_lhs`` (``() -> (value, floating-point error bound)``); ``holds`` when
-    |LHS - RHS| <= the error bound (+ ``tol``), else ``violated``.
+    The scenario's instance provides ``exact_lhs`` (``() -> (value, floating-point error bound)``), read by
+    ``evaluate_point(..., exact_lhs=True)``; ``holds`` when |LHS - RHS| <= the error bound (+ ``tol``), else
+    ``violated``. ``expected="violated"`` makes it a control: decided on its own where a hypothesis is broken
+    at the point, ``inapplicable`` where none is (the control no longer tests anything).
     """
 
     scenario: str
@@ -249,7 +251,7 @@ class Group:
         """Ids of the records that must be ``violated`` (negative controls)."""
         out = []
         for s in self.specs:
-            if isinstance(s, Control) or getattr(s, "control", False):
+            if isinstance(s, Control) or getattr(s, "control", False) or (isinstance(s, Exact) and s.expected == VIOLATED):
                 out.append(s.id)
         return out
 
@@ -477,26 +479,24 @@ def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Veri
 
 def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verification]:
     import bounds
+    from verify.scenario import evaluate_point
 
     t0 = time.perf_counter()
     sc = scenario_of(spec.scenario)
-    full = sc.point(_point(sc, spec.point, ctx))
-    inst = sc.build(full)
-    if inst.exact_lhs is None:
-        raise ValueError(f"Exact {spec.id}: scenario {spec.scenario} has no exact LHS at this point")
-    value, err = inst.exact_lhs()
-    res = bounds.get(sc.result)
-    report = res.check(dict(inst.values), dict(inst.decided))
-    rhs = float(report.evaluation.value)
-    bound = float(err) + spec.tol
-    verdict = decide("equality", value, value, rhs, hypotheses=report.holds, tol=bound)
+    est = evaluate_point(sc, _point(sc, spec.point, ctx), trials=2, seed=0, exact_lhs=True)
+    bound = (est.ci[1] - est.ci[0]) / 2 + spec.tol
+    control = spec.expected == VIOLATED
+    if control:
+        verdict = decide("equality", est.lhs, est.lhs, est.rhs, tol=bound) if est.broken else INAPPLICABLE
+    else:
+        verdict = decide("equality", est.lhs, est.lhs, est.rhs, hypotheses=est.hypotheses, tol=bound)
     return [Verification(
-        id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=value, ci=(value, value), rhs=rhs,
-        ratio=ratio(value, rhs), instance={**dict(inst.describe), "scenario": sc.id, "point": full,
-                                           "error_bound": bound},
-        kind="certificate", trials=0, seed=int(ctx.seed), variant=res.variant,
-        conditions=tuple(c.to_dict() for c in report.conditions),
-        notes=(f"exact LHS (no simulation), floating-point error bound {bound:.3g}",),
+        id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
+        ratio=ratio(est.lhs, est.rhs), instance={**dict(est.describe), "scenario": est.scenario,
+                                                 "point": dict(est.point), "error_bound": bound, "seeds": []},
+        control=control, kind="control" if control else "certificate", trials=0, seed=int(ctx.seed),
+        variant=bounds.get(est.result).variant, conditions=tuple(est.conditions),
+        notes=(f"exact LHS (no simulation, no sampling error), floating-point error bound {bound:.3g}",),
         device=ctx.device, elapsed_s=time.perf_counter() - t0)]
 
 

@@ -301,7 +301,8 @@ def _meets_assumption2(consts: Mapping[str, Any], values: Mapping[str, Any]) -> 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
                    device: str = "cpu", level: float = MEAN_LEVEL, threads: int | None = 1,
-                   outside: bool = False, instance: Instance | None = None) -> PointEstimate:
+                   outside: bool = False, instance: Instance | None = None,
+                   exact_lhs: bool = False) -> PointEstimate:
     """Simulate ``scenario`` at ``point`` (defaults filled) for ``trials`` seeded trials, one batched run.
 
     Args:
@@ -310,6 +311,8 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         trials: independent trials (>= 2 for an interval).
         seed: the simulation's seed; same seed and device give the same numbers.
         instance: an already-built instance of this point (skips the builder).
+        exact_lhs: take the LHS from ``Instance.exact_lhs`` (no simulation; ``verify.checks.Exact``): the
+            "interval" is the value plus or minus its floating-point error bound.
     """
     import bounds
     from quadratics import simulate
@@ -318,19 +321,26 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
-    if inst.run is not None:
-        sim = inst.run(int(trials), int(seed))
+    sim: Any = None
+    if exact_lhs:
+        if inst.exact_lhs is None:
+            raise UserInputError(f"scenario {scenario.id} has no exact left-hand side (Instance.exact_lhs)")
+        value, err = inst.exact_lhs()
+        samples = np.array([float(value)])
     else:
-        sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
-                       seed=int(seed), device=device, threads=threads)
-    samples = np.asarray(inst.measure(sim), dtype=float)
-    samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
-    values = dict(inst.complete(sim, inst.values)) if inst.complete else dict(inst.values)
+        if inst.run is not None:
+            sim = inst.run(int(trials), int(seed))
+        else:
+            sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
+                           seed=int(seed), device=device, threads=threads)
+        samples = np.asarray(inst.measure(sim), dtype=float)
+        samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
+    values = dict(inst.complete(sim, inst.values)) if inst.complete and sim is not None else dict(inst.values)
     res = bounds.get(scenario.result)
     decided = {**realised_participation(inst.pattern, res, values), **dict(inst.decided)}
     report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
-    run_broken = dict(inst.run_broken(sim)) if inst.run_broken else {}
+    run_broken = dict(inst.run_broken(sim)) if inst.run_broken and sim is not None else {}
     if inst.broken or run_broken:
         conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
                    "decided_by": by}
@@ -340,9 +350,9 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
     rhs = float(report.evaluation.value)
     # a measure may return per-trial curves [T, X] (a sweep's statistic reads them): the LHS is their row mean
     per_trial = samples if samples.ndim == 1 else samples.reshape(samples.shape[0], -1).mean(axis=1)
-    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() else None
-    lhs = est.mean if est else math.inf
-    ci = (est.low, est.high) if est else (math.inf, math.inf)
+    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() and not exact_lhs else None
+    lhs = est.mean if est else float(samples[0]) if exact_lhs else math.inf
+    ci = (est.low, est.high) if est else (lhs - float(err), lhs + float(err)) if exact_lhs else (math.inf, math.inf)
     return PointEstimate(
         scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples, lhs=lhs,
         ci=ci, rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf, hypotheses=hyp,
@@ -351,4 +361,4 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         seed=int(seed), level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
         notes=inst.notes,
         series=({"x": list(range(int(inst.rounds) + 1)), "lhs": np.asarray(sim.mean(inst.curve)).tolist()}
-                if inst.curve else {}))
+                if inst.curve and sim is not None else {}))

@@ -53,7 +53,7 @@ def counted(monkeypatch):
     real = verify.scenario.evaluate_point
 
     def wrapper(scenario, point, **kw):
-        calls.append((scenario.id, dict(point or {}), kw["seed"]))
+        calls.append((scenario.id, dict(point or {}), "exact" if kw.get("exact_lhs") else kw["seed"]))
         return real(scenario, point, **kw)
 
     monkeypatch.setattr(verify.scenario, "evaluate_point", wrapper)
@@ -100,10 +100,14 @@ def test_every_group_and_a_plugin_scenario_is_scored_through_evaluate_point(coun
         records = suite.run_group(gid, quick=True, trials=16, device="cpu", seed=2)
         made = counted[before:]
         assert made, f"{gid} made no evaluate_point call"
-        # every record names the seeds it ran on, and each was a seed of an evaluate_point call of the group
+        # every record names the seeds it ran on, and each was a seed of an evaluate_point call of the group;
+        # an exact record (no simulation) came from an exact_lhs call of evaluate_point
         seeds = {s for _, _, s in made}
         for v in records:
-            assert set(v.instance.get("seeds", [])) <= seeds and v.instance.get("seeds"), (gid, v.id)
+            if "error_bound" in v.instance:
+                assert "exact" in seeds and v.trials == 0, (gid, v.id)
+            else:
+                assert set(v.instance.get("seeds", [])) <= seeds and v.instance.get("seeds"), (gid, v.id)
     plugin = [c for c in counted if c[0] == "ONE.S1"]
     assert len(plugin) == 1 and plugin[0][1] == {}  # its default point (no overrides)
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from verify.checks import Certify, Control, Group, Sweep
+from verify.checks import Certify, Control, Exact, Group, Sweep
 from verify.scenario import Instance, Param, Scenario
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
 from verify.scenarios.fast import at_round
@@ -436,6 +436,10 @@ CHECKS = [
                 title="F3AST Lemma B.5: exact sampling variance, S from another law", trials=(20000, 200000),
                 note="S always the policy's selection of largest ||Delta - vbar||^2, identity evaluated at the "
                      "policy law's moments"),
+        # the same identity without sampling error: the expectation summed over the finite law of S
+        Exact("F3AST.LB.5", id="F3AST.LB.5.exact", title="F3AST Lemma B.5, exact expectation over the law of S"),
+        Exact("F3AST.LB.5", point={"law": "other"}, id="F3AST.LB.5.exact.control:other-law", expected="violated",
+              title="F3AST Lemma B.5, exact expectation, S from another law"),
     )),
     Group("F3AST.naive.control", (
         Control("F3AST.naive", {"weights": "plain"}, broken=STATIC, id="F3AST.naive.naive-average",
