@@ -47,8 +47,9 @@ from typing import Any
 
 import numpy as np
 
+from bounds.core.stats import MEAN_LEVEL
 from verify.record import Verification
-from verify.verdict import DEFAULT_LEVEL, HOLDS, INAPPLICABLE, UNVERIFIED, VIOLATED, decide, mean_ci, ratio
+from verify.verdict import HOLDS, INAPPLICABLE, UNVERIFIED, VIOLATED, decide, mean_ci, ratio
 
 __all__ = ["Certify", "Context", "Contrast", "Control", "Exact", "Group", "Spec", "Sweep", "run_group",
            "run_spec", "verdict_of"]
@@ -73,7 +74,7 @@ class Context:
     trials: int | None = None
     seed: int = 0
     device: str = "cpu"
-    level: float = DEFAULT_LEVEL
+    level: float = MEAN_LEVEL
     threads: int | None = 1
     progress: Callable[[str], None] | None = None
 
