@@ -52,16 +52,24 @@ def window_mean(sim: Any, R: int, P: int) -> np.ndarray:
 
 def build_t1(point: Mapping[str, Any]) -> Instance:
     """ASCAF.T1 instance at ``point``."""
-    from quadratics import amplified_scaffold, cyclic, regularized
+    from quadratics import cyclic, regularized
 
     pat = regularized(M=8, S=4, P=2) if point["pattern"] == "regularized" else cyclic(M=8, S=2, P=2, groups=2)
     pb = strongly_convex(point["problem"], point, mu=point["mu_frac"], d=4, M=8, zeta=point["zeta"],
                          sigma=point["sigma"], D0=point["D0"])
+    return t1_instance(pb, pat, I=int(point["I"]), R=int(point["R"]), step_frac=float(point["step_frac"]))
+
+
+def t1_instance(pb: Any, pat: Any, *, I: int, R: int, step_frac: float) -> Instance:
+    """Amplified SCAFFOLD on ``pb`` under ``pat`` with both steps at ``step_frac`` of the decoded caps
+    gamma*eta <= p_min/(60 L I P), eta <= sqrt(p_min)/(60 L I P); R rounded down to a multiple of P."""
+    from quadratics import amplified_scaffold
+
     k, c = pb.constants, pat.constants
-    P, pmin, rho2, I = c["P"], c["p_min"], c["rho2"], int(point["I"])
-    R = max(P, int(point["R"]) // P * P)
-    ge = point["step_frac"] * pmin / (60 * k["L"] * I * P)
-    eta = min(ge, point["step_frac"] * math.sqrt(pmin) / (60 * k["L"] * I * P))
+    P, pmin, rho2 = c["P"], c["p_min"], c["rho2"]
+    R = max(P, R // P * P)
+    ge = step_frac * pmin / (60 * k["L"] * I * P)
+    eta = min(ge, step_frac * math.sqrt(pmin) / (60 * k["L"] * I * P))
     gamma = ge / eta
     nw = c["S"] * c["groups"] / pb.M if "groups" in c else 1.0
     values = dict(Delta=k["Delta"], L=k["L"], rho=math.sqrt(rho2), sigma=k["sigma"], R=R, I=I, P=P, gamma=gamma,
@@ -90,23 +98,10 @@ LB_SPACE = (
 def build_t1_lower_bound(point: Mapping[str, Any]) -> Instance:
     """ASCAF.T1 on the 4-D lower-bound objective (zeta = 16, sigma = 1, M = 2), cyclic participation of one
     client a round (P = 2, 2 groups), I = 1, steps at their decoded caps."""
-    from quadratics import amplified_scaffold, cyclic, lower_bound_objective
+    from quadratics import cyclic, lower_bound_objective
 
-    pb = lower_bound_objective(zeta=16.0, sigma=1.0, M=2)
-    pat = cyclic(M=2, S=1, P=2, groups=2)
-    k, c = pb.constants, pat.constants
-    P, pmin, rho2, I = c["P"], c["p_min"], c["rho2"], 1
-    R = max(P, int(point["R"]) // P * P)
-    ge = pmin / (60 * k["L"] * I * P)
-    eta = min(ge, math.sqrt(pmin) / (60 * k["L"] * I * P))
-    gamma = ge / eta
-    nw = c["S"] * c["groups"] / pb.M
-    values = dict(Delta=k["Delta"], L=k["L"], rho=math.sqrt(rho2), sigma=k["sigma"], R=R, I=I, P=P, gamma=gamma,
-                  eta=eta, p_min=pmin, Nw=nw)
-    return Instance(problem=pb, algorithm=amplified_scaffold(eta=eta, K=I, gamma=gamma, P=P), pattern=pat, rounds=R,
-                    values=values, measure=partial(window_mean, R=R, P=P), assumed=ASSUMED,
-                    describe={"problem": pb.describe(), "pattern": dict(c), "I": I, "eta": eta, "gamma": gamma,
-                              "R": R, "Nw": nw})
+    return t1_instance(lower_bound_objective(zeta=16.0, sigma=1.0, M=2), cyclic(M=2, S=1, P=2, groups=2), I=1,
+                       R=int(point["R"]), step_frac=1.0)
 
 
 LS_SPACE = (
