@@ -89,11 +89,14 @@ class Context:
         return pair[0] if self.quick else pair[1]
 
     def simulate(self, problem: Any, algorithm: Any, pattern: Any, trials: int, rounds: int, seed_offset: int = 0):
-        """One engine run at ``seed + seed_offset`` (kept for users' hand-built ``Check`` functions)."""
+        """One engine run for users' hand-built ``Check`` functions: at the base seed, or for ``seed_offset``
+        k > 0 at the k-th word of the ``check`` stream (never base seed + k: seeds 0 and 1 share no run)."""
+        from bounds.core.seeds import key, word
         from quadratics import simulate
 
-        return simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=self.seed + seed_offset,
-                        device=self.device, threads=self.threads)
+        seed = self.seed if not seed_offset else word(int(self.seed), "check", key("Context.simulate"), int(seed_offset))
+        return simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=seed, device=self.device,
+                        threads=self.threads)
 
 
 # Specs ------------------------------------------------------------------------------------------------
