@@ -133,14 +133,15 @@ class Certify:
 
 @dataclass(frozen=True)
 class Control:
-    """Negative control: the scenario at a point just outside hypothesis ``broken``; the bound must fail.
+    """Negative control: the scenario (an id or a ``Scenario``) at a point just outside hypothesis ``broken``;
+    the bound must fail.
 
     The record is ``violated`` only when the interval clears the RHS and ``broken`` is decided False at
     the point; if ``broken`` is not decided False the control is ``inapplicable`` (it no longer tests
     what ``note`` says).
     """
 
-    scenario: str
+    scenario: Any
     point: Mapping[str, Any]
     broken: str
     id: str
@@ -169,7 +170,7 @@ class Sweep:
         expected, control: ``violated`` and True for a control that must fail the fit.
     """
 
-    scenario: str
+    scenario: Any
     axis: str
     values: tuple[tuple[Any, ...], tuple[Any, ...]]
     id: str
@@ -199,8 +200,8 @@ class Contrast:
     the paired difference's interval lies above 0 (the effect is established); else ``violated``.
     """
 
-    a: tuple[str, Mapping[str, Any]]
-    b: tuple[str, Mapping[str, Any]]
+    a: tuple[Any, Mapping[str, Any]]
+    b: tuple[Any, Mapping[str, Any]]
     id: str
     title: str
     rule: str = "greater"
@@ -222,7 +223,7 @@ class Exact:
     at the point, ``inapplicable`` where none is (the control no longer tests anything).
     """
 
-    scenario: str
+    scenario: Any
     id: str
     title: str
     point: Mapping[str, Any] = field(default_factory=dict)

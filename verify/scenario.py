@@ -210,7 +210,7 @@ class PointEstimate:
     seed: int
     level: float
     assumed: Mapping[str, str] = field(default_factory=dict)
-    decided: Mapping[str, tuple[bool, str]] = field(default_factory=dict)  # met by construction (the pattern)
+    decided: Mapping[str, tuple[bool | None, str]] = field(default_factory=dict)  # met by construction
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
