@@ -302,9 +302,13 @@ def _seed(ctx: Context, group: str, index: int, j: int = 0, stream: str = "") ->
 
 
 def _point(scenario: Any, point: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
-    """The spec's point; the problem's random draw follows the base seed unless the spec pins it."""
-    names = {p.name for p in scenario.space}
-    return {**({"draw": int(ctx.seed)} if "draw" in names and "draw" not in point else {}), **dict(point)}
+    """The spec's point; the problem's random draw follows the base seed unless the spec pins it (a seed
+    past the ``draw`` axis's range wraps around it: the axis is what a search may draw)."""
+    axes = {p.name: p for p in scenario.space}
+    if "draw" not in axes or "draw" in point or axes["draw"].choices is not None:
+        return dict(point)
+    low, high = int(axes["draw"].low), int(axes["draw"].high)
+    return {"draw": low + int(ctx.seed) % (high - low + 1), **dict(point)}
 
 
 def scenario_of(ref: Any) -> Any:
