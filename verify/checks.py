@@ -218,8 +218,8 @@ class Exact:
     """A lemma checked without simulation: the scenario's exact LHS against its RHS.
 
     The scenario's instance provides ``exact_lhs`` (``() -> (value, floating-point error bound)``), read by
-    ``evaluate_point(..., exact_lhs=True)``; ``holds`` when |LHS - RHS| <= the error bound (+ ``tol``), else
-    ``violated``. ``expected="violated"`` makes it a control: decided on its own where a hypothesis is broken
+    ``evaluate_point(..., exact_lhs=True)``; ``holds`` when the distance between LHS and RHS is at most the
+    error bound (+ ``tol``), else ``violated``. ``expected="violated"`` makes it a control: decided on its own where a hypothesis is broken
     at the point, ``inapplicable`` where none is (the control no longer tests anything).
     """
 
