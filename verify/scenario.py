@@ -217,6 +217,7 @@ class PointEstimate:
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
+    exact: Mapping[str, Any] = field(default_factory=dict)  # the exact path's facts (empty: Monte Carlo)
 
     @property
     def score(self) -> float | None:
@@ -237,7 +238,7 @@ class PointEstimate:
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
                        "hypotheses": self.hypotheses, "broken": self.broken, "trials": self.trials,
-                       "seed": self.seed, "level": self.level})
+                       "seed": self.seed, "level": self.level, **({"exact": dict(self.exact)} if self.exact else {})})
 
 
 def hypotheses_of(report: Any, assumed: Mapping[str, str]) -> tuple[bool | None, list[dict[str, Any]]]:
@@ -331,11 +332,16 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         value, err = inst.exact_lhs()
         samples = np.array([float(value)])
     else:
-        if inst.run is not None:
-            sim = inst.run(int(trials), int(seed))
-        else:
+        if inst.run is None:
+            from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
+
+            exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
+            if exact is not None:
+                return exact
             sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
                            seed=int(seed), device=device, threads=threads)
+        else:  # evidence that is not an engine trajectory (e.g. draws of a selection law)
+            sim = inst.run(int(trials), int(seed))
         samples = np.asarray(inst.measure(sim), dtype=float)
         samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
     values = dict(inst.complete(sim, inst.values)) if inst.complete and sim is not None else dict(inst.values)
