@@ -39,6 +39,7 @@ Example (a plugin or paper module)::
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -383,12 +384,22 @@ def _control(spec: Control, ctx: Context, group: str, index: int) -> list[Verifi
         notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
 
 
-def _groups(x: np.ndarray, groups: int, statistic: Callable[[np.ndarray], float] | None) -> np.ndarray:
-    """Per-group values of per-trial samples split into ``groups`` equal blocks (the rest dropped)."""
-    blocks = np.asarray(x)[: x.shape[0] // groups * groups].reshape(groups, -1, *x.shape[1:])
+def _groups(est: Any, groups: int, statistic: Callable[[np.ndarray], float] | None) -> np.ndarray:
+    """Per-group values of a point's per-trial samples split into ``groups`` equal blocks (the rest dropped);
+    an exact LHS (no trials: ``quadratics.exact``) is every group's value, without sampling spread."""
+    if est.trials == 0:
+        return np.full(groups, float(est.lhs))
+    x = np.asarray(est.samples)
+    blocks = x[: x.shape[0] // groups * groups].reshape(groups, -1, *x.shape[1:])
     if statistic is None:
         return blocks.mean(axis=1)
     return np.array([statistic(b) for b in blocks])
+
+
+def _monte_carlo() -> Any:
+    from verify.exact_score import monte_carlo
+
+    return monte_carlo()
 
 
 def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verification]:
@@ -401,8 +412,10 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
         return []
     trials = ctx.n(*spec.trials)
     seeds = [_seed(ctx, group, index, j, spec.stream) for j in range(len(xs))]
-    ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, s)
-            for s, x in zip(seeds, xs)]
+    # a statistic reads per-trial samples (curves): simulate even where exact moments would apply
+    with _monte_carlo() if spec.statistic is not None else contextlib.nullcontext():
+        ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, s)
+                for s, x in zip(seeds, xs)]
     res = bounds.get(ests[0].result)
     means, lows, highs = [e.lhs for e in ests], [e.ci[0] for e in ests], [e.ci[1] for e in ests]
     conds = [{spec.axis: x, "checks": list(e.conditions)} for x, e in zip(xs, ests)]
@@ -412,7 +425,7 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
                 "values": xs, "seeds": seeds, "level": ctx.level}
     notes = list(spec.notes)
     if spec.fit == "slope":
-        Y = np.stack([_groups(e.samples, spec.groups, spec.statistic) for e in ests], axis=1)
+        Y = np.stack([_groups(e, spec.groups, spec.statistic) for e in ests], axis=1)
         fit = fit_over_seeds(xs, Y)
         predicted = (float(bounds.get(spec.exponent).rate_map[spec.axis]) if isinstance(spec.exponent, str)
                      else float(spec.exponent))
