@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 
+import verify.falsify
 import verify.scenario
 from bounds import plugins
 from verify import suite
@@ -57,6 +58,7 @@ def counted(monkeypatch):
         return real(scenario, point, **kw)
 
     monkeypatch.setattr(verify.scenario, "evaluate_point", wrapper)
+    monkeypatch.setattr(verify.falsify, "evaluate_point", wrapper)  # imported there by name
     return calls
 
 
@@ -177,3 +179,23 @@ def test_the_problem_draw_follows_the_base_seed_and_wraps_past_its_axis():
     assert _point(sc, {}, Context(seed=7)) == {"draw": 7}
     assert _point(sc, {}, Context(seed=2**40)) == {"draw": 2**40 % 1000}  # the axis is 0..999
     assert _point(sc, {"draw": 3}, Context(seed=7)) == {"draw": 3}  # a spec that pins it keeps it
+
+
+def test_every_scenario_and_a_plugins_is_scored_through_evaluate_point_by_the_runner_and_falsify(counted,
+                                                                                                 plugin_files):
+    from verify.checks import Context, run_group
+    from verify.extensions import as_scenario
+    from verify.falsify import evaluate_points
+
+    plugin = [as_scenario(s) for s in plugins.load_file(plugin_files).scenarios()]
+    assert [s.id for s in plugin] == ["ONE.S1"]
+    every = list(registry().values())
+    assert len(every) >= 19  # the searchable scenarios and the check groups' fixed instances
+    for sc in every + plugin:
+        before = len(counted)
+        (rec,) = run_group(Group(sc.id, (Certify(sc, id=sc.id, trials=(2, 2)),)), Context(quick=True, seed=1))
+        assert [c[0] for c in counted[before:]] == [sc.id] and rec.instance["scenario"] == sc.id
+    for sc in every:  # falsify's evaluations of the built-in registry
+        before = len(counted)
+        (summary,) = evaluate_points(sc.id, [{}], [5], trials=2)
+        assert [c[0] for c in counted[before:]] == [sc.id] and summary["scenario"] == sc.id
