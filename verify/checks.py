@@ -342,8 +342,8 @@ def certify_record(est: Any, *, ctx: Context, seed: int, id: str, title: str, ex
     import bounds
 
     verdict, why = verdict_of(est)
-    scope = (f"one instance (the point above, {est.trials} trials, seed {seed}): evidence at this point, "
-             "not a proof over the result's domain")
+    how = f"{est.trials} trials, seed {seed}" if est.trials else "exact moments, no trials"
+    scope = f"one instance (the point above, {how}): evidence at this point, not a proof over the result's domain"
     return Verification(
         id=id, title=title, verdict=verdict, expected=expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
         ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None, instance=_instance(est, ctx, seed),
