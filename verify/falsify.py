@@ -32,7 +32,6 @@ The record says how many points were tried. ``replay(instance_file)`` reruns the
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -41,12 +40,12 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.stats import MEAN_LEVEL
+from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
 
-INSTANCE_FORMAT = "convbound-instance/1"
 # Score given to a diverged (infinite-LHS) admissible point: finite, so optimisers keep working.
 LOG_RATIO_CAP = math.log(1e6)
 
@@ -306,26 +305,6 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                      "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
     return rec
-
-
-def load_instance(path: str) -> dict[str, Any]:
-    """Read and check an instance file written by ``falsify --instance-out`` (one-line errors)."""
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise UserInputError(f"instance file {path!r} does not exist") from None
-    except (OSError, ValueError) as exc:
-        raise UserInputError(f"instance file {path!r} is not JSON ({exc})") from None
-    need = {"format": str, "scenario": str, "point": dict, "trials": int, "seeds": list}
-    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) for k, t in need.items()):
-        raise UserInputError(f"instance file {path!r} needs keys format, scenario, point (object), trials (integer), "
-                             "seeds (list) as written by `convbound falsify --instance-out`")
-    if data["format"] != INSTANCE_FORMAT:
-        raise UserInputError(f"instance file {path!r} has format {data['format']!r}; valid: {INSTANCE_FORMAT}")
-    if len(data["seeds"]) != 1 or not isinstance(data["seeds"][0], int):
-        raise UserInputError(f"instance file {path!r}: seeds must be a list of one integer")
-    return data
 
 
 def replay(path: str, *, device: str | None = None) -> Any:
