@@ -100,7 +100,7 @@ def _checked_mode(result: Result, info: Any, symbol: str, values: Mapping[str, A
     if mode == "target" and target is None:
         raise UserInputError("mode 'target' needs --target EPS (the accuracy the bound must reach)")
     if target is not None and not (math.isfinite(target) and target > 0):
-        raise UserInputError(f"--target must be a positive finite number, got {target}")
+        raise UserInputError(f"target={target} must be a positive finite number", param="target")
     if result.kind in (Kind.THRESHOLD, Kind.EQUALITY) and (mode in ("target", "argmin") or target is not None):
         raise UserInputError(f"{result.key} is a {result.kind.value}, not a bound: --target and --mode "
                              f"target/argmin do not apply; use --mode max or min without --target")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.filemode import created_mode
 from bounds.core.files import short_path
 from reports.jsonable import strict_json
 
@@ -136,4 +137,4 @@ def _swap_into_place(tmp: Path, target: Path, force: bool) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(tmp, target)
-    os.chmod(target, 0o755)
+    os.chmod(target, created_mode(directory=True))  # mkdtemp's 0700, or a fixed 0755, would ignore the umask

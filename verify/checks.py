@@ -332,7 +332,7 @@ def _estimate(ref: Any, point: Mapping[str, Any], ctx: Context, trials: int, see
 
 def _instance(est: Any, ctx: Context, seed: int, **extra: Any) -> dict[str, Any]:
     """A record's ``instance``: enough to replay the point (scenario, point, trials, seed) and its inputs."""
-    return {**dict(est.describe), "scenario": est.scenario, "point": dict(est.point), "seeds": [seed],
+    return {**dict(est.describe), "scenario": est.scenario, "result": est.result, "point": dict(est.point), "seeds": [seed],
             "result_inputs": dict(est.values), "rhs_terms": dict(est.rhs_terms), "level": ctx.level, **extra}
 
 
@@ -421,7 +421,8 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     conds = [{spec.axis: x, "checks": list(e.conditions)} for x, e in zip(xs, ests)]
     series: dict[str, Any] = {"x": xs, "lhs": means, "ci_low": lows, "ci_high": highs,
                               "x_label": spec.x_label or spec.axis, **({"y_label": spec.y_label} if spec.y_label else {})}
-    instance = {**dict(ests[0].describe), "scenario": spec.scenario, "point": dict(ests[0].point), "axis": spec.axis,
+    instance = {**dict(ests[0].describe), "scenario": ests[0].scenario, "result": ests[0].result,
+                "point": dict(ests[0].point), "axis": spec.axis,
                 "values": xs, "seeds": seeds, "level": ctx.level}
     notes = list(spec.notes)
     if spec.fit == "slope":
@@ -514,7 +515,7 @@ def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verificati
         verdict = decide("equality", est.lhs, est.lhs, est.rhs, hypotheses=est.hypotheses, tol=bound)
     return [Verification(
         id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
-        ratio=ratio(est.lhs, est.rhs), instance={**dict(est.describe), "scenario": est.scenario,
+        ratio=ratio(est.lhs, est.rhs), instance={**dict(est.describe), "scenario": est.scenario, "result": est.result,
                                                  "point": dict(est.point), "error_bound": bound, "seeds": []},
         control=control, kind="control" if control else "certificate", trials=0, seed=int(ctx.seed),
         variant=bounds.get(est.result).variant, conditions=tuple(est.conditions),

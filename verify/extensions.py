@@ -178,7 +178,7 @@ def certificate(ctx: Any, *, check_id: str, title: str, key: str, values: Mappin
     return Verification(
         id=check_id, title=title, verdict=verdict, expected="holds",
         lhs=est.mean, ci=(est.low, est.high), rhs=point.rhs, ratio=ratio(est.mean, point.rhs),
-        instance={**dict(instance), "result_inputs": {k: _num(v) for k, v in values.items()},
+        instance={**dict(instance), "result": result.key, "result_inputs": {k: _num(v) for k, v in values.items()},
                   "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
                   "level": ctx.level},
         control=False, kind="certificate", trials=trials, seed=ctx.seed,

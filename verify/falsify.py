@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
@@ -70,12 +71,15 @@ def search_seeds(root: int, n: int) -> tuple[list[int], int]:
     return seeds, conf
 
 
-def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
-                    device: str = "cpu") -> list[dict[str, Any]]:
-    """Task function: one batched run per point; returns plain summaries (picklable, no samples)."""
+def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, Any]], seeds: Sequence[int],
+                    trials: int, device: str = "cpu") -> list[dict[str, Any]]:
+    """Task function: one batched run per point; returns plain summaries (picklable, no samples).
+
+    ``scenario_id``: a registered scenario's id, or (in-process) the scenario itself, e.g. one built in
+    a notebook cell that no registry holds."""
     from verify.scenarios import get
 
-    sc = get(scenario_id)
+    sc = scenario_id if isinstance(scenario_id, Scenario) else get(scenario_id)
     out = []
     for pt, s in zip(points, seeds):
         est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
@@ -117,6 +121,22 @@ def _objective(ev: Mapping[str, Any], floor: float) -> float:
     return min(LOG_RATIO_CAP, math.log(max(float(ev["score"]), 1e-12)))
 
 
+def _search_summary(s: SearchRecord) -> str:
+    c = s.confirmation or {}
+    found = (f"violation confirmed, LHS/RHS {short(c.get('ratio'))}" if c.get("verdict") == "violated" else
+             f"no violation among {s.admissible} admissible points searched (not a proof)")
+    return f"{s.id}: {s.optimiser}, {s.evaluations} evaluations, seed {s.seed}; {found}"
+
+
+def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
+    c = s.confirmation or {}
+    return [("result", s.result), ("optimiser", s.optimiser), ("evaluations", s.evaluations),
+            ("admissible", s.admissible), ("stopped by", s.stopped_by),
+            ("best point", s.best.get("point")), ("best score", short(s.best.get("score"))),
+            ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c else "none")]
+
+
+@notebook_face(_search_summary, rows=_search_rows)
 @dataclass
 class SearchRecord:
     """A search and its confirmation; ``to_dict()`` is the JSON record."""
@@ -231,11 +251,12 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     from verify.suite import versions
 
     if int(budget) != budget or budget < 1:
-        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+        raise UserInputError(f"budget={budget} must be a positive integer (evaluations)", param="budget")
     if time_limit is not None and not time_limit > 0:
-        raise UserInputError(f"--time {time_limit} must be a positive number of seconds")
-    if int(trials) != trials or trials < 2 or int(confirm_trials) != confirm_trials or confirm_trials < 2:
-        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
+        raise UserInputError(f"time_limit={time_limit} must be a positive number of seconds", param="time_limit")
+    for name, value in (("trials", trials), ("confirm_trials", confirm_trials)):
+        if int(value) != value or value < 2:
+            raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
     mapper = map_points or evaluate_points
     budget, population = int(budget), max(1, min(int(population), int(budget)))
     seeds, conf_seed = search_seeds(seed, budget)
@@ -266,7 +287,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 rec.notes.append(f"{optimiser} failed after {done} evaluations ({type(exc).__name__}: {exc}); "
                                  "the best point so far is confirmed")
                 break
-            evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
+            # in-process, the object itself: a scenario built in a cell is in no registry
+            evs = mapper(scenario if map_points is None else scenario.id, points, seeds[done:done + n], int(trials),
+                         device)
             scored = [e["score"] for e in evs if e["score"] is not None]
             if scored:
                 floor = min([floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])

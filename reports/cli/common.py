@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from bounds.core.errors import UserInputError
+from bounds.core.filemode import created_mode
 from reports.jsonable import strict_json
 
 
@@ -160,6 +161,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+            os.fchmod(fh.fileno(), created_mode())  # mkstemp's 0600 would outlive the rename
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

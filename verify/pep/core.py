@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from verify.pep.setting import Law, Setting, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, check_size, swap_symmetric
 
@@ -35,6 +36,18 @@ GAP_TOL = 1e-6
 RETRY_MARGIN = 1e-6
 
 
+def _worst_summary(w: WorstCase) -> str:
+    s = w.setting
+    return (f"{s.method} (L={short(s.L)}, mu={short(s.mu)}, K={s.K}, R={s.R}, M={s.M}): worst {s.measure} "
+            f"{short(w.value)}, certificate {w.certificate.get('status')}")
+
+
+@notebook_face(_worst_summary, rows=lambda w: [("value", short(w.value)), ("primal", short(w.primal_value)),
+                                               ("solver", f"{w.solver} ({w.solver_status})"),
+                                               ("certificate", w.certificate.get("status")),
+                                               ("exactness", w.exactness), ("symmetry", w.symmetry),
+                                               *((c.get("key", c.get("id", "")), c.get("ratio", c.get("tightness", "")))
+                                                 for c in w.coverage)])
 @dataclass(frozen=True)
 class WorstCase:
     """The worst case of one setting, with the solver's status and the exact recheck of its certificate.

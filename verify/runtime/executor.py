@@ -122,11 +122,11 @@ def call(task: Task) -> Any:
 def check_scheduler(scheduler: str | None, workers: int | None) -> str:
     """The scheduler kind after validation: ``inprocess``, ``local`` or a ``tcp://HOST:PORT`` address.
 
-    Refused: ``--workers`` below 1; ``--workers`` with ``inprocess`` named (one process, no workers) or
+    Refused: ``workers`` below 1; ``workers`` with ``inprocess`` named (one process, no workers) or
     with a ``tcp://`` cluster (it has its own); an address without a host or a port in 1..65535.
     """
     if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
-        raise UserInputError(f"--workers {workers} must be an integer >= 1")
+        raise UserInputError(f"workers={workers} must be an integer >= 1", param="workers")
     kind = (scheduler or "").strip()
     if kind == INPROCESS and workers is not None:
         raise UserInputError(f"--scheduler inprocess runs every task in this process; --workers {workers} needs "
@@ -145,8 +145,8 @@ def check_scheduler(scheduler: str | None, workers: int | None) -> str:
                                  "in 1..65535, e.g. tcp://127.0.0.1:8786")
         return kind
     hint = " (an address starts with tcp:// and ends with :PORT)" if re.fullmatch(r"[\w.:\[\]-]+", kind) else ""
-    raise UserInputError(f"--scheduler {_clip(scheduler)} is not a scheduler{hint}; use inprocess, local or "
-                         "tcp://HOST:PORT")
+    raise UserInputError(f"scheduler={_clip(scheduler)} is not a scheduler{hint}; use inprocess, local or "
+                         "tcp://HOST:PORT", param="scheduler")
 
 
 def local_workers(workers: int | None) -> tuple[int, str]:
