@@ -38,6 +38,7 @@ CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {
         ('F3AST.LB.5', 'F3AST.LB.5', 'published', 'Exact client-sampling variance Tr(Y Y^T Sigma) / eta^2', 'equality', 'F3AST', False, 12),
         ('F3AST.T3.7@corrected', 'F3AST.T3.7', 'corrected', 'Markov-chain burn-in t0', 'threshold', 'F3AST', True, 13),
         ('F3AST.T3.7@printed', 'F3AST.T3.7', 'printed', 'Markov-chain burn-in t0 as printed (log eps / log alpha)', 'threshold', 'F3AST', False, 14),
+        ('F3AST.LB.1', 'F3AST.LB.1', 'published', "Unbiased aggregate: E_S[Delta] = vbar with weights p_k / r_k at the policy's true rates", 'equality', 'F3AST', False, 15),
     ),
     'bounds.ascaf': (
         ('ASCAF.T1', 'ASCAF.T1', 'published', 'Non-convex convergence of Amplified SCAFFOLD', 'order', 'Amplified SCAFFOLD', True, 0),
