@@ -32,7 +32,7 @@ def registry() -> dict[str, Scenario]:
 
 def register(scenario: Scenario) -> None:
     """Add a plugin's scenario; an id that exists already is refused (one line, exit 2)."""
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     reg = registry()
     if scenario.id in reg:
@@ -43,7 +43,7 @@ def register(scenario: Scenario) -> None:
 
 def get(scenario_id: str) -> Scenario:
     """The scenario of ``scenario_id``; an unknown id -> UserInputError naming the valid ones."""
-    from bounds.errors import unknown
+    from bounds.core.errors import unknown
 
     reg = registry()
     if scenario_id not in reg:
