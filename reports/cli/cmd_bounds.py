@@ -47,8 +47,7 @@ def register(cli: click.Group) -> None:
 def list_cmd(as_json: bool) -> None:
     """Every encoded result: ID, paper, kind, title (variants as ID@variant)."""
     from bounds.registry import summaries  # from the catalogue: builds no result, loads no sympy
-
-    from bounds.survey import ENTRIES  # survey rows with no stated rate: listed, not results
+    from bounds.survey_rows import ENTRIES  # survey rows with no stated rate: listed, not results
 
     fields = ("id", "key", "paper", "kind", "title", "variant", "reconstructed", "source", "status", "flags", "origin")
     rows: list[dict[str, Any]] = [{f: s[f] for f in fields} for s in summaries()]
@@ -84,7 +83,7 @@ def list_cmd(as_json: bool) -> None:
 def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_latex: bool) -> None:
     """Symbols, hypotheses, conclusion, provenance and variant flags of RESULT_ID (or ID@variant)."""
     from bounds import variants
-    from bounds.survey import entry
+    from bounds.survey_rows import entry
 
     found = entry(result_id) if result_id and toml_file is None else None
     if found is not None:
