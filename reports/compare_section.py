@@ -57,7 +57,7 @@ def comparison_rows(comparison: Comparison) -> list[dict[str, Any]]:
                  *(["converted: " + r.conversion.split(";")[0].removeprefix("converted with ")] if r.conversion else []),
                  f"{unverified} unverified, {assumed} assumed condition(s)"]
         rows.append({"key": r.key, "algorithm": r.algorithm, "covered": True,
-                     "rounds": None if r.rounds is None else float(np.ceil(r.rounds)), "reached": r.reached,
+                     "rounds": None if r.rounds is None else float(np.ceil(r.rounds * (1 - 1e-12))), "reached": r.reached,
                      "short": "; ".join(short),
                      "note": ("ORDER: constant 1; " if r.order_constant_one else "") + "; ".join(
                          x for x in (r.conversion, *r.conditions) if x)})

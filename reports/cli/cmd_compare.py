@@ -119,15 +119,17 @@ def _print(result) -> None:
                   + ", ".join(f"{k}={v if isinstance(v, tuple) else format(v, 'g')}" for k, v in s.values.items())
                   + "".join(f", {k}={v:g}" for k, v in s.extras.items())))
     rows = comparison_rows(result)
-    table = Table("result", "algorithm", "rounds for eps", "eps reached at R", "kind; reading; conditions",
-                  title=f"{len(result.covered)} results cover this setting (sorted by "
+    from rich.table import Column
+
+    table = Table(Column("result", overflow="fold", min_width=12), "algorithm", "rounds for eps",
+                  "eps reached at R", "kind; reading; conditions", title=f"{len(result.covered)} results cover this setting (sorted by "
                         + ("rounds for eps" if s.eps is not None else "eps reached at R") + ")")
     for r in (r for r in rows if r["covered"]):
         rounds = "not reachable" if s.eps is not None and r["rounds"] is None else _fmt(r["rounds"])
         reached = _fmt(r["reached"]) if r["reached"] is None or math.isfinite(r["reached"]) else "inf"
         table.add_row(esc(r["key"]), esc(r["algorithm"]), rounds, reached, esc(r["short"]))
     con.print(table)
-    other = Table("result", "why it does not cover this setting", title=f"{len(result.other)} other results")
+    other = Table(Column("result", overflow="fold", min_width=12), "why it does not cover this setting", title=f"{len(result.other)} other results")
     for r in (r for r in rows if not r["covered"]):
         other.add_row(esc(r["key"]), esc(r["note"]))
     con.print(other)
