@@ -22,7 +22,7 @@ from verify.verdict import HOLDS, UNVERIFIED
 LONG_GROUPS = ("ASCAF.T1", "FAST.T1", "FAST.T1.toy1", "FAST.C3.rate")
 
 PAPER_MODULES = ("verify.certificates.fast", "verify.certificates.f3ast", "verify.certificates.ascaf",
-                 "verify.certificates.drift")
+                 "verify.certificates.drift", "verify.scenarios.scaffold")
 
 
 def _paper_modules():

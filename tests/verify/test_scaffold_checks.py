@@ -1,0 +1,76 @@
+"""verify.scenarios.scaffold: FedAvg's sampling-term exponent (and its biased-sampling control) and the FedAvg
+lower bound on our two-client construction (and its K = 1 control)."""
+
+import numpy as np
+import pytest
+
+from verify.certificates.common import Context
+from verify.scenarios import scaffold as sc
+
+
+def test_sampling_rate_fits_exponent_one_and_the_biased_control_fails():
+    uniform, biased = sc.sampling_rate(Context(quick=True, seed=0))
+    assert uniform.id == "SCAF.T1.sampling.rate" and uniform.verdict == "holds" and uniform.ok
+    low, high = uniform.ci
+    assert low - 0.05 <= 1.0 <= high + 0.05 and high - low < 0.1  # a narrow interval that contains 1
+    assert biased.control and biased.verdict == "violated" and biased.ok
+    assert biased.ci[1] + 0.05 < 1.0  # biased selection: the floor falls more slowly than (1 - S/N)/S
+    # the floor itself is larger under biased selection at every S (a drift to a biased point)
+    assert all(b > u for b, u in zip(biased.series["lhs"], uniform.series["lhs"], strict=True))
+
+
+def test_same_seed_same_numbers():
+    a = sc.sampling_sweep("uniform", trials=16, seed=3, groups=4)[1]
+    b = sc.sampling_sweep("uniform", trials=16, seed=3, groups=4)[1]
+    assert np.array_equal(a, b)
+
+
+def test_a1_constants_of_the_quadratic_are_an_identity():
+    from quadratics import heterogeneous_quadratic
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=20, zeta=1.0, sigma=0.0, D0=1.0, seed=0)
+    G, B = sc.a1_constants(pb)
+    rng = np.random.default_rng(0)
+    for x in rng.standard_normal((5, 4)):
+        lhs = np.mean(np.sum(pb.client_grads(x) ** 2, axis=1))
+        assert lhs == pytest.approx(G**2 + B**2 * np.sum(pb.grad(x) ** 2), rel=1e-12)
+
+
+def test_lower_bound_construction_meets_a1_and_strong_convexity():
+    k = sc.lb_constants()
+    assert sc.LB_H.min() >= k["mu"] and k["B"] >= 1
+    # x* = (1*1 + 3*(-1))/4 = -0.5; f_i'(x*) = (1*(-1.5), 3*(0.5)) -> G^2 = 2 * (2.25 + 2.25)/2 = 4.5
+    assert k["x_star"] == -0.5 and k["G"] ** 2 == pytest.approx(4.5, rel=1e-15)
+    x = np.linspace(-50, 50, 10001)
+    client = (sc.LB_H[:, None] * (x - sc.LB_CENTRES[:, None])) ** 2
+    full = (k["hbar"] * (x - k["x_star"])) ** 2
+    assert np.all(client.mean(0) <= k["G"] ** 2 + k["B"] ** 2 * full + 1e-9)
+
+
+def test_lower_bound_gaps_match_a_plain_loop():
+    """Exact recursion against K local gradient steps per client, averaged, written out here."""
+    k = sc.lb_constants()
+    x0 = k["x_star"] + 2.0
+    for eta in (1e-3, 0.05, 0.3):
+        for K in (1, 2, 3):
+            x = x0
+            for _ in range(20):
+                ys = []
+                for h, a in zip(sc.LB_H, sc.LB_CENTRES, strict=True):
+                    y = x
+                    for _ in range(K):
+                        y = y - eta * h * (y - a)
+                    ys.append(y)
+                x = sum(ys) / 2
+            want = np.mean(sc.LB_H / 2 * (x - sc.LB_CENTRES) ** 2) - k["f_star"]
+            got = sc.lb_gaps(np.array([eta]), np.array([20.0]), K, x0)[0, 0]
+            assert got == pytest.approx(want, rel=1e-9, abs=1e-14)
+
+
+def test_lower_bound_holds_on_the_construction_and_fails_for_k1():
+    good, control = sc.lower_bound(Context(quick=True, seed=0))
+    assert good.id == "SCAF.T2.construction" and good.verdict == "holds" and good.lhs >= -0.1
+    assert min(good.series["lhs"]) > 0.05  # min_eta gap >= 0.05 G^2/(mu R^2) for R = 16..1024
+    assert control.id == "SCAF.T2.control:K1" and control.verdict == "violated" and control.ok
+    R, ratio = sc.lower_bound_ratio(1)
+    assert np.all(ratio < 1e-12)  # K = 1: the best step reaches x* (no drift)
