@@ -151,3 +151,40 @@ def test_a_setting_needs_eps_or_a_horizon_and_known_words():
         make_setting(FAST_STYLE, pattern="sometimes")
     with pytest.raises(UserInputError, match="unknown measure"):
         make_setting(FAST_STYLE, pattern="iid", measure="loss")
+
+
+PLUGIN = '''
+import sympy as sp
+from bounds import Kind, Provenance, Result, SymbolInfo, Term, sym
+from bounds.conventions import Convention, declare, same
+
+eps, L, Delta0 = sym("eps"), sym("L"), sym("Delta0")
+
+def results():
+    return [Result(id="MY.GD", title="GD rounds", paper="mine", kind=Kind.ORDER, lhs="R: rounds to E||grad f||^2 <= eps",
+                   lhs_latex="R", terms=(Term("rate", L * Delta0 / eps),),
+                   symbols=(SymbolInfo("L", "smoothness"), SymbolInfo("Delta0", "gap"), SymbolInfo("eps", "accuracy")),
+                   provenance=Provenance("mine", "Thm 1"), example=(("L", 1.0), ("Delta0", 1.0), ("eps", 0.1))),
+            Result(id="MY.UNDECLARED", title="no convention", paper="mine", kind=Kind.ORDER, lhs="R", lhs_latex="R",
+                   terms=(Term("rate", 1 / eps),), symbols=(SymbolInfo("eps", "accuracy"),),
+                   provenance=Provenance("mine", "Thm 2"), example=(("eps", 0.1),))]
+
+declare("MY.GD", Convention("gradient descent", "rounds", "grad-sq", 1, "nonconvex"))
+'''
+
+
+def test_a_plugin_result_takes_part_once_it_declares_its_convention(tmp_path):
+    from bounds import plugins
+
+    path = tmp_path / "mine.py"
+    path.write_text(PLUGIN, encoding="utf-8")
+    plugins.add_files([str(path)])
+    try:
+        out = compare(_fast(), ["MY.GD", "MY.UNDECLARED", "SCAF.T3@nonconvex"])
+        rows = {r.key: r for r in out.covered}
+        assert rows["MY.GD"].rounds == pytest.approx(1 * 1 / 0.05, rel=REL)  # L Delta0 / eps = 20
+        assert [r.key for r in out.covered] == ["MY.GD", "SCAF.T3@nonconvex"]  # 20 < 100.8
+        (other,) = out.other
+        assert other.key == "MY.UNDECLARED" and "declares no convention" in other.reason
+    finally:
+        plugins.clear_files()
