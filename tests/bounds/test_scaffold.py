@@ -180,3 +180,26 @@ def test_list_and_show_print_provenance_flags_and_unrecovered(convbound):
     for needle in ("participation model: uniform random sampling", "statement:", "hypotheses stated:",
                    "UNRECOVERED: the rate itself"):
         assert needle in " ".join(run.out.split())
+
+
+def _at(expr, **values):
+    return float(expr.xreplace({s: values[s.name] for s in expr.free_symbols}))
+
+
+def test_fedavg_nonconvex_leading_term_matches_what_fast_cites_it_for():
+    """FAST (seed 000, Remark 1) says its O(1/sqrt(mKR)) matches the uniform-participation rate of
+    [Karimireddy et al., 2020]: SCAF.T1's statistical term R = beta sigma^2 F/(K S eps^2), solved for eps,
+    gives eps = sqrt(beta sigma^2 F/(K S R)): the same exponents -1/2 in K, S (= m) and R as FAST.C1's first term."""
+    def eps_at(K, S, R):  # SCAF.T1@nonconvex statistical term alone, solved for eps (beta = sigma = F = 1)
+        return math.sqrt(1 / (K * S * R))
+
+    res = get("SCAF.T1@nonconvex")
+    term = next(t for t in res.terms if t.name == "statistical")
+    for K, S, R in ((2, 10, 100), (8, 10, 100), (2, 40, 400)):
+        e = eps_at(K, S, R)
+        assert _at(term.expr, beta=1, sigma=1, F=1, K=K, S=S, eps=e) == pytest.approx(R)
+    fast = get("FAST.C1")
+    first = fast.terms[0].expr  # sqrt(m(1-q) + nq)/(sqrt(K R m n)); with m = n: 1/sqrt(K R m)
+    for K, m, R in ((2, 10, 100), (8, 10, 100), (2, 40, 400)):
+        value = _at(first, m=m, n=m, q=0.5, K=K, R=R)
+        assert value == pytest.approx(eps_at(K, m, R), rel=1e-12)
