@@ -74,3 +74,13 @@ def test_lower_bound_holds_on_the_construction_and_fails_for_k1():
     assert control.id == "SCAF.T2.control:K1" and control.verdict == "violated" and control.ok
     R, ratio = sc.lower_bound_ratio(1)
     assert np.all(ratio < 1e-12)  # K = 1: the best step reaches x* (no drift)
+
+
+def test_survey_rates_are_attained_and_the_constant_step_control_fails():
+    recs = {v.id: v for v in sc.survey_rate(Context(quick=True, seed=0))}
+    for rid in ("SURV.FEDAVG.rate", "SURV.GENFEDAVG.rate", "SURV.CYCP.rate"):
+        v = recs[rid]
+        assert v.verdict == "holds" and v.rhs == -0.5 and v.ci[0] - 0.1 <= -0.5 <= v.ci[1] + 0.1
+        assert all(a > b for a, b in zip(v.series["lhs"], v.series["lhs"][1:]))  # falls with T
+    control = recs["SURV.FEDAVG.control:constant-step"]
+    assert control.control and control.verdict == "violated" and control.ci[0] > -0.4  # a floor: slower than T^-1/2
