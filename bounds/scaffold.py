@@ -152,6 +152,9 @@ def fedavg_sampling(form: str) -> Result:
     non-convex: beta sigma^2 F/(K S eps^2) + (1 - S/N) G^2 F/(S eps^2) + sqrt(beta) G/eps^(3/2) + B^2 beta F/eps.
     """
     samp = 1 - S / N
+    terms: tuple[Term, ...]
+    flags: tuple[str, ...]
+    status: tuple[Status, ...]
     if form == "sc":
         terms = (Term("statistical", sigma**2 / (mu * K * S * eps), "within-client noise"),
                  Term("sampling", samp * G**2 / (mu * S * eps), "client sampling x heterogeneity"),
@@ -232,6 +235,9 @@ def scaffold_sampling(form: str) -> Result:
     **Statement**: strongly convex: sigma^2/(mu K S eps) + beta/mu + N/S (O~); convex: sigma^2 D^2/(K S eps^2)
     + beta D^2/eps + N F/S (O~); non-convex: beta sigma^2 F/(K S eps^2) + (N/S)^(2/3) beta F/eps.
     """
+    terms: tuple[Term, ...]
+    flags: tuple[str, ...]
+    status: tuple[Status, ...]
     if form == "sc":
         terms = (Term("statistical", sigma**2 / (mu * K * S * eps), "within-client noise"),
                  Term("deterministic", beta / mu, "condition number"),
@@ -270,11 +276,14 @@ def scaffold_quadratic(form: str) -> Result:
     **Statement**: strongly convex: beta sigma^2/(mu K N eps) + (beta + delta K)/(mu K) (O~); weakly convex:
     beta sigma^2 F/(K N eps^2) + (beta + delta K) F/(K eps). With sigma = 0 the text's best K is beta/delta.
     """
+    terms: tuple[Term, ...]
+    flags: tuple[str, ...]
+    status: tuple[Status, ...]
     if form == "sc":
         terms = (Term("statistical", beta * sigma**2 / (mu * K * N * eps), "within-client noise"),
                  Term("similarity", (beta + delta * K) / (mu * K), "local steps help while delta K < beta"))
         rate = (("eps", sp.Rational(-1)),)
-        flags: tuple[str, ...] = (EPS_INFERRED,
+        flags = (EPS_INFERRED,
                                   "the statistical term beta sigma^2/(mu K N eps) is not dimensionless as "
                                   "transcribed (compare SCAF.T3's sigma^2/(mu K S eps)); encoded as transcribed")
         status = (Status.PUBLISHED, Status.FLAG, Status.INFERRED)

@@ -87,6 +87,7 @@ def cycp() -> Result:
 
 
 def genfedavg(form: str) -> Result:
+    terms: tuple[Term, ...]
     if form == "text":
         terms = (Term("stochastic", sp.sqrt(K) / sp.sqrt(n * T), "sqrt(K)/sqrt(nT): linear speedup in n"),
                  Term("transient", 1 / T, "1/T"))
