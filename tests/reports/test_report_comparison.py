@@ -30,3 +30,22 @@ def test_html_has_the_section(doc):
 
     html = render_html({**doc, "environment": doc["environment"]}, [])
     assert 'id="comparisons"' in html and "SCAF.T3@nonconvex" in html and "F3AST.T3.5@explicit" in html
+
+
+def test_pdf_has_the_section(doc):
+    from reports.pdf import render_pdf
+
+    import base64
+    import re
+    import zlib
+
+    pdf = render_pdf(doc, [])
+    assert pdf[:5] == b"%PDF-"
+    text = b""  # reportlab writes page streams as ASCII85 over Flate
+    for block in re.findall(rb"stream\r?\n(.*?)endstream", pdf, re.S):
+        data = block.strip()
+        try:
+            text += zlib.decompress(base64.a85decode(data[:-2] if data.endswith(b"~>") else data))
+        except (ValueError, zlib.error):
+            text += block
+    assert b"Results compared on the quick settings" in text and b"SCAF.T3@nonconvex" in text
