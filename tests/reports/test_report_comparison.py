@@ -33,11 +33,11 @@ def test_html_has_the_section(doc):
 
 
 def test_pdf_has_the_section(doc):
-    from reports.pdf import render_pdf
-
     import base64
     import re
     import zlib
+
+    from reports.pdf import render_pdf
 
     pdf = render_pdf(doc, [])
     assert pdf[:5] == b"%PDF-"
