@@ -40,6 +40,7 @@ MEASURES = {"grad-sq": ("grad-sq", 1), "grad": ("grad-sq", 2), "gap": ("gap", 1)
 PATTERNS = (*PARTICIPATION_KINDS, "full")
 POSITIVE = {"N", "S", "R", "eps", "tau", "L", "mu", "q", "m", "n", "P", "p_min", "rho", "Kbar", "A1_B"}
 INTEGER = {"N", "S", "R", "tau", "m", "n", "P", "Kbar", "Gamma_max"}
+PROBABILITIES = {"q", "p_min"}
 
 # (result quantity, setting quantity) -> (factor(setting), needs, needs strong convexity, the inequality)
 _CONVERT: dict[tuple[str, str], tuple[Any, str, bool, str]] = {
@@ -181,6 +182,8 @@ def make_setting(assignments: Mapping[str, Any], *, pattern: str, measure: str =
             raise UserInputError(f"{name}={x:g} must be > 0 ({COMMON[name]})")
         if x < 0:
             raise UserInputError(f"{name}={x:g} must be >= 0 ({COMMON[name]})")
+        if name in PROBABILITIES and x > 1:
+            raise UserInputError(f"{name}={x:g} must be a probability in [0, 1] ({COMMON[name]})")
         if name in INTEGER and x != round(x):
             raise UserInputError(f"{name}={x:g} must be an integer ({COMMON[name]})")
     if "eps" not in values and "R" not in values:
@@ -231,7 +234,13 @@ def _conversion(conv: Convention, s: Setting) -> tuple[float, str] | str:
                 f"{text.split('(')[-1].rstrip(')')}, and the setting is {s.convexity}")
     if needs not in s.values:
         return f"measures {QUANTITIES[conv.quantity]}; converting to {QUANTITIES[target]} uses {text}: give {needs}"
-    return float(factor(s.values)), f"converted with {text}"
+    try:
+        value = float(factor(s.values))
+    except (ZeroDivisionError, OverflowError):
+        value = math.inf
+    if not (math.isfinite(value) and value > 0):
+        return f"converting to {QUANTITIES[target]} uses {text}: its factor is not a finite positive float here"
+    return value, f"converted with {text}"
 
 
 def _inputs(res: Result, conv: Convention, s: Setting, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,7 +258,10 @@ def _inputs(res: Result, conv: Convention, s: Setting, overrides: Mapping[str, A
         elif name in conv.reads:
             read = conv.reads[name]
             if all(n in src for n in read.needs):
-                out[name] = read.fn(src)
+                try:
+                    out[name] = read.fn(src)
+                except (OverflowError, ZeroDivisionError, ValueError):
+                    raise UserInputError(f"{name} = {read.text} is not a finite float at this setting") from None
         elif name in COMMON and name in src:
             out[name] = src[name]
     return out
@@ -283,7 +295,10 @@ def _row(res: Result, s: Setting) -> Row:
         power = (f"its eps bounds the quantity by eps^{p_r}, the setting's by eps^{p_set}: its eps = "
                  f"(setting eps)^({p_set}/{p_r}) (exact)")
         conversion = f"{conversion}; {power}" if conversion else power
-    values = _inputs(res, conv, s, overrides)
+    try:
+        values = _inputs(res, conv, s, overrides)
+    except UserInputError as exc:
+        return Row(**base, covered=False, reason=f"cannot be evaluated here: {exc}")
     missing = sorted(res.required_for_terms() - set(values) - {conv.rounds, conv.eps})
     if missing:
         meaning = res.symbol_map
@@ -301,10 +316,22 @@ def _row(res: Result, s: Setting) -> Row:
         if cond.holds is None and cond.name not in unencoded:
             conditions.append(f"unverified: {cond.name} ({cond.reason})")
     conditions += [f"assumed: {u.name}" for u in res.unencoded if not u.name.startswith("participation")]
+    for name, x in (("rounds for eps", rounds), ("eps reached at R", reached)):
+        if x is not None and not math.isfinite(x):
+            conditions.append(f"{name} is not a finite float here ({x}): shown as absent")
+    rounds = rounds if rounds is not None and math.isfinite(rounds) else None
+    reached = reached if reached is not None and math.isfinite(reached) else None
     if rounds is None and reached is None:
-        return Row(**base, covered=False, reason="the bound does not reach the setting's eps at any R (a floor)")
+        return Row(**base, covered=False, reason="no finite value at this setting: the bound does not reach eps at "
+                                                 "any R (a floor), or its value overflows a float")
     return Row(**base, covered=True, rounds=rounds, reached=reached, conditions=tuple(conditions),
                order_constant_one=res.kind is Kind.ORDER, conversion=conversion, iterate=conv.iterate)
+
+
+def _pow(x: float, p: float) -> float:
+    """x**p in float64 with overflow to inf (Python floats raise instead)."""
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        return float(np.power(np.float64(x), p))
 
 
 def _numbers(res: Result, conv: Convention, s: Setting, values: Mapping[str, Any],
@@ -315,26 +342,26 @@ def _numbers(res: Result, conv: Convention, s: Setting, values: Mapping[str, Any
     rounds = reached = None
     at: dict[str, Any] = {}
     if s.eps is not None:
-        eps_own = (s.eps**p_set / factor) ** (1 / p_r)
+        eps_own = _pow(_pow(s.eps, p_set) / factor, 1 / p_r)
         if conv.form == "rounds":
             rounds = float(np.asarray(res.evaluate({**values, conv.eps: eps_own}).value))
         else:
-            sol = res.solve(conv.rounds, values, target=eps_own**p_r)
+            sol = res.solve(conv.rounds, values, target=_pow(eps_own, p_r))
             rounds = float(sol.value) if sol.success and sol.value is not None else None
         if conv.form == "rounds":
             at[conv.eps] = eps_own
-        if rounds is not None and conv.rounds in res.symbol_map:
+        if rounds is not None and math.isfinite(rounds) and conv.rounds in res.symbol_map:
             at[conv.rounds] = max(1, math.ceil(rounds))
     if s.R is not None:
         if conv.form == "error":
             own = float(np.asarray(res.evaluate({**values, conv.rounds: s.R}).value))
-            reached = (factor * own) ** (1 / p_set)
+            reached = _pow(factor * own, 1 / p_set)
             at.setdefault(conv.rounds, s.R)
         else:
             with_R = {**values, conv.rounds: s.R} if conv.rounds in res.symbol_map else dict(values)
             sol = res.solve(conv.eps, with_R, target=float(s.R))
             if sol.success and sol.value is not None:
-                reached = (factor * float(sol.value) ** p_r) ** (1 / p_set)
+                reached = _pow(factor * _pow(float(sol.value), p_r), 1 / p_set)
                 at.setdefault(conv.eps, float(sol.value))
             if conv.rounds in res.symbol_map:
                 at.setdefault(conv.rounds, s.R)
@@ -354,7 +381,11 @@ def compare(setting: Setting, keys: Sequence[str] | None = None) -> Comparison:
     results = [get(k) for k in keys] if keys else all_results()
     rows = [_row(res, setting) for res in results]
     covered = [r for r in rows if r.covered]
-    covered.sort(key=lambda r: (r.rounds if setting.eps is not None else r.reached) or math.inf)
+    def order(r: Row) -> float:
+        x = r.rounds if setting.eps is not None else r.reached
+        return math.inf if x is None else x
+
+    covered.sort(key=order)
     return Comparison(setting, tuple(covered), tuple(r for r in rows if not r.covered))
 
 

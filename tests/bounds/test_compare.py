@@ -188,3 +188,24 @@ def test_a_plugin_result_takes_part_once_it_declares_its_convention(tmp_path):
         assert other.key == "MY.UNDECLARED" and "declares no convention" in other.reason
     finally:
         plugins.clear_files()
+
+
+@pytest.mark.parametrize("kw, pattern, measure, convexity", [
+    (dict(eps=1e-300, L=1, tau=5, S=10, N=100, sigma=1, zeta_G=1, Delta0=1), "iid", "grad-sq", "nonconvex"),
+    (dict(R=100, L=1e300, tau=5, S=10, N=100, sigma=1, zeta_G=1, Delta0=1e300), "iid", "grad", "nonconvex"),
+    (dict(R=10**18, eps=1e-200, L=1e200, mu=1e-200, tau=5, S=10, N=100, sigma=1e100, zeta_G=1e100, Delta0=1e300,
+          D0=1e300, delta=1e300), "iid", "dist-sq", "strongly-convex"),
+    (dict(R=1000, eps=1e200, L=4, mu=1, tau=5, G=1, D0=1, sigma=1e200, p="0.5,0.5", r="0.5,0.5", Gamma=0.1,
+          var_s=1.0), "static-rate", "gap", "strongly-convex"),
+])
+def test_extreme_settings_give_rows_not_tracebacks(kw, pattern, measure, convexity):
+    out = compare(make_setting(kw, pattern=pattern, measure=measure, convexity=convexity))
+    for r in out.covered:
+        assert all(x is None or math.isfinite(x) for x in (r.rounds, r.reached))
+        assert r.rounds is not None or r.reached is not None
+    assert all(r.reason for r in out.other) and len(out.covered) + len(out.other) >= 60
+
+
+def test_probabilities_are_checked():
+    with pytest.raises(UserInputError, match="q=2 must be a probability"):
+        make_setting({**FAST_STYLE, "q": 2}, pattern="snapshot")
