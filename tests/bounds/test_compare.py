@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bounds.compare import compare, curve, make_setting
-from bounds.registry import all_results
 from bounds.core.errors import UserInputError
+from bounds.registry import all_results
 
 REL = 1e-9
 # FAST-style: S = 10 of N = 100 uniformly, non-convex, E||grad f||^2 <= eps
