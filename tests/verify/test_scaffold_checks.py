@@ -84,3 +84,13 @@ def test_survey_rates_are_attained_and_the_constant_step_control_fails():
         assert all(a > b for a, b in zip(v.series["lhs"], v.series["lhs"][1:]))  # falls with T
     control = recs["SURV.FEDAVG.control:constant-step"]
     assert control.control and control.verdict == "violated" and control.ci[0] > -0.4  # a floor: slower than T^-1/2
+
+
+def test_scaffold_rounds_fall_as_one_over_k_at_full_participation_and_not_under_sampling():
+    assert sc.predicted_k_exponent() == pytest.approx(-1.0, abs=1e-12)
+    full, partial = sc.local_steps(Context(quick=True, seed=0))
+    assert full.id == "SCAF.T4.local-steps" and full.verdict == "holds"
+    rounds = full.series["lhs"]
+    # halving: K = 1 -> 16 divides the rounds by 16 up to one round of discretisation per K
+    assert all(abs(rounds[0] / k - r) <= 1.0 for k, r in zip(sc.LOCAL_K, rounds, strict=True))
+    assert partial.control and partial.verdict == "violated" and partial.ci[0] > -0.9
