@@ -39,6 +39,7 @@ CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {
         ('F3AST.LB.5', 'F3AST.LB.5', 'published', 'Exact client-sampling variance Tr(Y Y^T Sigma) / eta^2', 'equality', 'F3AST', False, '001_5713ca58b34c1d5c.txt, Lemma B.5', 'PUBLISHED', 0, 12),
         ('F3AST.T3.7@corrected', 'F3AST.T3.7', 'corrected', 'Markov-chain burn-in t0', 'threshold', 'F3AST', True, '001_5713ca58b34c1d5c.txt, Theorem III.7', 'INFERRED FLAG', 1, 13),
         ('F3AST.T3.7@printed', 'F3AST.T3.7', 'printed', 'Markov-chain burn-in t0 as printed (log eps / log alpha)', 'threshold', 'F3AST', False, '001_5713ca58b34c1d5c.txt, Theorem III.7', 'PUBLISHED FLAG', 1, 14),
+        ('F3AST.LB.1', 'F3AST.LB.1', 'published', "Unbiased aggregate: E_S[Delta] = vbar with weights p_k / r_k at the policy's true rates", 'equality', 'F3AST', False, '001_5713ca58b34c1d5c.txt, Lemma B.1', 'PUBLISHED', 0, 15),
     ),
     'bounds.ascaf': (
         ('ASCAF.T1', 'ASCAF.T1', 'published', 'Non-convex convergence of Amplified SCAFFOLD', 'order', 'Amplified SCAFFOLD', True, '004_6701e408bce7fa6d.txt, Theorem 1', 'DECODED-H DECODED-M DECODED-L FLAG UNRECOVERED', 3, 0),

