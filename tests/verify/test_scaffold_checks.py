@@ -1,28 +1,53 @@
-"""verify.scenarios.scaffold: FedAvg's sampling-term exponent (and its biased-sampling control) and the FedAvg
-lower bound on our two-client construction (and its K = 1 control)."""
+"""verify.scenarios.scaffold: FedAvg's sampling-term exponent (and its biased-sampling control), the FedAvg lower
+bound on our two-client construction (and its K = 1 control), SCAFFOLD's 1/K at delta = 0 (and its partial-
+participation control), the survey's O(1/sqrt(T)) on the engine (and a constant-step control)."""
 
 import numpy as np
 import pytest
 
-from verify.certificates.common import Context
+from verify.checks import Context, run_group
 from verify.scenarios import scaffold as sc
+from verify.suite import control_ids, registry
+
+GROUPS = {g.id: g for g in sc.CHECKS}
+
+
+def _run(gid):
+    return {v.id: v for v in GROUPS[gid](Context(quick=True, seed=0))}
+
+
+def test_groups_are_in_the_suite_with_their_controls():
+    reg = registry()
+    assert {"SCAF.T1.sampling", "SCAF.T2", "SCAF.T4", "SURV.rates"} <= set(reg)
+    assert set(control_ids(ids=["SCAF.T1.sampling", "SCAF.T2", "SCAF.T4", "SURV.rates"])) == {
+        "SCAF.T1.sampling.control:biased", "SCAF.T2.control:K1", "SCAF.T4.control:partial",
+        "SURV.FEDAVG.control:constant-step"}
 
 
 def test_sampling_rate_fits_exponent_one_and_the_biased_control_fails():
-    uniform, biased = sc.sampling_rate(Context(quick=True, seed=0))
-    assert uniform.id == "SCAF.T1.sampling.rate" and uniform.verdict == "holds" and uniform.ok
+    recs = _run("SCAF.T1.sampling")
+    uniform, biased = recs["SCAF.T1.sampling.rate"], recs["SCAF.T1.sampling.control:biased"]
+    assert uniform.verdict == "holds" and uniform.ok and uniform.rhs == 1.0
     low, high = uniform.ci
     assert low - 0.05 <= 1.0 <= high + 0.05 and high - low < 0.1  # a narrow interval that contains 1
     assert biased.control and biased.verdict == "violated" and biased.ok
     assert biased.ci[1] + 0.05 < 1.0  # biased selection: the floor falls more slowly than (1 - S/N)/S
-    # the floor itself is larger under biased selection at every S (a drift to a biased point)
     assert all(b > u for b, u in zip(biased.series["lhs"], uniform.series["lhs"], strict=True))
 
 
+def test_sampling_axis_maps_to_whole_clients_or_refuses():
+    from bounds.core.errors import UserInputError
+
+    assert [sc.clients_for(x) for x in sc.SAMP] == [2, 4, 5, 10, 16]
+    with pytest.raises(UserInputError, match="not a whole number of clients"):
+        sc.clients_for(0.3)
+
+
 def test_same_seed_same_numbers():
-    a = sc.sampling_sweep("uniform", trials=16, seed=3, groups=4)[1]
-    b = sc.sampling_sweep("uniform", trials=16, seed=3, groups=4)[1]
-    assert np.array_equal(a, b)
+    g = GROUPS["SCAF.T1.sampling"]
+    a = run_group(g, Context(quick=True, seed=3, trials=16))[0]
+    b = run_group(g, Context(quick=True, seed=3, trials=16))[0]
+    assert a.lhs == b.lhs and a.series["lhs"] == b.series["lhs"]
 
 
 def test_a1_constants_of_the_quadratic_are_an_identity():
@@ -68,29 +93,33 @@ def test_lower_bound_gaps_match_a_plain_loop():
 
 
 def test_lower_bound_holds_on_the_construction_and_fails_for_k1():
-    good, control = sc.lower_bound(Context(quick=True, seed=0))
-    assert good.id == "SCAF.T2.construction" and good.verdict == "holds" and good.lhs >= -0.1
+    recs = _run("SCAF.T2")
+    good, control = recs["SCAF.T2.construction"], recs["SCAF.T2.control:K1"]
+    assert good.verdict == "holds" and good.lhs >= -sc.LB_TOL
     assert min(good.series["lhs"]) > 0.05  # min_eta gap >= 0.05 G^2/(mu R^2) for R = 16..1024
-    assert control.id == "SCAF.T2.control:K1" and control.verdict == "violated" and control.ok
+    assert control.control and control.verdict == "violated" and control.ok
     R, ratio = sc.lower_bound_ratio(1)
     assert np.all(ratio < 1e-12)  # K = 1: the best step reaches x* (no drift)
 
 
+def test_scaffold_rounds_fall_as_one_over_k_at_full_participation_and_not_under_sampling():
+    assert sc.predicted_k_exponent() == pytest.approx(-1.0, abs=1e-12)
+    spec = GROUPS["SCAF.T4"].specs[0]
+    assert spec.exponent == sc.predicted_k_exponent()  # the sweep's exponent is the result's, at delta = 0
+    recs = _run("SCAF.T4")
+    full, partial = recs["SCAF.T4.local-steps"], recs["SCAF.T4.control:partial"]
+    assert full.verdict == "holds"
+    rounds = full.series["lhs"]
+    # K = 1 -> 16 divides the rounds by 16 up to one round of discretisation per K
+    assert all(abs(rounds[0] / k - r) <= 1.0 for k, r in zip(sc.LOCAL_K, rounds, strict=True))
+    assert partial.control and partial.verdict == "violated" and partial.ci[0] > -0.9
+
+
 def test_survey_rates_are_attained_and_the_constant_step_control_fails():
-    recs = {v.id: v for v in sc.survey_rate(Context(quick=True, seed=0))}
+    recs = _run("SURV.rates")
     for rid in ("SURV.FEDAVG.rate", "SURV.GENFEDAVG.rate", "SURV.CYCP.rate"):
         v = recs[rid]
         assert v.verdict == "holds" and v.rhs == -0.5 and v.ci[0] - 0.1 <= -0.5 <= v.ci[1] + 0.1
         assert all(a > b for a, b in zip(v.series["lhs"], v.series["lhs"][1:]))  # falls with T
     control = recs["SURV.FEDAVG.control:constant-step"]
-    assert control.control and control.verdict == "violated" and control.ci[0] > -0.4  # a floor: slower than T^-1/2
-
-
-def test_scaffold_rounds_fall_as_one_over_k_at_full_participation_and_not_under_sampling():
-    assert sc.predicted_k_exponent() == pytest.approx(-1.0, abs=1e-12)
-    full, partial = sc.local_steps(Context(quick=True, seed=0))
-    assert full.id == "SCAF.T4.local-steps" and full.verdict == "holds"
-    rounds = full.series["lhs"]
-    # halving: K = 1 -> 16 divides the rounds by 16 up to one round of discretisation per K
-    assert all(abs(rounds[0] / k - r) <= 1.0 for k, r in zip(sc.LOCAL_K, rounds, strict=True))
-    assert partial.control and partial.verdict == "violated" and partial.ci[0] > -0.9
+    assert control.control and control.verdict == "violated" and control.ci[0] > -0.4  # a floor

@@ -44,15 +44,21 @@ from typing import Any
 import numpy as np
 
 import bounds
+from verify.checks import Group, Sweep
+from verify.extensions import Check
+from verify.record import Verification
 from verify.scenario import Instance, Param, Scenario
+from verify.scenarios.fast import mean_over_rounds
 
 N_CLIENTS, K_STEPS, ETA, D = 20, 2, 0.5, 4
-SAMPLES = (2, 4, 5, 10, 16)
 ROUNDS = 300
 FAVOUR = 0.05  # weight of the clients the biased control disfavours (the others have weight 1)
+# x = (1 - S/N)/S for S = 2, 4, 5, 10, 16 of N = 20 (the builder maps x back to S = N/(1 + N x))
+SAMP = (0.45, 0.2, 0.15, 0.05, 0.0125)
 
 SAMPLING_SPACE = (
-    Param("S", 1, N_CLIENTS, 5, integer=True, doc="clients sampled per round (of N = 20)"),
+    Param("samp", 0.0125, 0.45, 0.15, log=True,
+          doc="sampling factor x = (1 - S/N)/S of the term; S = N/(1 + N x) must be an integer (N = 20)"),
     Param("pattern", default="uniform", choices=("uniform", "biased"),
           doc="uniform S of N without replacement (the theorem's), or biased towards one half (a control)"),
     Param("zeta", 0.1, 10.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||"),
@@ -60,10 +66,21 @@ SAMPLING_SPACE = (
 )
 
 
+def clients_for(samp: float, N: int = N_CLIENTS) -> int:
+    """S with (1 - S/N)/S = samp; a value that gives no integer S is refused in one line."""
+    from bounds.core.errors import UserInputError
+
+    S = N / (1 + N * samp)
+    if abs(S - round(S)) > 1e-9 or not 1 <= round(S) <= N:
+        raise UserInputError(f"samp={samp:g} gives S = N/(1 + N samp) = {S:.6g}, not a whole number of clients in "
+                             f"1..{N}; valid for example: {', '.join(f'{x:g}' for x in SAMP)}")
+    return int(round(S))
+
+
 def biased(problem: Any, S: int, favour: float = FAVOUR) -> Any:
     """S of M clients per round by successive sampling with weight 1 for clients whose minimiser shift has a
-    positive sum of coordinates (above the median) and ``favour`` for the rest; aggregation weights 1/S as
-    under uniform sampling, so the selection bias is not corrected."""
+    sum of coordinates above the median and ``favour`` for the rest; aggregation weights 1/S as under uniform
+    sampling, so the selection bias is not corrected."""
     from quadratics.participation import Pattern, rng_for, weighted_subsets, weights_from_ids
 
     M = problem.M
@@ -81,41 +98,131 @@ def biased(problem: Any, S: int, favour: float = FAVOUR) -> Any:
     return Pattern("biased", M, {"S": S, "favour": favour}, init, draw)
 
 
-def second_half_gap(sim: Any, R: int) -> np.ndarray:
-    """Per-trial stationary gap: mean of f(x_r) - f* over r in [R/2, R] (a diverged trial -> inf)."""
-    out = np.asarray(sim.metrics["gap"], dtype=float)[R // 2:].mean(0)
-    return np.where(np.isfinite(out), out, math.inf)
-
-
 def a1_constants(problem: Any) -> tuple[float, float]:
     """(G, B) of A1 for a shared-Hessian quadratic: B = 1, G^2 = (1/N) sum_i ||A delta_i||^2 (an identity)."""
     g = problem.lam * (problem.b - problem.x_star)
     return float(np.sqrt(np.mean(np.sum(g * g, axis=1)))), 1.0
 
 
+UNIFORM_MET = "met by construction: the engine's uniform pattern draws S of N without replacement, each round anew"
+
+
 def build_sampling(point: Mapping[str, Any]) -> Instance:
-    """FedAvg (K = 2, eta = 0.5) under uniform (or biased) sampling of S of 20 clients, sigma = 0."""
+    """FedAvg (K = 2, eta = 0.5) under uniform (or biased) sampling of S of 20 clients, sigma = 0; LHS = the
+    stationary gap (mean over the second half of 300 rounds)."""
     from quadratics import fedavg, heterogeneous_quadratic, uniform
 
-    S = int(point["S"])
+    S = clients_for(float(point["samp"]))
     pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=D, M=N_CLIENTS, zeta=float(point["zeta"]), sigma=0.0, D0=1.0,
                                  seed=int(point["draw"]))
     G, B = a1_constants(pb)
     k = pb.constants
-    pattern = uniform(M=N_CLIENTS, S=S) if point["pattern"] == "uniform" else biased(pb, S)
+    uniform_pattern = point["pattern"] == "uniform"
+    pattern = uniform(M=N_CLIENTS, S=S) if uniform_pattern else biased(pb, S)
     values = dict(beta=k["L"], mu=k["mu"], sigma=0.0, G=G, B=B, K=K_STEPS, S=S, N=N_CLIENTS, eps=0.01)
     assumed = {"A1 (G,B)-bounded gradient dissimilarity": "shared-Hessian quadratic: an identity with B = 1, "
                                                           "G^2 = (1/N) sum ||A delta_i||^2",
                "beta-smooth clients with unbiased gradients": "quadratics with curvatures in [mu, L], sigma = 0",
                "step sizes from the appendix": "a fixed step eta = 0.5; the sweep reads the exponent of (1 - S/N)/S "
                                                "only (eps nominal)"}
+    if uniform_pattern:
+        assumed["participation (iid)"] = UNIFORM_MET
     return Instance(problem=pb, algorithm=fedavg(eta=ETA, K=K_STEPS), pattern=pattern, rounds=ROUNDS, values=values,
-                    measure=partial(second_half_gap, R=ROUNDS), assumed=assumed, curve="gap",
+                    measure=partial(mean_over_rounds, metric="gap", first=ROUNDS // 2, last=ROUNDS),
+                    assumed=assumed, curve="gap",
                     describe={"problem": pb.describe(), "eta": ETA, "K": K_STEPS, "R": ROUNDS, "S": S,
                               "pattern": point["pattern"], "G": G, "B": B,
                               "eps": "0.01 (nominal: the sweep reads the exponent of (1 - S/N)/S only)"},
-                    broken={} if point["pattern"] == "uniform" else {
-                        "participation (iid)": "biased successive sampling (weights 1 vs 0.05), not uniform"})
+                    broken={} if uniform_pattern else {
+                        "participation (iid)": f"biased successive sampling (weights 1 vs {FAVOUR}), not uniform"})
+
+
+# ---- SCAFFOLD on quadratics (SCAF.T4): rounds ~ (beta + delta K)/(mu K), i.e. ~ 1/K when delta = 0
+LOCAL_K = (1, 2, 4, 8, 16)
+LOCAL_M, LOCAL_ROUNDS, LOCAL_ETA, LOCAL_EPS = 8, 500, 0.05, 1e-6
+
+LOCAL_SPACE = (
+    Param("K", 1, 64, 4, integer=True, log=True, doc="local steps per round"),
+    Param("S", 1, LOCAL_M, LOCAL_M, integer=True, doc="clients per round of N = 8 (the theorem: S = N)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+)
+
+
+def rounds_to_eps(sim: Any, eps: float, R: int) -> np.ndarray:
+    """Per-trial first round r >= 0 with f(x_r) - f* <= eps (R + 1 when never; a diverged trial -> inf)."""
+    gap = np.asarray(sim.metrics["gap"], dtype=float)
+    hit = gap <= eps
+    first = np.where(hit.any(axis=0), hit.argmax(axis=0), R + 1).astype(float)
+    return np.where(np.isfinite(gap).all(axis=0), first, math.inf)
+
+
+def predicted_k_exponent() -> float:
+    """The log-slope in K of SCAF.T4@sc's similarity term (beta + delta K)/(mu K) at delta = 0 (read from the result)."""
+    res = bounds.get("SCAF.T4@sc")
+    term = next(t for t in res.terms if t.name == "similarity").expr
+    at = [float(term.xreplace({sym: {"beta": 1.0, "delta": 0.0, "mu": 0.5, "K": k}[sym.name]
+                               for sym in term.free_symbols})) for k in (1.0, 16.0)]
+    return math.log(at[1] / at[0]) / math.log(16.0)
+
+
+def build_local(point: Mapping[str, Any]) -> Instance:
+    """SCAFFOLD (option II, eta = 0.05) with K local steps on the shared-Hessian quadratic (delta = 0), sigma = 0,
+    S of 8 clients; LHS = rounds to a gap of 1e-6 per trial."""
+    from quadratics import heterogeneous_quadratic, scaffold, uniform
+
+    K, S = int(point["K"]), int(point["S"])
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=D, M=LOCAL_M, zeta=1.0, sigma=0.0, D0=1.0, seed=int(point["draw"]))
+    k = pb.constants
+    values = dict(beta=k["L"], mu=k["mu"], sigma=0.0, K=K, N=LOCAL_M, delta=0.0, S=S, eps=LOCAL_EPS)
+    assumed = {"quadratic clients": "every f_i is a quadratic (the family)",
+               "A2 delta-bounded Hessian dissimilarity": "every client Hessian is A: delta = 0 exactly",
+               "beta-smooth clients with unbiased gradients": "curvatures in [mu, L], sigma = 0",
+               "step sizes from the appendix": f"a fixed local step eta = {LOCAL_ETA}: the ratio bounds the hidden "
+                                               "constant times log(1/eps) for this step only"}
+    if S == LOCAL_M:
+        assumed["participation (iid)"] = "every client every round (uniform S = N), server step 1"
+    return Instance(problem=pb, algorithm=scaffold(eta=LOCAL_ETA, K=K), pattern=uniform(M=LOCAL_M, S=S),
+                    rounds=LOCAL_ROUNDS, values=values,
+                    measure=partial(rounds_to_eps, eps=LOCAL_EPS, R=LOCAL_ROUNDS), assumed=assumed, curve="gap",
+                    describe={"problem": pb.describe(), "eta": LOCAL_ETA, "K": K, "S": S, "N": LOCAL_M,
+                              "eps": LOCAL_EPS, "R": LOCAL_ROUNDS})
+
+
+# ---- the survey's stated O(1/sqrt(T)) rates, for the methods the engine runs
+SURVEY_T = (100, 200, 400, 800, 1600)
+SURVEY_METHODS = {  # method -> (result, what, pattern, eta_g)
+    "fedavg": ("SURV.FEDAVG", "FedAvg, uniform sampling S = 5 of 20", "uniform", 1.0),
+    "genfedavg": ("SURV.GENFEDAVG", "generalized FedAvg, server step eta_g = 2, uniform S = 5 of 20", "uniform", 2.0),
+    "cycp": ("SURV.CYCP", "FedAvg under cyclic participation (4 groups of 5 clients, 5 drawn from the active group)",
+             "cyclic", 1.0),
+}
+
+SURVEY_SPACE = (
+    Param("T", 10, 10000, 400, integer=True, log=True, doc="rounds (the survey's T)"),
+    Param("step", default="sqrt", choices=("sqrt", "constant"),
+          doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+)
+
+
+def build_survey(point: Mapping[str, Any], method: str) -> Instance:
+    """``method`` with K = 2 on the shared-Hessian quadratic (mu = 0.5, L = 1, sigma = 1, zeta = 1) for T rounds;
+    LHS = (1/T) sum_r ||grad f(x_r)||^2 (our reading: the survey names no measure)."""
+    from quadratics import cyclic, fedavg, heterogeneous_quadratic, uniform
+
+    rid, what, pattern, eta_g = SURVEY_METHODS[method]
+    T = int(point["T"])
+    eta = 1 / math.sqrt(T) if point["step"] == "sqrt" else 0.1
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=D, M=N_CLIENTS, zeta=1.0, sigma=1.0, D0=1.0, seed=int(point["draw"]))
+    pat = uniform(M=N_CLIENTS, S=5) if pattern == "uniform" else cyclic(M=N_CLIENTS, S=5, P=4, groups=4)
+    res = bounds.get(rid)
+    values = {k: v for k, v in {"T": T, "n": 5, "K": K_STEPS}.items() if k in res.symbol_map}
+    assumed = {u.name: f"by construction: {what}, K = {K_STEPS}, eta = {eta:.4g}" for u in res.unencoded}
+    return Instance(problem=pb, algorithm=fedavg(eta=eta, K=K_STEPS, eta_g=eta_g), pattern=pat, rounds=T,
+                    values=values, measure=partial(mean_over_rounds, metric="grad_sq", first=0, last=T - 1),
+                    assumed=assumed, curve="grad_sq",
+                    describe={"problem": pb.describe(), "algorithm": what, "K": K_STEPS, "eta": eta, "eta_g": eta_g,
+                              "T": T, "measure": "(1/T) sum_r E||grad f(x_r)||^2 (our reading)"})
 
 
 SCENARIOS = [
@@ -123,64 +230,14 @@ SCENARIOS = [
              SAMPLING_SPACE, build_sampling,
              ("the LHS is FedAvg's stationary gap at a fixed step, the sampling term's numerator: compare its "
               "exponent in (1 - S/N)/S, not its value, with the rounds count",)),
+    Scenario("SCAF.T4.local-steps", "SCAF.T4@sc", "SCAFFOLD on a delta = 0 quadratic: rounds to eps vs K",
+             LOCAL_SPACE, build_local,
+             ("ORDER result: LHS/RHS bounds the hidden constant times log(1/eps) at this step",)),
+    *(Scenario(f"{rid}.instance", rid, f"{what}: (1/T) sum ||grad f||^2", SURVEY_SPACE,
+               partial(build_survey, method=method),
+               ("the survey states only O(1/sqrt(T)): the measure and the step are our reading",))
+      for method, (rid, what, _, _) in SURVEY_METHODS.items()),
 ]
-
-
-def _groups(x: np.ndarray, seeds: int) -> np.ndarray:
-    return x[: x.size // seeds * seeds].reshape(seeds, -1).mean(1)
-
-
-def sampling_sweep(pattern: str, *, trials: int, seed: int, draw: int = 0, device: str = "cpu",
-                   groups: int = 8) -> tuple[np.ndarray, np.ndarray, list[Any]]:
-    """(x = (1 - S/N)/S, per-group stationary gaps [groups, len(SAMPLES)], the point estimates) over S."""
-    from verify.scenario import evaluate_point
-
-    scen = SCENARIOS[0]
-    Y = np.zeros((groups, len(SAMPLES)))
-    ests = []
-    for j, S in enumerate(SAMPLES):
-        est = evaluate_point(scen, {"S": S, "pattern": pattern, "draw": draw}, trials=trials, seed=seed + j,
-                             device=device)
-        Y[:, j] = _groups(est.samples, groups)
-        ests.append(est)
-    x = np.array([(1 - S / N_CLIENTS) / S for S in SAMPLES])
-    return x, Y, ests
-
-
-def _sampling_check(ctx: Any, pattern: str) -> Any:
-    from verify.certificates.common import rate
-    from verify.fit import fit_over_seeds
-    from verify.verdict import VIOLATED
-
-    t0 = time.perf_counter()
-    trials = ctx.n(64, 256)
-    x, Y, ests = sampling_sweep(pattern, trials=trials, seed=ctx.seed, draw=ctx.seed, device=ctx.device)
-    fit = fit_over_seeds(x, Y, level=ctx.level)
-    control = pattern != "uniform"
-    predicted = 1.0  # the exponent of (1 - S/N)/S in SCAF.T1's sampling term (1 - S/N) G^2/(mu S eps)
-    assert bounds.get("SCAF.T1@sc").terms[1].name == "sampling"
-    notes = ["x = (1 - S/N)/S, S in " + str(list(SAMPLES)) + ", N = 20; LHS = stationary gap (second half of "
-             f"{ROUNDS} rounds), K = 2, eta = 0.5, sigma = 0; per-seed-group slopes, t interval across 8 groups",
-             "fits the (1 - S/N)/S factor of the term at a fixed step (its eps exponent is not fitted)"]
-    if control:
-        notes.append("control: selection biased towards one half of the clients (uniform-sampling hypothesis "
-                     "broken); the exponent must miss 1")
-    return rate(ctx, check_id="SCAF.T1.sampling.control:biased" if control else "SCAF.T1.sampling.rate",
-                title=("FedAvg, biased sampling: floor no longer ~ (1 - S/N)/S" if control else
-                       "FedAvg: client-sampling floor ~ (1 - S/N)/S (SCAF.T1 sampling term)"),
-                fit=fit, predicted=predicted, tol=0.05,
-                instance={"scenario": "SCAF.T1.sampling", "pattern": pattern, "S": list(SAMPLES), "N": N_CLIENTS,
-                          "describe": dict(ests[0].describe)},
-                trials=trials * len(SAMPLES),
-                series={"x": x.tolist(), "lhs": [e.lhs for e in ests], "ci_low": [e.ci[0] for e in ests],
-                        "ci_high": [e.ci[1] for e in ests], "x_label": "(1 - S/N)/S", "y_label": "stationary gap"},
-                notes=notes, started=t0, expected=VIOLATED if control else "holds", control=control,
-                variant="sc")
-
-
-def sampling_rate(ctx: Any) -> list[Any]:
-    """Uniform sampling: the floor's exponent in (1 - S/N)/S is 1; biased sampling (control): it is not."""
-    return [_sampling_check(ctx, "uniform"), _sampling_check(ctx, "biased")]
 
 
 # ---- the FedAvg lower bound on a construction of our own (see the module docstring)
@@ -189,6 +246,7 @@ LB_H = np.array([LB_MU, 3 * LB_MU])
 LB_CENTRES = np.array([LB_A, -LB_A])
 LB_ROUNDS = (16, 32, 64, 128, 256, 512, 1024)
 LB_STEPS = np.logspace(-6, math.log10(2 / (3 * LB_MU)), 4001)  # up to the stability edge of the stiffer client
+LB_TOL = 0.1
 
 
 def lb_constants() -> dict[str, float]:
@@ -224,179 +282,95 @@ def lower_bound_ratio(K: int) -> tuple[np.ndarray, np.ndarray]:
     return R, best / (k["G"] ** 2 / (k["mu"] * R**2))
 
 
-def _lower_bound_check(ctx: Any, K: int) -> Any:
-    from verify.certificates.common import rate
+def _lower_bound_record(ctx: Any, K: int) -> Verification:
     from verify.fit import fit_loglog
     from verify.verdict import HOLDS, VIOLATED
 
     t0 = time.perf_counter()
     R, ratio = lower_bound_ratio(K)
-    positive = ratio > 0
-    fit = fit_loglog(R[positive], ratio[positive], level=ctx.level) if positive.sum() >= 3 else None
     control = K < 2
     k = lb_constants()
-    res = bounds.get("SCAF.T2")
-    report = res.check({"G": k["G"], "mu": k["mu"], "R": int(R[-1]), "K": K, "sigma": 0.0, "S": 2, "N": 2})
-    conditions = tuple(c.to_dict() for c in report.conditions)
-    notes = (f"two clients, curvatures {LB_H.tolist()}, centres {LB_CENTRES.tolist()}, x0 = x* + 2; A1 with G = "
+    report = bounds.get("SCAF.T2").check({"G": k["G"], "mu": k["mu"], "R": int(R[-1]), "K": K, "sigma": 0.0, "S": 2,
+                                          "N": 2})
+    notes = [f"two clients, curvatures {LB_H.tolist()}, centres {LB_CENTRES.tolist()}, x0 = x* + 2; A1 with G = "
              f"{k['G']:.6g}, B = {k['B']:.6g}; exact recursion (float64), steps: {LB_STEPS.size} log-spaced in "
-             f"[1e-6, 2/(3 mu)]",
+             "[1e-6, 2/(3 mu)]",
              "min over a grid of steps, not over every step size: evidence for the construction, not a proof",
-             "holds when the ratio gap / (G^2/(mu R^2)) does not decay with R: slope of its log >= -0.1")
-    if fit is None:
-        from verify.record import Verification
-
-        return Verification(id="SCAF.T2.control:K1" if control else "SCAF.T2.construction",
-                            title="FedAvg lower bound ratio", verdict=VIOLATED,
-                            expected=VIOLATED if control else HOLDS, kind="control" if control else "rate",
-                            control=control, notes=(*notes, "the best step in the grid reaches f* exactly (gap 0 at every R): no positive ratio, the bound fails"))
-    rec = rate(ctx, check_id="SCAF.T2.control:K1" if control else "SCAF.T2.construction",
-               title=("FedAvg with K = 1 (gradient descent): no drift, the lower bound's hypothesis K >= 2 broken"
-                      if control else "FedAvg lower bound: min-over-steps gap x mu R^2/G^2 does not decay"),
-               fit=fit, predicted=0.0, tol=0.1,
-               instance={"construction": "two 1-D quadratics", "K": K, "rounds": R.tolist(), **k},
-               trials=1, series={"x": R.tolist(), "lhs": ratio.tolist(), "x_label": "rounds R",
-                                 "y_label": "min_eta gap / (G^2/(mu R^2))"},
-               conditions_=conditions, notes=notes, started=t0,
-               expected=VIOLATED if control else HOLDS, control=control)
-    # one-sided: the lower bound holds when the ratio does not decay (slope >= -tol), whatever its growth
-    verdict = HOLDS if fit.slope >= -0.1 else VIOLATED
-    import dataclasses
-
-    return dataclasses.replace(rec, verdict=verdict)
+             f"holds when the ratio gap / (G^2/(mu R^2)) does not decay with R: slope of its log >= -{LB_TOL}"]
+    positive = ratio > 0
+    common = dict(id="SCAF.T2.control:K1" if control else "SCAF.T2.construction",
+                  title=("FedAvg with K = 1 (gradient descent): the lower bound's hypothesis K >= 2 broken" if control
+                         else "FedAvg lower bound: min-over-steps gap x mu R^2/G^2 does not decay"),
+                  expected=VIOLATED if control else HOLDS, control=control, kind="control" if control else "rate",
+                  trials=0, seed=int(ctx.seed), variant="published",
+                  conditions=tuple(c.to_dict() for c in report.conditions), device="cpu",
+                  instance={"construction": "two 1-D quadratics", "K": K, "rounds": R.tolist(), **k},
+                  series={"x": R.tolist(), "lhs": ratio.tolist(), "x_label": "rounds R",
+                          "y_label": "min_eta gap / (G^2/(mu R^2))"})
+    if positive.sum() < 3:
+        notes.append("the best step in the grid reaches f* exactly (gap 0 at every R): no positive ratio, the bound "
+                     "fails")
+        return Verification(verdict=VIOLATED, notes=tuple(notes), elapsed_s=time.perf_counter() - t0, **common)
+    fit = fit_loglog(R[positive], ratio[positive], level=ctx.level)
+    verdict = HOLDS if fit.slope >= -LB_TOL else VIOLATED  # one-sided: any growth of the ratio is consistent
+    return Verification(verdict=verdict, lhs=fit.slope, ci=fit.ci, rhs=0.0, notes=tuple(notes),
+                        elapsed_s=time.perf_counter() - t0, **common)
 
 
-def lower_bound(ctx: Any) -> list[Any]:
-    """SCAF.T2 on the construction (K = 2) and the K = 1 control."""
-    return [_lower_bound_check(ctx, K_STEPS), _lower_bound_check(ctx, 1)]
+def lower_bound(ctx: Any) -> list[Verification]:
+    """SCAF.T2 on the construction (K = 2) and the K = 1 control (exact arithmetic, no simulation)."""
+    return [_lower_bound_record(ctx, K_STEPS), _lower_bound_record(ctx, 1)]
 
 
-# ---- SCAFFOLD on quadratics (SCAF.T4): rounds ~ (beta + delta K)/(mu K), i.e. ~ 1/K when delta = 0
-LOCAL_K = (1, 2, 4, 8, 16)
-LOCAL_M, LOCAL_ROUNDS, LOCAL_ETA, LOCAL_EPS = 8, 500, 0.05, 1e-6
+class _LowerBound(Check):
+    """The lower-bound group: an exact computation over a step grid (no scenario to score), with its control."""
+
+    @property
+    def controls(self) -> list[str]:
+        return ["SCAF.T2.control:K1"]
 
 
-def _rounds_to(curves: np.ndarray, eps: float) -> float:
-    """First round at which a [rounds, trials] block's mean gap is <= eps (rounds + 1 when never)."""
-    mean = curves.mean(axis=1)
-    hit = np.flatnonzero(mean <= eps)
-    return float(hit[0]) if hit.size else float(mean.size)
+SAMPLING_NOTES = ("x = (1 - S/N)/S, S in 2, 4, 5, 10, 16 of N = 20; LHS = stationary gap (second half of 300 rounds), "
+                  "K = 2, eta = 0.5, sigma = 0",
+                  "fits the (1 - S/N)/S factor of the term at a fixed step (its eps exponent is not fitted)")
+LOCAL_NOTES = (f"rounds to a gap <= {LOCAL_EPS:g} per trial; eta = {LOCAL_ETA}, sigma = 0, delta = 0 (shared Hessian); "
+               "predicted exponent -1 = log-slope of (beta + delta K)/(mu K) at delta = 0 "
+               "(verify.scenarios.scaffold.predicted_k_exponent; a test ties the two)",
+               "the log(1/eps) factor of O~ is the same at every K (fixed eps)")
+SURVEY_NOTES = ("our reading of an unnamed measure: (1/T) sum_r E||grad f(x_r)||^2 at eta = 1/sqrt(T)",
+                "one instance and one step rule: the stated order is attainable here; the survey states no theorem")
 
-
-def predicted_k_exponent() -> float:
-    """The log-slope in K of SCAF.T4@sc's similarity term (beta + delta K)/(mu K) at delta = 0 (read from the result)."""
-    res = bounds.get("SCAF.T4@sc")
-    term = next(t for t in res.terms if t.name == "similarity").expr
-    at = [float(term.xreplace({sym: {"beta": 1.0, "delta": 0.0, "mu": 0.5, "K": k}[sym.name]
-                               for sym in term.free_symbols})) for k in (1.0, 16.0)]
-    return math.log(at[1] / at[0]) / math.log(16.0)
-
-
-def local_steps(ctx: Any) -> list[Any]:
-    """SCAF.T4 with sigma = 0 on the shared-Hessian quadratic (delta = 0: every client Hessian is A): SCAFFOLD's
-    rounds to reach a gap of 1e-6 fall as 1/K under full participation (the theorem's S = N); the control samples
-    S = 2 of 8 (breaks S = N): the rounds stop falling as 1/K."""
-    from quadratics import heterogeneous_quadratic, scaffold, uniform
-    from verify.certificates.common import rate
-    from verify.fit import fit_over_seeds
-    from verify.verdict import VIOLATED
-
-    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=D, M=LOCAL_M, zeta=1.0, sigma=0.0, D0=1.0, seed=ctx.seed)
-    predicted = predicted_k_exponent()
-    trials, groups = ctx.n(16, 32), 8
-    out = []
-    for i, S in enumerate((LOCAL_M, 2)):
-        t0 = time.perf_counter()
-        control = S < LOCAL_M
-        Y = np.zeros((groups, len(LOCAL_K)))
-        for j, K in enumerate(LOCAL_K):
-            sim = ctx.simulate(pb, scaffold(eta=LOCAL_ETA, K=K), uniform(M=LOCAL_M, S=S), trials, LOCAL_ROUNDS,
-                               seed_offset=10 * i + j)
-            gap = np.asarray(sim.metrics["gap"], dtype=float)
-            Y[:, j] = [_rounds_to(block, LOCAL_EPS) for block in np.array_split(gap, groups, axis=1)]
-        fit = fit_over_seeds(LOCAL_K, Y, level=ctx.level)
-        notes = [f"rounds to a mean gap <= {LOCAL_EPS:g}, per seed group ({groups} groups of {trials // groups} "
-                 f"trials); eta = {LOCAL_ETA}, sigma = 0, delta = 0 (shared Hessian); predicted exponent "
-                 f"{predicted:g} = log-slope of (beta + delta K)/(mu K) at delta = 0",
-                 "the log(1/eps) factor of O~ is the same at every K (fixed eps)"]
-        if not control:
-            notes.append("deterministic: S = N and sigma = 0, so every group is the same run and the interval has "
-                         "width 0; the rounds are integers (a discretisation error of at most 1 round per K)")
-        if (Y >= LOCAL_ROUNDS).any():
-            notes.append(f"some group never reached the gap within {LOCAL_ROUNDS} rounds (counted as {LOCAL_ROUNDS})")
-        out.append(rate(ctx, check_id="SCAF.T4.control:partial" if control else "SCAF.T4.local-steps",
-                        title=(f"SCAFFOLD with S = 2 of {LOCAL_M} (S = N broken): rounds no longer ~ 1/K" if control
-                               else "SCAFFOLD on quadratics, delta = 0: rounds to eps ~ 1/K"),
-                        fit=fit, predicted=predicted, tol=0.1,
-                        instance={"problem": pb.describe(), "eta": LOCAL_ETA, "S": S, "N": LOCAL_M, "K": list(LOCAL_K),
-                                  "eps": LOCAL_EPS},
-                        trials=trials * len(LOCAL_K),
-                        series={"x": list(LOCAL_K), "lhs": Y.mean(0).tolist(), "x_label": "local steps K",
-                                "y_label": "rounds to eps"},
-                        notes=notes, started=t0, expected=VIOLATED if control else "holds", control=control,
-                        variant="sc"))
-    return out
-
-
-# ---- the survey's stated O(1/sqrt(T)) rates, for the methods the engine runs
-SURVEY_T = (100, 200, 400, 800, 1600)
-SURVEY_METHODS = {  # id -> (algorithm, pattern, eta_g, what the survey says about it)
-    "SURV.FEDAVG": ("FedAvg, uniform sampling S = 5 of 20", "uniform", 1.0),
-    "SURV.GENFEDAVG": ("generalized FedAvg, server step eta_g = 2, uniform S = 5 of 20", "uniform", 2.0),
-    "SURV.CYCP": ("FedAvg under cyclic participation (4 groups of 5, all 5 of the active group)", "cyclic", 1.0),
-}
-
-
-def survey_rate(ctx: Any) -> list[Any]:
-    """The survey's O(1/sqrt(T)) for FedAvg, generalized FedAvg and CyCP, attained on one instance.
-
-    The survey names no error measure and no step size; our reading: (1/T) sum_r E||grad f(x_r)||^2 with the
-    local step eta = 1/sqrt(T) (K = 2, sigma = 1, shared-Hessian quadratic, mu = 0.5, L = 1). Both the
-    optimisation part (~ 1/(eta mu K T)) and the noise floor (~ eta) then scale as T^-1/2, so the fitted
-    exponent in T must be the stated -1/2 (tol 0.1). One instance and one step rule: evidence that the
-    stated order is attainable, not a check of a theorem (the survey states none).
-    """
-    from quadratics import cyclic, fedavg, heterogeneous_quadratic, uniform
-    from verify.certificates.common import rate
-    from verify.fit import fit_over_seeds
-
-    out = []
-    trials, groups = ctx.n(32, 128), 8
-    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=N_CLIENTS, zeta=1.0, sigma=1.0, D0=1.0, seed=ctx.seed)
-    cases = [(rid, what, pattern, eta_g, False) for rid, (what, pattern, eta_g) in SURVEY_METHODS.items()]
-    cases.append(("SURV.FEDAVG", "FedAvg at a constant step eta = 0.1 (control: our 1/sqrt(T) step rule broken)",
-                  "uniform", 1.0, True))
-    for i, (rid, what, pattern, eta_g, control) in enumerate(cases):
-        t0 = time.perf_counter()
-        predicted = float(bounds.get(rid).rate_map["T"])
-        pat = uniform(M=N_CLIENTS, S=5) if pattern == "uniform" else cyclic(M=N_CLIENTS, S=5, P=4, groups=4)
-        Y = np.zeros((groups, len(SURVEY_T)))
-        means = []
-        for j, T in enumerate(SURVEY_T):
-            eta = 0.1 if control else 1 / math.sqrt(T)
-            sim = ctx.simulate(pb, fedavg(eta=eta, K=K_STEPS, eta_g=eta_g), pat, trials, T,
-                               seed_offset=100 * i + j)
-            per_trial = np.asarray(sim.metrics["grad_sq"], dtype=float)[:T].mean(0)
-            Y[:, j] = _groups(per_trial, groups)
-            means.append(float(per_trial.mean()))
-        fit = fit_over_seeds(SURVEY_T, Y, level=ctx.level)
-        out.append(rate(ctx, check_id=f"{rid}.control:constant-step" if control else f"{rid}.rate",
-                        title=f"{what}: " + ("a floor, not O(1/sqrt(T))" if control else
-                                             "O(1/sqrt(T)) as the survey states"),
-                        expected="violated" if control else "holds", control=control,
-                        fit=fit, predicted=predicted, tol=0.1,
-                        instance={"problem": pb.describe(), "algorithm": what, "K": K_STEPS, "eta": "1/sqrt(T)",
-                                  "eta_g": eta_g, "T": list(SURVEY_T)},
-                        trials=trials * len(SURVEY_T),
-                        series={"x": list(SURVEY_T), "lhs": means, "x_label": "rounds T",
-                                "y_label": "(1/T) sum E||grad f||^2"},
-                        notes=("our reading of an unnamed measure: (1/T) sum_r E||grad f(x_r)||^2 at eta = 1/sqrt(T)",
-                               "one instance and one step rule: the stated order is attainable here; the survey "
-                               "states no theorem to check"), started=t0))
-    return out
-
-
-CHECKS = {"SCAF.T1.sampling": sampling_rate, "SCAF.T2": lower_bound, "SCAF.T4": local_steps,
-          "SURV.rates": survey_rate}
-CONTROLS = {"SCAF.T1.sampling": ["SCAF.T1.sampling.control:biased"], "SCAF.T2": ["SCAF.T2.control:K1"],
-            "SCAF.T4": ["SCAF.T4.control:partial"], "SURV.rates": ["SURV.FEDAVG.control:constant-step"]}
+CHECKS = [
+    Group("SCAF.T1.sampling", (
+        Sweep("SCAF.T1.sampling", axis="samp", values=(SAMP, SAMP), exponent=1.0, tol=0.05,
+              id="SCAF.T1.sampling.rate", title="FedAvg: client-sampling floor ~ (1 - S/N)/S (SCAF.T1 sampling term)",
+              trials=(64, 256), x_label="(1 - S/N)/S", y_label="stationary gap", notes=SAMPLING_NOTES),
+        Sweep("SCAF.T1.sampling", axis="samp", values=(SAMP, SAMP), point={"pattern": "biased"}, exponent=1.0,
+              tol=0.05, id="SCAF.T1.sampling.control:biased",
+              title="FedAvg, biased sampling (uniform sampling broken): floor no longer ~ (1 - S/N)/S",
+              trials=(64, 256), expected="violated", control=True, x_label="(1 - S/N)/S", y_label="stationary gap",
+              notes=(*SAMPLING_NOTES, "control: selection biased towards one half of the clients")),
+    ), title="FedAvg's client-sampling term (SCAFFOLD Theorem I)"),
+    _LowerBound("SCAF.T2", lower_bound, title="FedAvg lower bound on a two-client construction", result="SCAF.T2"),
+    Group("SCAF.T4", (
+        Sweep("SCAF.T4.local-steps", axis="K", values=(LOCAL_K, LOCAL_K), exponent=-1.0, tol=0.1,
+              id="SCAF.T4.local-steps", title="SCAFFOLD on quadratics, delta = 0: rounds to eps ~ 1/K",
+              trials=(16, 32), x_label="local steps K", y_label="rounds to eps", notes=LOCAL_NOTES),
+        Sweep("SCAF.T4.local-steps", axis="K", values=(LOCAL_K, LOCAL_K), point={"S": 2}, exponent=-1.0, tol=0.1,
+              id="SCAF.T4.control:partial",
+              title=f"SCAFFOLD with S = 2 of {LOCAL_M} (S = N broken): rounds no longer ~ 1/K",
+              trials=(16, 32), expected="violated", control=True, x_label="local steps K", y_label="rounds to eps",
+              notes=LOCAL_NOTES),
+    ), title="SCAFFOLD on quadratics with Hessian dissimilarity (Theorem IV)"),
+    Group("SURV.rates", (
+        *(Sweep(f"{rid}.instance", axis="T", values=(SURVEY_T, SURVEY_T), exponent=rid, tol=0.1, id=f"{rid}.rate",
+                title=f"{what}: O(1/sqrt(T)) as the survey states", trials=(32, 128), x_label="rounds T",
+                y_label="(1/T) sum E||grad f||^2", notes=SURVEY_NOTES)
+          for rid, what, _, _ in SURVEY_METHODS.values()),
+        Sweep("SURV.FEDAVG.instance", axis="T", values=(SURVEY_T, SURVEY_T), point={"step": "constant"},
+              exponent="SURV.FEDAVG", tol=0.1, id="SURV.FEDAVG.control:constant-step",
+              title="FedAvg at a constant step 0.1 (our 1/sqrt(T) step rule broken): a floor, not O(1/sqrt(T))",
+              trials=(32, 128), expected="violated", control=True, x_label="rounds T",
+              y_label="(1/T) sum E||grad f||^2", notes=SURVEY_NOTES),
+    ), title="The survey's stated rates on the engine"),
+]
