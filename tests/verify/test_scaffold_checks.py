@@ -35,12 +35,9 @@ def test_sampling_rate_fits_exponent_one_and_the_biased_control_fails():
     assert all(b > u for b, u in zip(biased.series["lhs"], uniform.series["lhs"], strict=True))
 
 
-def test_sampling_axis_maps_to_whole_clients_or_refuses():
-    from bounds.core.errors import UserInputError
-
-    assert [sc.clients_for(x) for x in sc.SAMP] == [2, 4, 5, 10, 16]
-    with pytest.raises(UserInputError, match="not a whole number of clients"):
-        sc.clients_for(0.3)
+def test_sampling_axis_maps_to_whole_clients():
+    assert [sc.clients_for(x) for x in sc.SAMP] == [2, 4, 5, 10, 16]  # exact: (1 - S/20)/S
+    assert sc.clients_for(0.3) == 3 and sc.clients_for(10.0) == 1  # nearest whole S (20/7 = 2.86), clipped
 
 
 def test_same_seed_same_numbers():
