@@ -67,7 +67,7 @@ SAMP = (0.45, 0.2, 0.15, 0.05, 0.0125)
 SAMPLING_SPACE = (
     Param("samp", 0.0125, 0.45, 0.15, log=True,
           doc="sampling factor x = (1 - S/N)/S of the term; S = the whole number nearest N/(1 + N x) (N = 20)"),
-    Param("pattern", default="uniform", choices=("uniform", "biased"),
+    Param("pattern", default="uniform", choices=("uniform", "biased"), searched=("uniform",),
           doc="uniform S of N without replacement (the theorem's), or biased towards one half (a control)"),
     Param("zeta", 0.1, 10.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
@@ -202,7 +202,7 @@ SURVEY_METHODS = {  # method -> (result, what, pattern, eta_g)
 
 SURVEY_SPACE = (
     Param("T", 10, 10000, 400, integer=True, log=True, doc="rounds (the survey's T)"),
-    Param("step", default="sqrt", choices=("sqrt", "constant"),
+    Param("step", default="sqrt", choices=("sqrt", "constant"), searched=("sqrt",),
           doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
 )
