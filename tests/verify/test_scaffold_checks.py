@@ -18,9 +18,9 @@ def _run(gid):
 
 def test_groups_are_in_the_suite_with_their_controls():
     reg = registry()
-    assert {"SCAF.T1.sampling", "SCAF.T2", "SCAF.T4", "SURV.rates"} <= set(reg)
-    assert set(control_ids(ids=["SCAF.T1.sampling", "SCAF.T2", "SCAF.T4", "SURV.rates"])) == {
-        "SCAF.T1.sampling.control:biased", "SCAF.T2.control:K1", "SCAF.T4.control:partial",
+    assert {"SCAF.T1.sampling", "SCAF.T2", "SCAF.T3", "SCAF.T4", "SURV.rates"} <= set(reg)
+    assert set(control_ids(ids=["SCAF", "SURV"])) == {
+        "SCAF.T1.sampling.control:biased", "SCAF.T2.control:K1", "SCAF.T3.control:fedavg", "SCAF.T4.control:partial",
         "SURV.FEDAVG.control:constant-step"}
 
 
@@ -124,3 +124,12 @@ def test_survey_rates_are_attained_and_the_constant_step_control_fails():
         assert all(a > b for a, b in zip(v.series["lhs"], v.series["lhs"][1:]))  # falls with T
     control = recs["SURV.FEDAVG.control:constant-step"]
     assert control.control and control.verdict == "violated" and control.ci[0] > -0.4  # a floor
+
+
+def test_scaffold_floor_ignores_heterogeneity_and_fedavgs_does_not():
+    recs = _run("SCAF.T3")
+    scaf, fed = recs["SCAF.T3.heterogeneity"], recs["SCAF.T3.control:fedavg"]
+    assert scaf.verdict == "holds" and scaf.ci[0] - 0.1 <= 0.0 <= scaf.ci[1] + 0.1
+    assert max(scaf.series["lhs"]) / min(scaf.series["lhs"]) < 1.2  # zeta from 0.1 to 100: the floor stays put
+    assert fed.control and fed.verdict == "violated" and fed.ci[0] > 1.0
+    assert fed.series["lhs"][-1] > 100 * scaf.series["lhs"][-1]  # zeta = 100: FedAvg's floor is far above

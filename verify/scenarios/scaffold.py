@@ -13,6 +13,11 @@ The control breaks the uniform-sampling hypothesis: clients whose minimiser is s
 drawn 20x as often (successive sampling, weights 1 vs 0.05); FedAvg then drifts to a biased point and
 the stationary gap no longer scales as (1 - S/N)/S (its fitted exponent must miss 1).
 
+**SCAFFOLD with client sampling** (SCAF.T3@sc: no G or B in the rate): SCAFFOLD (option II, K = 2, fixed
+step) under uniform sampling of 5 of 20 clients with noise sigma = 1; its stationary gap must not grow with
+the heterogeneity zeta (exponent 0). Control: FedAvg on the same runs (no control variates): its floor grows
+with zeta (SCAF.T1's G^2 term), so the exponent misses 0.
+
 **SCAFFOLD on quadratics** (SCAF.T4@sc, sigma = 0, S = N): on the shared-Hessian quadratic every client
 Hessian is the same (delta = 0), so the rounds term (beta + delta K)/(mu K) is beta/(mu K): the rounds to a
 fixed gap must fall as K^-1 (exponent read from the result at delta = 0). Control: S = 2 of 8 clients per
@@ -138,6 +143,41 @@ def build_sampling(point: Mapping[str, Any]) -> Instance:
                               "eps": "0.01 (nominal: the sweep reads the exponent of (1 - S/N)/S only)"},
                     broken={} if uniform_pattern else {
                         "participation (iid)": f"biased successive sampling (weights 1 vs {FAVOUR}), not uniform"})
+
+
+# ---- SCAFFOLD with client sampling (SCAF.T3): no heterogeneity in its rate, so its floor ignores zeta
+HET_ZETA = (0.1, 1.0, 10.0, 100.0)
+HET_ROUNDS, HET_ETA = 600, 0.2
+
+HET_SPACE = (
+    Param("zeta", 0.01, 1000.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||"),
+    Param("algorithm", default="scaffold", choices=("scaffold", "fedavg"), searched=("scaffold",),
+          doc="SCAFFOLD (the theorem's), or FedAvg (a control: its rate has G, its floor grows with zeta)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+)
+
+
+def build_heterogeneity(point: Mapping[str, Any]) -> Instance:
+    """SCAFFOLD (or FedAvg) with K = 2, eta = 0.2 under uniform sampling of 5 of 20 clients, sigma = 1, on the
+    shared-Hessian quadratic with heterogeneity zeta; LHS = the stationary gap (second half of 600 rounds)."""
+    from quadratics import fedavg, heterogeneous_quadratic, scaffold, uniform
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=D, M=N_CLIENTS, zeta=float(point["zeta"]), sigma=1.0, D0=1.0,
+                                 seed=int(point["draw"]))
+    k = pb.constants
+    alg = scaffold(eta=HET_ETA, K=K_STEPS) if point["algorithm"] == "scaffold" else fedavg(eta=HET_ETA, K=K_STEPS)
+    assumed = {"participation (iid)": UNIFORM_MET,
+               "beta-smooth clients with unbiased gradients": "quadratics, Gaussian noise of variance sigma^2",
+               "step sizes from the appendix": f"a fixed step eta = {HET_ETA}; the sweep reads the exponent of zeta "
+                                               "only (eps nominal)"}
+    return Instance(problem=pb, algorithm=alg, pattern=uniform(M=N_CLIENTS, S=5), rounds=HET_ROUNDS,
+                    values=dict(beta=k["L"], mu=k["mu"], sigma=k["sigma"], K=K_STEPS, S=5, N=N_CLIENTS, eps=0.01),
+                    measure=partial(mean_over_rounds, metric="gap", first=HET_ROUNDS // 2, last=HET_ROUNDS),
+                    assumed=assumed, curve="gap",
+                    describe={"problem": pb.describe(), "algorithm": point["algorithm"], "eta": HET_ETA, "K": K_STEPS,
+                              "S": 5, "R": HET_ROUNDS, "eps": "0.01 (nominal: the sweep reads the exponent of zeta)"},
+                    broken={} if point["algorithm"] == "scaffold" else {
+                        "algorithm": "FedAvg, not SCAFFOLD: no control variates"})
 
 
 # ---- SCAFFOLD on quadratics (SCAF.T4): rounds ~ (beta + delta K)/(mu K), i.e. ~ 1/K when delta = 0
@@ -327,6 +367,10 @@ SCENARIOS = [
              SAMPLING_SPACE, build_sampling,
              ("the LHS is FedAvg's stationary gap at a fixed step, the sampling term's numerator: compare its "
               "exponent in (1 - S/N)/S, not its value, with the rounds count",)),
+    Scenario("SCAF.T3.heterogeneity", "SCAF.T3@sc", "SCAFFOLD with client sampling: floor against heterogeneity",
+             HET_SPACE, build_heterogeneity,
+             ("the LHS is the stationary gap at a fixed step: its exponent in zeta is what is compared (0: the rate "
+              "has no G)",)),
     Scenario("SCAF.T4.local-steps", "SCAF.T4@sc", "SCAFFOLD on a delta = 0 quadratic: rounds to eps vs K",
              LOCAL_SPACE, build_local,
              ("ORDER result: LHS/RHS bounds the hidden constant times log(1/eps) at this step",)),
@@ -348,6 +392,9 @@ LB_NOTES = ("two clients, curvatures 1 and 3, centres 1 and -1, x0 = x* + 2, K l
 SAMPLING_NOTES = ("x = (1 - S/N)/S, S in 2, 4, 5, 10, 16 of N = 20; LHS = stationary gap (second half of 300 rounds), "
                   "K = 2, eta = 0.5, sigma = 0",
                   "fits the (1 - S/N)/S factor of the term at a fixed step (its eps exponent is not fitted)")
+HET_NOTES = ("SCAF.T3's rate has no G or B: predicted exponent 0 in zeta; LHS = stationary gap (second half of "
+             f"{HET_ROUNDS} rounds), K = 2, eta = {HET_ETA}, S = 5 of 20 uniformly, sigma = 1",
+             "control: FedAvg, whose rate (SCAF.T1) carries (1 - S/N) G^2/S: its floor grows with zeta")
 LOCAL_NOTES = (f"rounds to a gap <= {LOCAL_EPS:g} per trial; eta = {LOCAL_ETA}, sigma = 0, delta = 0 (shared Hessian); "
                "predicted exponent -1 = log-slope of (beta + delta K)/(mu K) at delta = 0 "
                "(verify.scenarios.scaffold.predicted_k_exponent; a test ties the two)",
@@ -376,6 +423,16 @@ CHECKS = [
               title="FedAvg with K = 1 (K >= 2 broken): gradient descent, no drift, the ratio collapses",
               notes=LB_NOTES),
     ), title="FedAvg lower bound (SCAFFOLD Theorem II) on a construction of our own"),
+    Group("SCAF.T3", (
+        Sweep("SCAF.T3.heterogeneity", axis="zeta", values=(HET_ZETA, HET_ZETA), exponent=0.0, tol=0.1,
+              id="SCAF.T3.heterogeneity", title="SCAFFOLD with client sampling: floor does not grow with heterogeneity",
+              trials=(32, 128), x_label="heterogeneity zeta", y_label="stationary gap", notes=HET_NOTES),
+        Sweep("SCAF.T3.heterogeneity", axis="zeta", values=(HET_ZETA, HET_ZETA), point={"algorithm": "fedavg"},
+              exponent=0.0, tol=0.1, id="SCAF.T3.control:fedavg",
+              title="FedAvg (no control variates): its floor grows with heterogeneity", trials=(32, 128),
+              expected="violated", control=True, x_label="heterogeneity zeta", y_label="stationary gap",
+              notes=HET_NOTES),
+    ), title="SCAFFOLD with client sampling (Theorem III): no heterogeneity term"),
     Group("SCAF.T4", (
         Sweep("SCAF.T4.local-steps", axis="K", values=(LOCAL_K, LOCAL_K), exponent=-1.0, tol=0.1,
               id="SCAF.T4.local-steps", title="SCAFFOLD on quadratics, delta = 0: rounds to eps ~ 1/K",
