@@ -190,6 +190,9 @@ def make_setting(assignments: Mapping[str, Any], *, pattern: str, measure: str =
         raise UserInputError("give eps=... (target accuracy) or R=... (horizon), or both")
     if "S" in values and "N" in values and values["S"] > values["N"]:
         raise UserInputError(f"S={values['S']:g} clients per round exceeds N={values['N']:g} clients")
+    if pattern == "full" and "S" in values and "N" in values and values["S"] != values["N"]:
+        raise UserInputError(f"--pattern full means every client every round: S={values['S']:g} must equal "
+                             f"N={values['N']:g} (or leave S out)")
     if pattern == "full" and "N" in values:
         values.setdefault("S", values["N"])
     if "zeta_G" in values:

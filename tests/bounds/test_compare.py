@@ -150,6 +150,8 @@ def test_a_setting_needs_eps_or_a_horizon_and_known_words():
         make_setting({"L": 1}, pattern="iid")
     with pytest.raises(UserInputError, match="unknown participation pattern"):
         make_setting(FAST_STYLE, pattern="sometimes")
+    with pytest.raises(UserInputError, match="S=10 must equal N=100"):
+        make_setting(FAST_STYLE, pattern="full")
     with pytest.raises(UserInputError, match="unknown measure"):
         make_setting(FAST_STYLE, pattern="iid", measure="loss")
 
