@@ -89,11 +89,14 @@ class Context:
         return pair[0] if self.quick else pair[1]
 
     def simulate(self, problem: Any, algorithm: Any, pattern: Any, trials: int, rounds: int, seed_offset: int = 0):
-        """One engine run at ``seed + seed_offset`` (kept for users' hand-built ``Check`` functions)."""
+        """One engine run for users' hand-built ``Check`` functions: at the base seed, or for ``seed_offset``
+        k > 0 at the k-th word of the ``check`` stream (never base seed + k: seeds 0 and 1 share no run)."""
+        from bounds.core.seeds import key, word
         from quadratics import simulate
 
-        return simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=self.seed + seed_offset,
-                        device=self.device, threads=self.threads)
+        seed = self.seed if not seed_offset else word(int(self.seed), "check", key("Context.simulate"), int(seed_offset))
+        return simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=seed, device=self.device,
+                        threads=self.threads)
 
 
 # Specs ------------------------------------------------------------------------------------------------
@@ -130,14 +133,15 @@ class Certify:
 
 @dataclass(frozen=True)
 class Control:
-    """Negative control: the scenario at a point just outside hypothesis ``broken``; the bound must fail.
+    """Negative control: the scenario (an id or a ``Scenario``) at a point just outside hypothesis ``broken``;
+    the bound must fail.
 
     The record is ``violated`` only when the interval clears the RHS and ``broken`` is decided False at
     the point; if ``broken`` is not decided False the control is ``inapplicable`` (it no longer tests
     what ``note`` says).
     """
 
-    scenario: str
+    scenario: Any
     point: Mapping[str, Any]
     broken: str
     id: str
@@ -166,7 +170,7 @@ class Sweep:
         expected, control: ``violated`` and True for a control that must fail the fit.
     """
 
-    scenario: str
+    scenario: Any
     axis: str
     values: tuple[tuple[Any, ...], tuple[Any, ...]]
     id: str
@@ -196,8 +200,8 @@ class Contrast:
     the paired difference's interval lies above 0 (the effect is established); else ``violated``.
     """
 
-    a: tuple[str, Mapping[str, Any]]
-    b: tuple[str, Mapping[str, Any]]
+    a: tuple[Any, Mapping[str, Any]]
+    b: tuple[Any, Mapping[str, Any]]
     id: str
     title: str
     rule: str = "greater"
@@ -219,7 +223,7 @@ class Exact:
     at the point, ``inapplicable`` where none is (the control no longer tests anything).
     """
 
-    scenario: str
+    scenario: Any
     id: str
     title: str
     point: Mapping[str, Any] = field(default_factory=dict)
@@ -298,9 +302,13 @@ def _seed(ctx: Context, group: str, index: int, j: int = 0, stream: str = "") ->
 
 
 def _point(scenario: Any, point: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
-    """The spec's point; the problem's random draw follows the base seed unless the spec pins it."""
-    names = {p.name for p in scenario.space}
-    return {**({"draw": int(ctx.seed)} if "draw" in names and "draw" not in point else {}), **dict(point)}
+    """The spec's point; the problem's random draw follows the base seed unless the spec pins it (a seed
+    past the ``draw`` axis's range wraps around it: the axis is what a search may draw)."""
+    axes = {p.name: p for p in scenario.space}
+    if "draw" not in axes or "draw" in point or axes["draw"].choices is not None:
+        return dict(point)
+    low, high = int(axes["draw"].low), int(axes["draw"].high)
+    return {"draw": low + int(ctx.seed) % (high - low + 1), **dict(point)}
 
 
 def scenario_of(ref: Any) -> Any:

@@ -10,6 +10,9 @@ constants, the hypotheses as ``bounds`` decides them, and the tightness LHS/RHS.
 **Statement**: a point is *admissible* only when every hypothesis is decided True (or is None and
 named in ``Instance.assumed`` with a reason); only admissible points have a ``score``, so a point
 outside the result, or one ``bounds`` cannot decide, is never scored as a counterexample.
+:func:`evaluate_point` is the one place where an instance becomes evidence: ``verify``'s check groups
+(:mod:`verify.checks`), ``falsify`` and its confirmation, ``verify --instance`` and ``assert_bound_holds``
+all call it, and :func:`verify.checks.verdict_of` gives its one verdict.
 
 A plugin file registers scenarios by defining ``scenarios()`` returning a list of :class:`Scenario`;
 ``build`` must be a module-level function (workers rebuild the instance from the point).
@@ -210,7 +213,7 @@ class PointEstimate:
     seed: int
     level: float
     assumed: Mapping[str, str] = field(default_factory=dict)
-    decided: Mapping[str, tuple[bool, str]] = field(default_factory=dict)  # met by construction (the pattern)
+    decided: Mapping[str, tuple[bool | None, str]] = field(default_factory=dict)  # met by construction
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)

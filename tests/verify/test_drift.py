@@ -6,7 +6,11 @@ from verify.suite import run_suite, select
 def test_drift_effect_is_measured_and_certified():
     out = {v.id: v for v in run_suite("FAST.T1.drift", quick=True, trials=16, device="cpu")}
     assert set(out) == {"FAST.T1.drift@zeta0", "FAST.T1.drift", "FAST.T1.drift.effect",
-                        "FAST.T1.drift.effect.control:shared-hessian"}
+                        "FAST.T1.drift.effect.control:shared-hessian", "FAST.T1.drift.control:step-cap@zeta0",
+                        "FAST.T1.drift.control:step-cap"}
+    # every holding certificate has a control that fails (the report's rule: nothing unchecked)
+    for cid in ("FAST.T1.drift.control:step-cap@zeta0", "FAST.T1.drift.control:step-cap"):
+        assert out[cid].control and out[cid].verdict == "violated" and out[cid].instance["point"]["eta_frac"] == 300
     assert all(v.ok for v in out.values()), {k: v.verdict for k, v in out.items()}
     z0, z = out["FAST.T1.drift@zeta0"], out["FAST.T1.drift"]
     assert z.ci[0] > z0.ci[1]  # the acceptance: intervals apart, heterogeneity visible in the LHS

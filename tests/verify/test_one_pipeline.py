@@ -169,3 +169,12 @@ def test_a_control_whose_hypothesis_is_not_broken_is_inapplicable_and_a_sweep_ca
     assert c.verdict == "inapplicable" and any("CONTROL BROKEN" in n for n in c.notes)
     assert s.verdict == "violated" and s.rhs == -3.0
     assert cert.verdict == "holds" and any("not a proof" in n for n in cert.notes)
+
+
+def test_the_problem_draw_follows_the_base_seed_and_wraps_past_its_axis():
+    from verify.checks import Context, _point
+
+    sc = get("FAST.T2")
+    assert _point(sc, {}, Context(seed=7)) == {"draw": 7}
+    assert _point(sc, {}, Context(seed=2**40)) == {"draw": 2**40 % 1000}  # the axis is 0..999
+    assert _point(sc, {"draw": 3}, Context(seed=7)) == {"draw": 3}  # a spec that pins it keeps it

@@ -313,8 +313,11 @@ def build_qfloor(point: Mapping[str, Any]) -> Instance:
 DRIFT_SPACE = (
     Param("zeta", 0.0, 10.0, 4.0, doc="heterogeneity at x* (max_i ||grad F_i(x*)||)"),
     Param("mix", 0.0, 1.0, 1.0, doc="client curvature spread (0: one shared Hessian)"),
+    Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
 )
+# Step-cap control of the drift certificates: 300 x the cap = 3.75/L with K = 10 local steps, past 2/L.
+DRIFT_STEP_CONTROL = {"eta_frac": 300.0}
 
 
 def build_drift(point: Mapping[str, Any]) -> Instance:
@@ -327,7 +330,7 @@ def build_drift(point: Mapping[str, Any]) -> Instance:
     c = pb.constants
     M = m = n = pb.M
     K, R, q = 10, 400, 1.0
-    eta = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))  # the cap itself
+    eta = float(point["eta_frac"]) * min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
     values = _fast_values(c, K=K, m=m, n=n, q=q, R=R, eta_c=eta, zeta=c["Delta"])
     ball = ball_terms(pb)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
@@ -458,6 +461,13 @@ CHECKS = [
                 title="FAST Thm 1, client drift (rotated Hessians, zeta = 0)"),
         Certify("FAST.T1.drift", {"zeta": 4.0}, id="FAST.T1.drift", trials=(64, 256), stream="drift",
                 title="FAST Thm 1, client drift (rotated Hessians, zeta = 4)"),
+        # each certificate's own control: the same instance with the step 300x its cap, where the bound must fail
+        Control("FAST.T1.drift", {"zeta": 0.0, **DRIFT_STEP_CONTROL}, broken="step size cap 1/(8LK)",
+                id="FAST.T1.drift.control:step-cap@zeta0", title="FAST Thm 1 drift instance (zeta = 0), step 300x its cap",
+                note="eta_c = 300 x cap = 3.75/L > 2/L: local steps expand, the iterates diverge", trials=(32, 64)),
+        Control("FAST.T1.drift", {"zeta": 4.0, **DRIFT_STEP_CONTROL}, broken="step size cap 1/(8LK)",
+                id="FAST.T1.drift.control:step-cap", title="FAST Thm 1 drift instance (zeta = 4), step 300x its cap",
+                note="eta_c = 300 x cap = 3.75/L > 2/L: local steps expand, the iterates diverge", trials=(32, 64)),
         Contrast(("FAST.T1.drift", {"zeta": 0.0}), ("FAST.T1.drift", {"zeta": 4.0}), id="FAST.T1.drift.effect",
                  title="Client drift: LHS grows with heterogeneity (full participation, K > 1)", trials=(64, 256),
                  stream="drift"),
