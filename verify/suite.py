@@ -23,7 +23,8 @@ from verify.verdict import HOLDS, UNVERIFIED
 # cluster so that the workers finish together. Scheduling only: a group's numbers never depend on it.
 LONG_GROUPS = ("ASCAF.T1", "FAST.T1", "FAST.T1.toy1", "FAST.C3.rate")
 
-PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf")
+PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf",
+                 "verify.scenarios.scaffold")
 
 
 def _paper_modules():

@@ -80,10 +80,11 @@ def plugins_root():
 
 def test_every_built_in_group_is_specs_over_registered_scenarios():
     groups = {gid: g for gid, g in suite.registry().items() if g.origin == "built-in"}
-    assert len(groups) == 15  # the 15 check groups of `verify all`, ids kept from the hand-built era
+    assert len(groups) == 20  # the 15 check groups of `verify all` from the hand-built era + 5 of the SCAFFOLD paper/survey
     assert set(groups) == {"FAST.T1", "FAST.T1.toy1", "FAST.T2", "FAST.T2.adversarial", "FAST.C2.rate",
                            "FAST.C3.rate", "FAST.qfloor.control", "FAST.T1.drift", "F3AST.L3.4", "F3AST.LB.5",
-                           "F3AST.naive.control", "F3AST.T3.5", "ASCAF.T1", "ASCAF.LS.rate", "ASCAF.UH.rate"}
+                           "F3AST.naive.control", "F3AST.T3.5", "ASCAF.T1", "ASCAF.LS.rate", "ASCAF.UH.rate",
+                           "SCAF.T1.sampling", "SCAF.T2", "SCAF.T3", "SCAF.T4", "SURV.rates"}
     scenarios = registry()
     for gid, g in groups.items():
         assert isinstance(g, Group), gid

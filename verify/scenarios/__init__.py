@@ -12,7 +12,7 @@ from verify.scenario import Scenario
 __all__ = ["get", "register", "registry"]
 
 _REGISTRY: dict[str, Scenario] = {}
-_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf")
+_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
 
 
 def _builtins() -> None:
