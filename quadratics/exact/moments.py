@@ -32,19 +32,29 @@ import torch
 U = 2.0**-53
 
 
+#: Orders from which a product goes to CUDA when torch sees a GPU. Measured (tests/benchmarks/bench_exact_gpu.py,
+#: H100, copies included, G^(10^6) by squaring with the bound carried): order 193 1.2x, 600 4.3x, 1,503 7.4x
+#: faster than the host CPU; order 69 4x slower (launch and copy costs dominate).
+CUDA_MIN_ORDER = 400
+
+
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """float64 matrix product: numpy for small operands, torch on one thread for large ones.
+    """float64 matrix product: numpy for small operands, torch on one thread for large ones, CUDA for the
+    largest when a GPU is present (its float64 products obey the same gamma_n model: the bound holds for any
+    order of summation, and fused multiply-adds only round less).
 
     Measured on this 2-core machine: 48 x 48, numpy 17 us, torch 43 us on one thread and 2.5 ms on two
     threads at load 10 (its threads wait for each other); 300 x 300, torch 2.3 ms on one thread, numpy's
-    OpenBLAS 3.3 ms single-threaded and ~3x slower with its own threads competing. The rounding model is
-    the same (gamma_n) either way."""
+    OpenBLAS 3.3 ms single-threaded and ~3x slower with its own threads competing."""
     if a.shape[0] * a.shape[1] * b.shape[-1] < 2_000_000:
         return a @ b
+    ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
+    if min(a.shape[0], a.shape[1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
+        return (ta.cuda() @ tb.cuda()).cpu().numpy()
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return (torch.from_numpy(np.ascontiguousarray(a)) @ torch.from_numpy(np.ascontiguousarray(b))).numpy()
+        return (ta @ tb).numpy()
     finally:
         torch.set_num_threads(before)
 
