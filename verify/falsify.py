@@ -35,7 +35,8 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,9 +78,46 @@ def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds
     sc = get(scenario_id)
     out = []
     for pt, s in zip(points, seeds):
-        est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
+        try:
+            with plugin_guard(sc, pt):
+                est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
+        except OutsideDomain as exc:
+            # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
+            # not a crash: skipped, counted in the record (``SearchRecord.outside_domain``)
+            out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
+                        "seed": int(s), "trials": int(trials), "skipped": str(exc)})
+            continue
         out.append({**est.to_dict(), "score": est.score})
     return out
+
+
+class OutsideDomain(UserInputError):
+    """A point the result's own domains refuse (``bounds`` raised while checking its inputs)."""
+
+
+@contextmanager
+def plugin_guard(scenario: Scenario, point: Mapping[str, Any] | None = None) -> Iterator[None]:
+    """Run one evaluation of ``scenario``: a domain refusal becomes :class:`OutsideDomain`, and a crash
+    inside a plugin scenario's code (build, measure, complete) one ``UserInputError`` line naming its file.
+
+    Built-in scenarios' own errors propagate unchanged (they are bugs of ours, and tests should see them).
+    """
+    try:
+        yield
+    except OutsideDomain:
+        raise
+    except UserInputError as exc:
+        if "outside its domain" in str(exc):
+            raise OutsideDomain(str(exc)) from None
+        if scenario.origin != "built-in" and not str(exc).startswith(("plugin", "scenario")):
+            raise UserInputError(f"plugin scenario {scenario.id} ({scenario.origin}): {exc}") from None
+        raise
+    except Exception as exc:
+        if scenario.origin == "built-in":
+            raise
+        at = "" if point is None else " at " + ", ".join(f"{k}={v}" for k, v in dict(point).items())
+        raise UserInputError(f"plugin scenario {scenario.id} ({scenario.origin}) failed{at}: "
+                             f"{type(exc).__name__}: {exc}") from None
 
 
 def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
@@ -130,6 +168,7 @@ class SearchRecord:
     population: int
     evaluations: int = 0
     admissible: int = 0
+    outside_domain: int = 0
     best: dict[str, Any] = field(default_factory=dict)
     default: dict[str, Any] = field(default_factory=dict)
     confirmation: dict[str, Any] = field(default_factory=dict)
@@ -164,7 +203,8 @@ class SearchRecord:
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
             level: float = DEFAULT_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
     """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
-    est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
+    with plugin_guard(scenario, point):
+        est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
     low, high = est.ci
     extra: dict[str, Any] = {}
     if est.kind == "order":
@@ -274,6 +314,11 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
             opt.tell(points, [_objective(e, floor) for e in evs])
             for e in evs:
                 done += 1
+                if e.get("skipped"):
+                    rec.outside_domain += 1
+                    if rec.outside_domain == 1:
+                        rec.notes.append(f"points outside the result's domains are skipped and counted "
+                                         f"(outside_domain); first: {e['skipped']}")
                 if e["score"] is not None:
                     rec.admissible += 1
                     if best is None or e["score"] > best["score"]:

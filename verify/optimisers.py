@@ -21,7 +21,7 @@ from typing import Any
 from bounds.errors import unknown
 from verify.scenario import Param, Scenario
 
-__all__ = ["OPTIMISERS", "make_optimiser"]
+__all__ = ["OPTIMISERS", "clip", "make_optimiser"]
 
 OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random")
 EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its two ends
@@ -29,6 +29,22 @@ EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its
 
 def _free(space: Sequence[Param]) -> list[Param]:
     return [p for p in space if p.choices is None and p.low < p.high or p.choices is not None and len(p.choices) > 1]
+
+
+def clip(space: Sequence[Param], point: Mapping[str, Any]) -> dict[str, Any]:
+    """``point`` with each numeric value put back inside its axis (integers rounded, then clipped).
+
+    Why: an optimiser's own transforms round-trip through floats (nevergrad's log axis returns
+    0.010000000000000004 for an upper end of 0.01), and a value one ulp outside its axis is refused by
+    ``Param.coerce``; the search must only ever propose points of its space.
+    """
+    out = dict(point)
+    for p in space:
+        if p.choices is not None or p.name not in out:
+            continue
+        x = min(float(p.high), max(float(p.low), float(out[p.name])))
+        out[p.name] = int(min(p.high, max(p.low, round(x)))) if p.integer else x
+    return out
 
 
 def _fixed(space: Sequence[Param]) -> dict[str, Any]:
@@ -79,6 +95,7 @@ class _Nevergrad:
         import numpy as np
 
         self.fixed = _fixed(scenario.space)
+        self.space = tuple(scenario.space)
         axes: dict[str, Any] = {}
         for p in _free(scenario.space):
             if p.choices is not None:
@@ -101,7 +118,7 @@ class _Nevergrad:
         if self.first:  # start from the default point (categorical inits are random in nevergrad)
             self.pending[0] = self.opt.parametrization.spawn_child(new_value=self.defaults)
             self.first = False
-        return [{**self.fixed, **c.value} for c in self.pending]
+        return [clip(self.space, {**self.fixed, **c.value}) for c in self.pending]
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         for c, s in zip(self.pending, scores):

@@ -33,7 +33,9 @@ T35_SPACE = (
     Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)"),
     Param("mu_frac", 0.1, 1.0, 1.0, doc="mu / L"),
     Param("zeta", 1e-2, 10.0, 1.0, log=True, doc="heterogeneity"),
-    Param("sigma", 0.0, 3.0, 1.0, doc="stochastic-gradient noise std. dev."),
+    Param("sigma", 1e-4, 3.0, 1.0, log=True,
+          doc="stochastic-gradient noise std. dev.; log scale from 1e-4 (not 0: F3AST's A3 domain states "
+              "sigma_k^2 > 0, so sigma = 0 is outside the result)"),
     Param("D0", 1e-4, 10.0, 0.01, log=True, doc="||w_1 - w*||^2"),
     Param("E", 1, 5, 2, integer=True, doc="local steps per round"),
     Param("T", 20, 400, 200, integer=True, log=True, doc="rounds"),
