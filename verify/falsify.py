@@ -180,6 +180,7 @@ class SearchRecord:
     notes: list[str] = field(default_factory=list)
     space: list[dict[str, Any]] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
+    plugin: dict[str, str] = field(default_factory=dict)  # {"path", "sha256"} of a plugin scenario's file
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -197,7 +198,8 @@ class SearchRecord:
 
         return _plain({"format": INSTANCE_FORMAT, "scenario": self.id, "point": self.best["point"],
                        "trials": c["trials"], "seeds": c["seeds"], "level": c["level"], "device": self.device,
-                       "expect": {k: c[k] for k in ("verdict", "lhs", "ci", "rhs")}})
+                       "expect": {k: c[k] for k in ("verdict", "lhs", "ci", "rhs")},
+                       **({"plugin": self.plugin} if self.plugin else {})})
 
 
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
@@ -285,7 +287,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     rec = SearchRecord(id=scenario.id, result=scenario.result, optimiser=optimiser, seed=int(seed), budget=budget,
                        time_limit=time_limit, trials=int(trials), population=population, device=device,
                        space=[p.to_dict() for p in searched.space], notes=list(scenario.notes),
-                       versions=versions())
+                       versions=versions(), plugin=plugin_record(scenario))
     for wide, cut in zip(scenario.space, searched.space):
         if wide.choices is not None and tuple(cut.choices or ()) != tuple(wide.choices):
             rec.notes.append(f"axis {wide.name} searched over {', '.join(map(str, cut.choices or ()))}; also "
@@ -353,6 +355,50 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     return rec
 
 
+def plugin_record(scenario: Scenario) -> dict[str, str]:
+    """``{"path", "sha256"}`` of the plugin file ``scenario`` came from (empty for built-ins and code)."""
+    import hashlib
+
+    from verify.scenarios import plugin_file
+
+    path = plugin_file(scenario)
+    if path is None:
+        return {}
+    with open(path, "rb") as fh:
+        return {"path": path, "sha256": hashlib.sha256(fh.read()).hexdigest()}
+
+
+def instance_scenario(data: Mapping[str, Any], path: str) -> Scenario:
+    """The scenario an instance file names, loading the plugin file it records when needed.
+
+    A recorded plugin is reloaded when its file exists with the recorded content hash; otherwise the
+    refusal names the file it needs (one line, exit 2): missing, or changed since the search.
+    """
+    import hashlib
+
+    from bounds.plugins import add_files
+    from verify.scenarios import get, registry
+
+    plugin = data.get("plugin") or {}
+    need = plugin.get("path")
+    if not need:
+        return get(data["scenario"])
+    give = f"give it with `convbound --plugin {need} verify --instance {path}`"
+    try:
+        with open(need, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        raise UserInputError(f"instance file {path!r} needs plugin file {need} (scenario {data['scenario']}), "
+                             f"which cannot be read here; {give} (from where it is)") from None
+    if digest != plugin.get("sha256"):
+        raise UserInputError(f"instance file {path!r} needs plugin file {need} as it was (sha256 "
+                             f"{str(plugin.get('sha256'))[:12]}...); that file has changed since (sha256 "
+                             f"{digest[:12]}...): restore it to replay these numbers")
+    if data["scenario"] not in registry():
+        add_files([need])
+    return get(data["scenario"])
+
+
 def load_instance(path: str) -> dict[str, Any]:
     """Read and check an instance file written by ``falsify --instance-out`` (one-line errors)."""
     try:
@@ -376,11 +422,10 @@ def load_instance(path: str) -> dict[str, Any]:
 def replay(path: str, *, device: str | None = None) -> Any:
     """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers."""
     from verify.record import Verification
-    from verify.scenarios import get
     from verify.suite import versions
 
     data = load_instance(path)
-    sc = get(data["scenario"])
+    sc = instance_scenario(data, path)
     level = float(data.get("level", DEFAULT_LEVEL))
     conf, est = confirm(sc, data["point"], trials=data["trials"], seed=data["seeds"][0],
                         device=device or data.get("device", "cpu"), level=level)
