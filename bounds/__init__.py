@@ -11,7 +11,7 @@ user mistakes (``UserInputError``). Plugins: :mod:`bounds.plugins`; results as T
 >>> round(float(res.evaluate(res.example_values).value), 7)
 0.1770625
 
-The names below load on first use (PEP 562), so ``import bounds.errors`` (what every layer and
+The names below load on first use (PEP 562), so ``import bounds.core.errors`` (what every layer and
 the CLI's error handling need) does not load sympy and the registry of results.
 """
 
@@ -21,7 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _WHERE = {
-    "UserInputError": "bounds.errors",
+    "UserInputError": "bounds.core.errors",
     "all_results": "bounds.registry", "get": "bounds.registry", "ids": "bounds.registry",
     "variants": "bounds.registry",
     "PARTICIPATION_KINDS": "bounds.result", "Assumption": "bounds.result",
@@ -38,7 +38,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from bounds.registry import all_results, get, ids, variants
     from bounds.result import (
         PARTICIPATION_KINDS,

@@ -1,38 +1,13 @@
-"""The one exception type for a person's mistakes.
+"""Moved to :mod:`bounds.core.errors`; this name keeps working, with a DeprecationWarning, until the next release."""
 
-Every layer raises :class:`UserInputError` for input a user can fix (unknown ID, value outside
-its domain, malformed file, incompatible settings). The CLI turns it into one line on stderr and
-exit status 2; anything else is a bug and keeps its traceback.
-"""
+import warnings as _warnings
 
-from __future__ import annotations
+import bounds.core.errors as _moved
+from bounds.core.errors import *  # noqa: F403
 
-import difflib
-from collections.abc import Iterable
-
-WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
+_warnings.warn("bounds.errors moved to bounds.core.errors; import it from there (the old name goes in the next release)",
+               DeprecationWarning, stacklevel=2)
 
 
-class UserInputError(ValueError):
-    """A mistake in what the user asked for; the message says what is wrong and what is valid."""
-
-
-def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """Case-insensitive close matches, for 'did you mean' hints."""
-    candidates = list(candidates)
-    lowered = {c.lower(): c for c in candidates}
-    hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)
-    return [lowered[h] for h in hits]
-
-
-def unknown(kind: str, word: str, candidates: Iterable[str]) -> UserInputError:
-    """An error for an unknown name, with close matches or the full list of valid names."""
-    candidates = sorted(candidates)
-    hits = close_matches(word, candidates)
-    if hits:
-        hint = "did you mean " + " or ".join(repr(h) for h in hits) + "?"
-    else:
-        shown = ", ".join(candidates[:12]) + (", ..." if len(candidates) > 12 else "")
-        hint = f"valid: {shown}"
-    shown_word = word if len(word) <= WORD_WIDTH else word[:WORD_WIDTH] + "..."
-    return UserInputError(f"unknown {kind} {shown_word!r}; {hint}")
+def __getattr__(name: str):  # names outside __all__ (private helpers) too
+    return getattr(_moved, name)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
 from bounds.symbols import Domain, SymbolInfo
 

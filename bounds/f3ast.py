@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.result import (
     Aggregate,
     Assumption,

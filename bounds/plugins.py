@@ -12,12 +12,12 @@ with ``convbound --plugin FILE.py`` or listed in the environment variable ``CONV
 **Entry point**: its value is such a function (``mypkg.bounds:results``) or a module defining them.
 
 **Statement**: an import failure, a function that raises, or a key that another source already
-registered raises :class:`~bounds.errors.UserInputError` naming the file (or entry point) and the
+registered raises :class:`~bounds.core.errors.UserInputError` naming the file (or entry point) and the
 clash; the CLI prints it as one line with exit status 2. A file that failed once is left out from
 then on, so the built-ins (and the other plugins) keep working in the same process. Every registered object records where it came from
 (:func:`origin_text`): ``"built-in"``, ``"entry point NAME (DIST)"`` or ``"file PATH"``.
 
-This module imports nothing of ours beyond ``bounds.errors``, so every layer can call it.
+This module imports nothing of ours beyond ``bounds.core.errors``, so every layer can call it.
 
 >>> from bounds.plugins import BUILT_IN, merge
 >>> table = merge("results", {"A": "built-in object"}, key=lambda obj: obj)
@@ -37,7 +37,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 __all__ = ["BUILT_IN", "ENV_VAR", "GROUPS", "KINDS", "add_files", "clear_files", "contributions", "files",
            "load_file", "merge", "origin_text", "state"]
@@ -91,7 +91,7 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
     >>> add_files(["/no/such/plugin.py"])
     Traceback (most recent call last):
     ...
-    bounds.errors.UserInputError: plugin file /no/such/plugin.py does not exist; give the path of a .py or .toml file
+    bounds.core.errors.UserInputError: plugin file /no/such/plugin.py does not exist; give the path of a .py or .toml file
     """
     for p in paths:
         path = Path(p).expanduser()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from bounds import plugins
 from bounds.catalogue import CATALOGUE
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 if TYPE_CHECKING:
     from bounds.result import Result

@@ -19,7 +19,7 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from bounds.evaluate import BOUNDARY_RTOL, _call, bind, check_hypothesis
 from bounds.result import Kind, Result
 

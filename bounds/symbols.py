@@ -2,7 +2,7 @@
 
 A result keeps its paper's own letters (``eta_c`` in FAST, ``eta`` in Amplified SCAFFOLD); the
 domain says which values are meaningful, and :meth:`Domain.validate` turns a value outside it into
-a one-line :class:`~bounds.errors.UserInputError`.
+a one-line :class:`~bounds.core.errors.UserInputError`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from enum import Enum
 import numpy as np
 import sympy as sp
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 PSD_RTOL = 1e-10  # relative slack of the symmetry and eigenvalue tests of MATRIX_PSD inputs
 

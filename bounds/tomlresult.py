@@ -7,7 +7,7 @@ is ever evaluated by ``eval``/``sympify``. Allowed: numbers, the declared symbol
 unary minus, parentheses, the functions in :data:`FUNCTIONS`, the constants ``pi`` and ``E``, and
 (in hypotheses only) one comparison ``<= < >= >``. Anything else (a call outside the whitelist such as
 ``__import__`` or ``eval``, attribute access, subscripts, lambdas, strings, undeclared names) is
-refused with a :class:`~bounds.errors.UserInputError` that says what is allowed.
+refused with a :class:`~bounds.core.errors.UserInputError` that says what is allowed.
 
 File layout (``convbound check --file mybound.toml L=1 ...``)::
 
@@ -44,7 +44,7 @@ D**2/(2*T*eta)
 >>> parse_formula("__import__('os')", ["D"])
 Traceback (most recent call last):
 ...
-bounds.errors.UserInputError: formula "__import__('os')": a call to __import__ is not allowed; allowed: numbers, the declared symbols (D), + - * / **, unary -, parentheses, the functions Abs, Max, Min, ceiling, exp, floor, log, sqrt and the constants pi, E
+bounds.core.errors.UserInputError: formula "__import__('os')": a call to __import__ is not allowed; allowed: numbers, the declared symbols (D), + - * / **, unary -, parentheses, the functions Abs, Max, Min, ceiling, exp, floor, log, sqrt and the constants pi, E
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from typing import Any
 
 import sympy as sp
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
@@ -266,7 +266,7 @@ def load_result(path: str) -> Result:
     >>> load_result("/no/such.toml")
     Traceback (most recent call last):
     ...
-    bounds.errors.UserInputError: /no/such.toml does not exist; give a .toml result file
+    bounds.core.errors.UserInputError: /no/such.toml does not exist; give a .toml result file
     """
     p = Path(path)
     if not p.is_file():

@@ -15,7 +15,7 @@ With P = 1 and gamma = 1 this is SCAFFOLD (window = round).
 
 from __future__ import annotations
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .algorithm import Algorithm
 from .local_methods import VARIANTS, local_method

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 from .participation import Pattern, rng_for
 from .problem import check_count

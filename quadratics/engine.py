@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .algorithm import Algorithm
 from .participation import Pattern

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import torch
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 from .algorithm import Algorithm, State, active, aggregate, local_sgd
 from .problem import check_count

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .problem import Problem, check_count, check_positive
 

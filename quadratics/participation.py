@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 from .problem import check_count
 

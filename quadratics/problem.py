@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 
 class Bound(Protocol):

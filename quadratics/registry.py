@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bounds import plugins
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 
 from . import amplified as _amp
 from . import local_methods as _loc

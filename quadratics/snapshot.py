@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 from .participation import (
     Pattern,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 PROB_TOL = 1e-9
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region.availability import AvailabilityModel, make_cap
 
 SOLVERS = ("CLARABEL", "SCS")

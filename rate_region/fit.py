@@ -27,7 +27,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 LEVEL = 0.95
 MAX_PERIOD = 48

@@ -27,7 +27,7 @@ from flwr.server.client_manager import ClientManager
 from flwr.server.client_proxy import ClientProxy
 from flwr.server.strategy import FedAvg, Strategy
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region.sampler import f3ast_select, update_rates
 
 

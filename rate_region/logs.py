@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 ROLES = ("round", "client", "available", "participated", "weight", "snapshot")
 REQUIRED = ("round", "client", "available", "participated")
@@ -75,7 +75,7 @@ def parse_columns(text: str | None) -> dict[str, str]:
         if not eq or not name:
             raise UserInputError(f"--columns item {item!r} is not ROLE=NAME (roles: {', '.join(ROLES)})")
         if role not in ROLES:
-            from bounds.errors import unknown
+            from bounds.core.errors import unknown
 
             raise unknown("log column role", role, ROLES)
         out[role] = name
@@ -85,7 +85,7 @@ def parse_columns(text: str | None) -> dict[str, str]:
 def _format(path: Path, fmt: str | None) -> str:
     if fmt is not None:
         if fmt not in set(FORMATS.values()):
-            from bounds.errors import unknown
+            from bounds.core.errors import unknown
 
             raise unknown("log format", fmt, sorted(set(FORMATS.values())))
         return fmt

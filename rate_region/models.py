@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from rate_region.availability import (
     AvailabilityModel,
     CyclicGroups,

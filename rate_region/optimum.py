@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region import polymatroid as pm
 from rate_region.availability import AvailabilityModel, check_probabilities, make_cap
 from rate_region.variance import H as H_of
@@ -181,7 +181,7 @@ def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str 
     t0 = time.perf_counter()
     check_objective(objective)
     if method not in METHODS:
-        from bounds.errors import unknown
+        from bounds.core.errors import unknown
 
         raise unknown("method", method, METHODS)
     cap = make_cap(k, getattr(model, "cap", None))

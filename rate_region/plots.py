@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region.availability import AvailabilityModel
 from rate_region.region import extreme_points
 

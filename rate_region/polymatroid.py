@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region.availability import AvailabilityModel, Cap, RankOneBlock, make_cap
 
 ENUM_MAX_CLIENTS = 14

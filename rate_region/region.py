@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region import polymatroid as pm
 from rate_region.availability import AvailabilityModel
 from rate_region.policy import StaticPolicy, policy_from_means

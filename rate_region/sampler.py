@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from rate_region.availability import AvailabilityModel, make_cap
 from rate_region.variance import H as H_of
 from rate_region.variance import check_objective, objective_weights

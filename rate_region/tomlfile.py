@@ -25,7 +25,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from rate_region.availability import (
     AvailabilityModel,
     CyclicGroups,

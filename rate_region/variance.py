@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 OBJECTIVES = ("p2", "p")
 
 
 def check_objective(objective: str) -> str:
     if objective not in OBJECTIVES:
-        from bounds.errors import unknown
+        from bounds.core.errors import unknown
 
         raise unknown("objective", str(objective), OBJECTIVES)
     return objective

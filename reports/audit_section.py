@@ -1,4 +1,4 @@
-"""The audit's report section: an audit record (``verify.audit.AuditRecord.to_dict()``) as HTML with a figure.
+"""The audit's report section: an audit record (``rate_region.audit.AuditRecord.to_dict()``) as HTML with a figure.
 
 One figure (realised rates with their intervals against the target and r*, flagged clients marked)
 and three tables (model fit, variance price, participation hypotheses). Works from the plain dict, so

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.jsonable import strict_json
 
 FILES = ("index.html", "report.pdf", "results.json")

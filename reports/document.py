@@ -13,7 +13,7 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "expected_controls": [ids] | None,
      "searches":    [{"source": text, "record": falsify SearchRecord.to_dict()}],
      "worst_cases": [{"source": text, "record": verify.pep WorstCase.to_dict()}],
-     "audits":      [{"source": text, "record": verify.audit AuditRecord.to_dict()}],
+     "audits":      [{"source": text, "record": rate_region.audit AuditRecord.to_dict()}],
      "sections_failed": {section: reason}}
 
 ``source`` says where a record came from: computed live by the suite, or ``report --include FILE``

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 # document key -> (what the record is, the command that writes it)
 KINDS: dict[str, tuple[str, str]] = {

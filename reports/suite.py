@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.document import SCHEMA
 from reports.environment import environment
 from reports.jsonable import jsonable
@@ -208,7 +208,7 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
             return [], None
     # one call per check group (same context and seed as one call) so each record knows its group:
     # a group with fewer negative controls than certificates has lost a control
-    # groups run as tasks of verify.executor (in this process or on Dask), in completion order
+    # groups run as tasks of verify.runtime.executor (in this process or on Dask), in completion order
     def done(n: int, total: int, gid: str) -> None:
         progress(f"verify {n}/{total}: {gid} done" if gid else f"verify: {total} check groups")
 
@@ -259,7 +259,7 @@ def check_only(words: list[str]) -> None:
         if suite is not None and _known_check(suite, w):
             continue
         checks = list(suite.registry()) if suite is not None else []
-        from bounds.errors import unknown
+        from bounds.core.errors import unknown
 
         raise unknown("result or check ID", w, sorted(keys | set(checks)))
 
@@ -296,7 +296,7 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
             workers: int | None = None) -> dict[str, Any]:
     """Run the suite and return the report document (see ``reports.document``).
 
-    ``scheduler``, ``workers``: where the verification groups run (``verify.executor.run_tasks``).
+    ``scheduler``, ``workers``: where the verification groups run (``verify.runtime.executor.run_tasks``).
     """
     step = progress or (lambda message: None)
     only_list = sorted({o.strip() for o in only if o.strip()}) if only else None

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.document import SCHEMA
 
 _NUMBER = (int, float)
-_NUM_TEXT = ("inf", "-inf")  # how bounds.jsonable writes infinities
+_NUM_TEXT = ("inf", "-inf")  # how bounds.core.jsonable writes infinities
 
 
 class _Bad(Exception):

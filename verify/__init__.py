@@ -3,7 +3,7 @@
 Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci`` (verdicts; the names of
 all verdicts are ``VERDICTS``),
 ``fit_loglog``/``fit_over_seeds`` (slopes), ``run_suite`` (imports the simulation lazily).
-Hypothesis strategies: ``verify.strategies.params_for(key)``.
+Hypothesis strategies: ``verify.testing.strategies.params_for(key)``.
 A user's own certificate: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials,
 seed, device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Verification``).
 >>> from verify import mean_ci

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bounds import plugins
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from verify.record import Verification
 
 __all__ = ["Check", "plugin_checks"]

@@ -25,7 +25,7 @@ ask/tell step; the engine batches trials (one run per point, no loop over trials
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
-by ``verify.executor.spawn_seeds(seed, .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
+by ``verify.runtime.executor.spawn_seeds(seed, .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
 confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
 
@@ -54,11 +54,11 @@ LOG_RATIO_CAP = math.log(1e6)
 
 def search_seeds(root: int, n: int) -> tuple[list[int], int]:
     """``n`` search seeds and one confirmation seed from the project's spawner
-    (``verify.executor.spawn_seeds(root, .)``): index 0 confirms, indices 1..n search, so the
+    (``verify.runtime.executor.spawn_seeds(root, .)``): index 0 confirms, indices 1..n search, so the
     confirmation seed does not depend on the budget. Distinct children of one ``SeedSequence`` give
     distinct 63-bit words except by a collision; should one occur, the next unused index confirms.
     """
-    from verify.executor import spawn_seeds
+    from verify.runtime.executor import spawn_seeds
 
     drawn = spawn_seeds(root, n + 1)
     conf, seeds = drawn[0], drawn[1:]
@@ -125,14 +125,14 @@ def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
 
     Each task carries its point, its seed and this process's plugin files, so its summary is the one
     :func:`evaluate_points` gives in-process: the search is the same whatever the scheduler. Use with
-    ``verify.executor.session`` so a local cluster is started once per search. A point whose task
+    ``verify.runtime.executor.session`` so a local cluster is started once per search. A point whose task
     fails stops the search with its inputs (no point is silently dropped from a generation).
     """
 
     def mapper(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
                device: str = "cpu") -> list[dict[str, Any]]:
         from bounds.plugins import files
-        from verify.executor import Task, run_tasks
+        from verify.runtime.executor import Task, run_tasks
 
         tasks = [Task("verify.falsify:evaluate_points", {"scenario_id": scenario_id, "points": [dict(p)],
                                                           "seeds": [int(s)], "trials": int(trials), "device": device},
@@ -185,7 +185,7 @@ class SearchRecord:
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
 
-        from bounds.jsonable import jsonable as _plain
+        from bounds.core.jsonable import jsonable as _plain
 
         return _plain(asdict(self))
 
@@ -194,7 +194,7 @@ class SearchRecord:
         c = self.confirmation
         if not c.get("seeds"):
             raise UserInputError("this search has no confirmation to replay (it was interrupted before one)")
-        from bounds.jsonable import jsonable as _plain
+        from bounds.core.jsonable import jsonable as _plain
 
         return _plain({"format": INSTANCE_FORMAT, "scenario": self.id, "point": self.best["point"],
                        "trials": c["trials"], "seeds": c["seeds"], "level": c["level"], "device": self.device,
@@ -349,7 +349,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                   device=device, level=level)
     rec.confirmation["points_tried"] = done
     rec.confirmation["search_seeds_disjoint"] = conf_seed not in set(seeds)
-    rec.confirmation["seed_rule"] = ("verify.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
+    rec.confirmation["seed_rule"] = ("verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
                                      "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
     return rec

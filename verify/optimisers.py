@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bounds.errors import unknown
+from bounds.core.errors import unknown
 from verify.scenario import Param, Scenario
 
 __all__ = ["OPTIMISERS", "clip", "make_optimiser"]

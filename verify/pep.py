@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 METHODS = ("local_gd", "scaffold", "fast")
 MEASURES = ("dist_sq", "gap")

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from bounds.jsonable import jsonable
+from bounds.core.jsonable import jsonable
 from verify.verdict import VERDICTS
 
 KINDS = ("certificate", "rate", "control")
@@ -83,7 +83,7 @@ class Verification:
     def from_dict(cls, data: Mapping[str, Any]) -> Verification:
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in data.items() if k in names}
-        # bounds.jsonable wrote infinities as "inf"/"-inf": read them back as floats (null stays None)
+        # bounds.core.jsonable wrote infinities as "inf"/"-inf": read them back as floats (null stays None)
         for key in ("lhs", "rhs", "ratio"):
             if key in kw:
                 kw[key] = _number(kw[key])

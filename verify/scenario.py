@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
@@ -216,7 +216,7 @@ class PointEstimate:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain summary (no samples): point, LHS, interval, RHS, ratio, hypotheses, seed, trials."""
-        from bounds.jsonable import jsonable as _plain
+        from bounds.core.jsonable import jsonable as _plain
 
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from importlib import import_module
 
-from bounds.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, unknown
 from verify.record import Verification
 from verify.verdict import HOLDS, UNVERIFIED
 
@@ -114,10 +114,10 @@ def run_group(check_id: str, quick: bool = False, trials: int | None = None, dev
 
 def group_tasks(chosen: Sequence[str], quick: bool, trials: int | None, device: str, seed: int,
                 plugins: Sequence[str] = ()) -> list:
-    """One :class:`verify.executor.Task` per check group; each carries this process's plugin files
+    """One :class:`verify.runtime.executor.Task` per check group; each carries this process's plugin files
     (``bounds.plugins.files()`` unless given) so a worker registers the same checks."""
     from bounds.plugins import files
-    from verify.executor import Task
+    from verify.runtime.executor import Task
 
     plugins = tuple(plugins) or files()
     return [Task("verify.suite:run_group", {"check_id": cid, "quick": bool(quick), "trials": trials,
@@ -141,7 +141,7 @@ def run_groups(ids: str | Sequence[str] = "all", quick: bool = False, trials: in
                scheduler: str | None = None, workers: int | None = None,
                plugins: Sequence[str] = ()) -> tuple[dict[str, list[Verification]], list]:
     """Records per check group (suite order) and the executor's outcomes; see :func:`run_suite`."""
-    from verify.executor import check_scheduler, run_tasks
+    from verify.runtime.executor import check_scheduler, run_tasks
 
     if trials is not None and (int(trials) != trials or trials < 2):
         raise UserInputError(f"--trials {trials} must be an integer >= 2 (a confidence interval needs two runs)")
@@ -172,7 +172,7 @@ def run_suite(ids: str | Sequence[str] = "all", quick: bool = False, trials: int
         device: ``auto`` | ``cpu`` | ``cuda``.
         seed: base seed; same seed and device give the same numbers, whatever the scheduler.
         progress: called as ``progress(done, total, check_id)`` as check groups complete.
-        scheduler, workers: where the groups run (``verify.executor.run_tasks``): in this process by
+        scheduler, workers: where the groups run (``verify.runtime.executor.run_tasks``): in this process by
             default, ``"local"``/``workers`` for a local Dask cluster, ``"tcp://host:port"`` for a cluster.
         plugins: plugin files each worker loads first.
 

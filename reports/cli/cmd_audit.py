@@ -33,9 +33,9 @@ def register(cli: click.Group) -> None:
 def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spec, objective, write_model, html_path,
               as_json, force) -> None:
     """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
+    from rate_region.audit import audit
     from rate_region.logs import parse_columns, read_log
-    from verify.audit import audit
 
     if period is not None and period < 1:
         raise UserInputError(f"--period {period}: a window length is a positive integer")

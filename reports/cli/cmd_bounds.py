@@ -18,7 +18,7 @@ _FILE = click.option("--file", "toml_file", default=None, metavar="FILE.toml",
 
 def _resolve(result_id: str | None, toml_file: str | None, assignments: tuple[str, ...] = ()):
     """The result named by RESULT_ID or read from --file, and the KEY=VALUE words."""
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     if toml_file is not None:
         from bounds.tomlresult import load_result
@@ -143,7 +143,7 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
     """Verdicts on 'rates r achievable' from an availability model (bounds cannot import rate_region)."""
     if model_spec is None:
         return {}
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     items = [u for u in res.participation if u.kind == "static-rate" and "r" in u.params]
     if not items:
@@ -174,7 +174,7 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
 
 
 def _variant_summary(res, values, model_spec=None) -> dict:
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     try:
         report = res.check(values, _decisions(res, values, model_spec))

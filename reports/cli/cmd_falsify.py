@@ -25,7 +25,7 @@ from reports.cli.common import (
 
 def _scenario(sid: str):
     import bounds
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from verify.scenarios import get, registry
 
     if sid not in registry():
@@ -76,10 +76,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from bounds.errors import UserInputError
-    from verify.executor import check_scheduler
+    from bounds.core.errors import UserInputError
     from verify.falsify import search
     from verify.optimisers import OPTIMISERS
+    from verify.runtime.executor import check_scheduler
 
     sc = _scenario(scenario_id)
     check_device(device)
@@ -111,8 +111,8 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             shown = "-" if best is None else f"{best:.3g}"
             bar.update(task, completed=done, description=f"falsify {scenario_id} best ratio {shown}")
 
-        from verify.executor import Task, session
         from verify.falsify import executor_map
+        from verify.runtime.executor import Task, session
 
         sample = [Task("verify.falsify:evaluate_points", {}, key="sample")]
         with session(scheduler, workers, sample) as where:

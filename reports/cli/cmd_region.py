@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.cli.common import (
     COUNT,
     FINITE,

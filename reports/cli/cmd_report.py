@@ -44,14 +44,14 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     """
     from rich.console import Console
 
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from reports.build import check_target, write_report
 
     check_device(device)
     ids = [w.strip() for w in only.split(",") if w.strip()] if only is not None else None
     if only is not None and not ids:
         raise UserInputError("--only needs comma-separated IDs, e.g. --only FAST.T1,FAST.T2")
-    from verify.executor import check_scheduler
+    from verify.runtime.executor import check_scheduler
 
     check_scheduler(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
@@ -106,7 +106,7 @@ def _render_saved(doc: dict, path: str, out: str, force: bool, progress) -> None
     still hold, say, a list where a template expects text; that is the file's fault, so it gets one
     line naming the error, not a template traceback.
     """
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from reports.build import write_report
 
     try:
@@ -123,7 +123,7 @@ def _load(path: str) -> dict:
     import json
     from pathlib import Path
 
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from reports.validate import as_report_document
 
     try:

@@ -133,7 +133,7 @@ def _refuse_non_finite_and_bad_seeds(values) -> None:
 
 
 def _bad(message: str) -> Exception:
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     return UserInputError(message)
 

@@ -43,8 +43,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from bounds.errors import UserInputError
-    from verify.executor import check_scheduler
+    from bounds.core.errors import UserInputError
+    from verify.runtime.executor import check_scheduler
     from verify.suite import all_ok, run_suite, select
 
     check_device(device)

@@ -1,7 +1,7 @@
 """Helpers shared by the command modules: KEY=VALUE parsing, names, seeds, markup escaping, JSON output,
 and atomic writes that replace only regular files.
 
-Light on purpose (click, the standard library, ``bounds.errors``): every command module imports it
+Light on purpose (click, the standard library, ``bounds.core.errors``): every command module imports it
 at start-up.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.jsonable import strict_json
 
 
@@ -206,7 +206,7 @@ def short_text(path: Any, limit: int = 120) -> str:
 
 
 def scheduler_options(fn):
-    """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.executor``)."""
+    """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.runtime.executor``)."""
     fn = click.option("--workers", type=COUNT, default=None, metavar="N",
                       help="Worker processes of a local Dask cluster (implies --scheduler local).")(fn)
     fn = click.option("--scheduler", default=None, metavar="WHERE",

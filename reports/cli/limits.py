@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 
 DEFAULT_MAX_SECONDS = 600.0
 _BYTES = 8  # float64

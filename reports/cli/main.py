@@ -69,7 +69,7 @@ def _on_sigterm(signum, frame) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bounds.errors import UserInputError  # bounds/__init__ is lazy: this loads no sympy
+    from bounds.core.errors import UserInputError  # bounds/__init__ is lazy: this loads no sympy
 
     _register_all()
     previous = None

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def make_log(directory: Path, rounds: int = 100_000, clients: int = 100, seed: int = 0) -> dict[str, Path]:
+    from rate_region.audit.synthetic import periodic_availability, topk_among
     from rate_region.logs import write_log
-    from verify.audit.synthetic import periodic_availability, topk_among
 
     rng = np.random.default_rng(seed)
     q = rng.uniform(0.4, 1.0, clients)

@@ -43,7 +43,7 @@ def numbers(doc: list[dict]) -> list[dict]:
 
 def equal_tasks(n: int, workers: int) -> None:
     sys.path.insert(0, str(ROOT))
-    from verify.executor import Task, run_tasks
+    from verify.runtime.executor import Task, run_tasks
 
     tasks = [Task("verify.suite:run_group", {"check_id": "ASCAF.T1", "quick": True, "device": "cpu"}, f"copy{i}")
              for i in range(n)]

@@ -7,7 +7,7 @@ import pytest
 
 from bounds import registry
 from bounds.ascaf import TABLE1_MARKS
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.result import Kind, Status
 
 REL = 1e-9

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bounds import registry
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.result import Kind, Status
 
 REL = 1e-9

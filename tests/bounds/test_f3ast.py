@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bounds import registry
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.result import Kind, Status
 
 REL = 1e-9  # float round-off: spec numbers are exact rationals

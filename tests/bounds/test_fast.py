@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bounds import registry
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from bounds.fast import TOY1, corollary1_dominance_rounds
 from bounds.result import Kind, Status
 

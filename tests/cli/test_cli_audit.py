@@ -7,8 +7,8 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rate_region.audit.synthetic import biased_uniform, independent_availability
 from rate_region.logs import write_log
-from verify.audit.synthetic import biased_uniform, independent_availability
 
 
 def _biased_log(path):
@@ -90,7 +90,7 @@ def test_malformed_log_one_line_naming_row_and_column(convbound, tmp_path_factor
 
 def test_demonstration_biased_log_is_caught(convbound, tmp_path):
     # docs/audit.md: the planted bug (clients 95-99 drawn with weight x0.3) is found, and only those are under-served
-    from verify.audit.demo import biased_log
+    from rate_region.audit.demo import biased_log
 
     res = convbound("audit", str(biased_log(tmp_path)), "--target", "uniform:10/100", "--json")
     d = json.loads(res.out)

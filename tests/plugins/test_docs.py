@@ -10,7 +10,7 @@ from bounds import plugins
 from verify import Context
 
 DOCTESTED = ["bounds", "quadratics", "verify", "bounds.plugins", "bounds.tomlresult", "bounds.registry", "quadratics.registry", "verify.extensions",
-             "verify.testing", "verify.pytest_plugin"]
+             "verify.testing", "verify.testing.pytest_plugin"]
 
 
 @pytest.mark.docs

@@ -134,7 +134,7 @@ def test_a_scenario_object_joins_verify_at_its_default_point(convbound, tmp_path
 
 
 def test_a_task_carries_the_plugin_files_and_its_worker_loads_them():
-    from verify.executor import Task, call
+    from verify.runtime.executor import Task, call
     from verify.suite import group_tasks
 
     plugins.add_files([GD])

@@ -27,11 +27,11 @@ def test_pytest_plugin_in_a_fresh_directory(tmp_path):
     work = tmp_path / "user"
     work.mkdir()
     (work / "test_mine.py").write_text(USER_TESTS, encoding="utf-8")
-    # the pytest11 entry point `convbound = verify.pytest_plugin`, as pyproject.toml installs it
+    # the pytest11 entry point `convbound = verify.testing.pytest_plugin`, as pyproject.toml installs it
     shim = tmp_path / "shim" / "convbound_pytest_shim-0.1.dist-info"
     shim.mkdir(parents=True)
     (shim / "METADATA").write_text("Metadata-Version: 2.1\nName: convbound-pytest-shim\nVersion: 0.1\n", encoding="utf-8")
-    (shim / "entry_points.txt").write_text("[pytest11]\nconvbound = verify.pytest_plugin\n", encoding="utf-8")
+    (shim / "entry_points.txt").write_text("[pytest11]\nconvbound = verify.testing.pytest_plugin\n", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(shim.parent)]),
                CONVBOUND_PLUGINS=str(EXAMPLES / "sgd_pesto_one_step.py") + os.pathsep + str(EXAMPLES / "gd_drori_teboulle.py"))
     out = subprocess.run([sys.executable, "-m", "pytest", "-p", "convbound", "-q", "-p", "no:cacheprovider", "test_mine.py"],

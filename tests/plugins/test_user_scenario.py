@@ -131,7 +131,7 @@ def test_a_crash_inside_a_plugin_scenario_is_one_line_naming_the_file(convbound,
 
 
 def test_a_plugin_scenario_clashing_with_a_built_in_is_refused(tmp_path):
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from verify.scenarios import registry
 
     user = tmp_path / "clash.py"

@@ -200,7 +200,7 @@ def test_lb_rounds_to_reports_f_log_and_true_f():
 
 
 def test_cuda_absent_is_a_user_error():
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     if torch.cuda.is_available():
         pytest.skip("a GPU is present")

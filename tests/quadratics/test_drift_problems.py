@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy import optimize
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from quadratics import fedavg, simulate, uniform
 from quadratics.curvature import ball_sup, diagonal_quadratic, rotated_quadratic
 from quadratics.problem import client_apply

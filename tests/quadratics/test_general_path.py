@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from quadratics import (
     cosine_nonconvex,
     fedavg,

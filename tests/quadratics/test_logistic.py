@@ -6,7 +6,7 @@ import pytest
 import torch
 from scipy import optimize
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from quadratics.logistic import logistic_regression
 
 CPU = torch.device("cpu")

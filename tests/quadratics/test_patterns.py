@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from quadratics import arbitrary, cyclic, fast_mixture, regularized, uniform
 from quadratics.participation import propensities
 

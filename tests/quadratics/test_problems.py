@@ -5,7 +5,7 @@ import pytest
 import torch
 from scipy import stats
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from quadratics import cosine_nonconvex, heterogeneous_quadratic, lower_bound_objective
 
 NOISE_SAMPLES = 20000

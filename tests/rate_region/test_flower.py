@@ -11,6 +11,8 @@ import pytest
 
 flwr = pytest.importorskip("flwr")
 
+from rate_region.audit import audit  # noqa: E402
+from rate_region.audit.synthetic import independent_availability  # noqa: E402
 from rate_region.availability import Independent  # noqa: E402
 from rate_region.flower import (  # noqa: E402
     F3ASTStrategy,
@@ -21,8 +23,6 @@ from rate_region.flower import (  # noqa: E402
 )
 from rate_region.logs import read_log  # noqa: E402
 from rate_region.optimum import min_variance_rates  # noqa: E402
-from verify.audit import audit  # noqa: E402
-from verify.audit.synthetic import independent_availability  # noqa: E402
 
 N, K, T = 20, 3, 2000
 A_K = np.linspace(0.25, 0.95, N)

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
+from rate_region.audit.synthetic import independent_availability, markov_availability, periodic_availability
 from rate_region.fit import fit_availability, wilson
 from rate_region.logs import parse_columns, read_log, write_log
-from verify.audit.synthetic import independent_availability, markov_availability, periodic_availability
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])

@@ -5,7 +5,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from rate_region.availability import Independent, MarkovChain, make_cap
 from rate_region.models import MODEL_NAMES, load_model, named_model, smartphone_phases
 from rate_region.optimum import min_variance_rates

@@ -4,11 +4,11 @@ import json
 
 import numpy as np
 
+from rate_region.audit import audit
+from rate_region.audit.synthetic import biased_uniform
 from rate_region.logs import ParticipationLog
 from reports.audit_section import audit_html, audit_page
 from reports.cli.common import dumps
-from verify.audit import audit
-from verify.audit.synthetic import biased_uniform
 
 
 def test_section_from_saved_record():

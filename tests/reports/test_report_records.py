@@ -56,10 +56,10 @@ def worst_case_record():
 @pytest.fixture(scope="module")
 def audit_case():
     """A real audit of a synthetic log (12 clients, 3 per round, client 2 under-served) and its selections."""
+    from rate_region.audit import audit
+    from rate_region.audit.synthetic import biased_uniform
     from rate_region.logs import ParticipationLog
     from reports.cli.common import dumps
-    from verify.audit import audit
-    from verify.audit.synthetic import biased_uniform
 
     T, N = 400, 12
     A = np.ones((T, N), bool)
@@ -222,7 +222,7 @@ def test_edited_records_are_refused_in_one_line_or_render(tmp_path, audit_case):
     """Seeded edits anywhere in each record: refused with one line, or rendered to HTML and PDF without error."""
     import random
 
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
     from reports.build import write_report
     from reports.records import add_entries, load_include
 

@@ -6,7 +6,7 @@ import re
 import pytest
 from report_fixtures import fixture_doc
 
-from bounds.errors import UserInputError
+from bounds.core.errors import UserInputError
 from reports.build import write_report
 from reports.formulas import formula_png, png_size, simplify
 from reports.html import render_html

@@ -65,7 +65,7 @@ def test_large_n_sampler_and_pattern_shapes(doc):
 
 
 def test_only_filters_results_and_rejects_unknown_ids():
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     doc = collect(quick=True, only=["FAST.T2"], sections=("results",))
     assert [r["key"] for r in doc["results"]] == ["FAST.T2", "FAST.T2@corrected"]

@@ -5,17 +5,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bounds.errors import UserInputError
-from rate_region.logs import ParticipationLog
-from verify.audit import audit, parse_target
-from verify.audit.checks import bh_reject, check_fast, check_regularized
-from verify.audit.synthetic import (
+from bounds.core.errors import UserInputError
+from rate_region.audit import audit, parse_target
+from rate_region.audit.checks import bh_reject, check_fast, check_regularized
+from rate_region.audit.synthetic import (
     biased_uniform,
     fast_log,
     independent_availability,
     poisson_sampler,
     regularized_log,
 )
+from rate_region.logs import ParticipationLog
 
 
 def _log(A, S, snapshot=None, weights=None):
@@ -66,7 +66,7 @@ def test_planted_bias_full_audit_flags_the_biased_clients():
 def test_planted_bias_false_discovery_rate_is_controlled():
     # the audit's own test statistics (effective size, rate test, BH) over 200 seeds: mean false-discovery
     # proportion <= 0.05 + 2 standard errors (BH promises <= 0.05 * 190/200 = 0.0475), power >= 0.99
-    from verify.audit.checks import effective_size, rate_test
+    from rate_region.audit.checks import effective_size, rate_test
 
     fdp, power = [], []
     for seed in range(200):
@@ -166,7 +166,7 @@ def test_rstar_target_and_record(tmp_path):
 
 
 def test_checks_follow_the_results_declared_participation():
-    from verify.audit.checks import CHECK_TITLES, participation_checks, unchecked_kinds
+    from rate_region.audit.checks import CHECK_TITLES, participation_checks, unchecked_kinds
 
     mapping = participation_checks()
     # the papers' own participation models, named independently of the declarations

@@ -1,4 +1,4 @@
-"""verify.executor: seeds, failures with their inputs, and the same numbers in-process and on Dask.
+"""verify.runtime.executor: seeds, failures with their inputs, and the same numbers in-process and on Dask.
 
 The Dask tests start real clusters: a ``LocalCluster`` of 2 worker processes, and ``dask scheduler`` /
 ``dask worker`` subprocesses on 127.0.0.1 at a free port; every process is stopped at the end.
@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bounds.errors import UserInputError
-from verify.executor import Outcome, Task, check_scheduler, run_tasks, spawn_seeds, summary
+from bounds.core.errors import UserInputError
+from verify.runtime.executor import Outcome, Task, check_scheduler, run_tasks, spawn_seeds, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 VOLATILE = ("elapsed_s",)  # wall-clock time, the only field allowed to differ between runs
@@ -286,7 +286,7 @@ def test_cli_says_how_many_groups_are_missing(monkeypatch, convbound):
 def test_workers_are_spawned_for_cuda_tasks_and_forked_for_cpu_ones():
     import sys as _sys
 
-    from verify.executor import _start_method
+    from verify.runtime.executor import _start_method
 
     cpu = [Task("builtins:dict", {"device": "cpu"}, "a")]
     gpu = [Task("builtins:dict", {"device": "cuda:0"}, "b")]

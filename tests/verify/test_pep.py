@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("PEPit")
 
-from bounds.errors import UserInputError  # noqa: E402
+from bounds.core.errors import UserInputError  # noqa: E402
 from verify.pep import Setting, snapshot_schedule, solve  # noqa: E402
 
 TOL = 1e-6

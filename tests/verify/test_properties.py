@@ -1,4 +1,4 @@
-"""Property tests of encoded results over the valid parameter sets that verify.strategies generates."""
+"""Property tests of encoded results over the valid parameter sets that verify.testing.strategies generates."""
 
 import math
 
@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import bounds
-from verify.strategies import params_for
+from verify.testing.strategies import params_for
 
 FAST = settings(max_examples=15, deadline=None, database=None, phases=[Phase.explicit, Phase.generate],
                 suppress_health_check=list(HealthCheck))

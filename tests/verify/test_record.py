@@ -22,7 +22,7 @@ def test_round_trip_and_strict_json():
 
 
 def test_non_finite_follow_the_one_converter():
-    # bounds.jsonable: NaN -> null ("not computed"), infinities kept as "inf"/"-inf" (an unbounded interval)
+    # bounds.core.jsonable: NaN -> null ("not computed"), infinities kept as "inf"/"-inf" (an unbounded interval)
     d = Verification("x", "t", "unverified", lhs=1.0, ci=(float("-inf"), float("inf")), ratio=float("nan")).to_dict()
     assert d["ci"] == ["-inf", "inf"] and d["ratio"] is None
     json.dumps(d, allow_nan=False)

@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from verify.executor import spawn_seeds
 from verify.falsify import search
+from verify.runtime.executor import spawn_seeds
 from verify.scenario import evaluate_point
 from verify.scenarios import get
 from verify.scenarios.families import A3_BALL, left_ball

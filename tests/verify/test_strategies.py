@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import bounds
 from bounds import UserInputError
-from verify.strategies import params_for
+from verify.testing.strategies import params_for
 
 KEYS = [r.key for r in bounds.all_results()]
 

@@ -42,7 +42,7 @@ def _from_plugin(sc: Scenario) -> bool:
 def _merge_plugins() -> None:
     """Drop the plugin scenarios merged before, then merge the current plugin set's."""
     from bounds import plugins
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     for key in [k for k, sc in _REGISTRY.items() if _from_plugin(sc)]:
         del _REGISTRY[key]
@@ -71,7 +71,7 @@ def registry() -> dict[str, Scenario]:
 
 def register(scenario: Scenario) -> None:
     """Add a scenario from code (a notebook, a test); an id that exists already is refused (one line, exit 2)."""
-    from bounds.errors import UserInputError
+    from bounds.core.errors import UserInputError
 
     reg = registry()
     if scenario.id in reg:
@@ -87,7 +87,7 @@ def plugin_file(scenario: Scenario) -> str | None:
 
 def get(scenario_id: str) -> Scenario:
     """The scenario of ``scenario_id``; an unknown id -> UserInputError naming the valid ones."""
-    from bounds.errors import unknown
+    from bounds.core.errors import unknown
 
     reg = registry()
     if scenario_id not in reg:

@@ -6,7 +6,7 @@ or a scenario) with a seeded Monte Carlo and fails unless every certificate ``ho
 confidence level (negative controls must be ``violated``); :func:`assert_rate` fits the log-log slope
 (with a t interval, :mod:`verify.fit`) and fails unless the predicted exponent lies inside it;
 :func:`params_for` is the hypothesis strategy of valid parameter sets of any result key, built-in or
-plugin (:mod:`verify.strategies`). The pytest plugin (``-p convbound``) offers these as fixtures.
+plugin (:mod:`verify.testing.strategies`). The pytest plugin (``-p convbound``) offers these as fixtures.
 
 >>> from verify.testing import assert_rate
 >>> fit = assert_rate([1, 2, 4, 8], [1.0, 0.7071, 0.5, 0.35355], exponent=-0.5)
@@ -102,6 +102,6 @@ def params_for(key: str, **overrides: Any):
     >>> from verify.testing import params_for
     >>> strategy = params_for("FAST.T1")
     """
-    from verify.strategies import params_for as _params_for
+    from verify.testing.strategies import params_for as _params_for
 
     return _params_for(key, **overrides)

@@ -1,0 +1,239 @@
+"""Audit a participation log against the theorems' participation assumptions.
+
+**Setting**: a log (rate_region.logs) of T rounds and N clients with availability A and participation S.
+**Quantity**: realised rates r_k = (1/T) sum_t S_{t,k} with Wilson intervals at ``level`` (95%) using the
+effective size T (1 - rho_k) / (1 + rho_k), rho_k >= 0 the lag-1 autocorrelation of S_{., k}; a
+two-sided normal test of r_k = target_k per client with Benjamini-Hochberg control of the false
+discovery rate at ``alpha`` (5%); the fitted availability model (rate_region.fit, chosen by BIC);
+r* = argmin_R H of that model (or of a model the user gives) with the log's cap k and weights p;
+H(r) against H(r*) (rate_region.variance, objective "p2" by default); and the participation check of
+every encoded result whose participation hypothesis has a check (``checks.participation_checks``).
+**Statement**: targets: ``uniform:k/N`` (r_k = k/N), ``rstar`` (r* of the model), ``fast:q``
+(snapshot rounds only, against m/M, and the realised snapshot share against q).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bounds.core.errors import UserInputError
+from rate_region.audit.checks import (
+    CHECK_TITLES,
+    bh_reject,
+    check_fast,
+    check_region,
+    check_regularized,
+    effective_size,
+    participation_checks,
+    rate_test,
+)
+
+LEVEL = 0.95
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # "uniform" | "rstar" | "fast"
+    value: float | None  # k/N for uniform, q for fast
+    text: str
+
+
+def parse_target(text: str) -> Target:
+    """'uniform:k/N' | 'uniform:0.1' | 'rstar' | 'fast:q'."""
+    t = (text or "").strip()
+    kind, _, arg = t.partition(":")
+    if kind == "rstar" and not arg:
+        return Target("rstar", None, t)
+    if kind in ("uniform", "fast") and arg:
+        try:
+            if "/" in arg:
+                a, b = arg.split("/", 1)
+                val = float(a) / float(b)
+            else:
+                val = float(arg)
+        except (ValueError, ZeroDivisionError):
+            val = float("nan")
+        if np.isfinite(val) and 0 < val <= 1:
+            return Target(kind, val, t)
+    raise UserInputError(f"target {text!r} is not valid; use uniform:k/N (e.g. uniform:10/100), rstar, "
+                         "or fast:q with 0 < q <= 1")
+
+
+@dataclass(frozen=True, eq=False)
+class AuditRecord:
+    """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions."""
+
+    log: dict
+    target: dict
+    rates: dict
+    bias: dict
+    model: dict
+    model_toml: str
+    rstar: dict
+    variance: dict
+    checks: list = field(default_factory=list)
+    inputs: dict = field(default_factory=dict)
+    versions: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"kind": "audit", "log": self.log, "target": self.target, "rates": self.rates, "bias": self.bias,
+                "availability_model": self.model, "model_toml": self.model_toml, "rstar": self.rstar,
+                "variance": self.variance, "checks": self.checks, "inputs": self.inputs, "seeds": [],
+                "versions": self.versions}
+
+    def text(self, max_clients: int = 10) -> str:
+        """Plain-text summary; lists at most ``max_clients`` clients per list and says how many it left out."""
+        from rate_region.fit import gof_text
+
+        lg, b, v, m = self.log, self.bias, self.variance, self.model
+        ids = self.rates["client_ids"]
+
+        def listing(idx):
+            shown = ", ".join(str(ids[i]) for i in idx[:max_clients])
+            more = f" (and {len(idx) - max_clients} more, see --json)" if len(idx) > max_clients else ""
+            return (shown or "none") + more
+
+        def cand(c):
+            return c["kind"] + ("" if c["period"] is None else f"(P={c['period']})") + f" {c['bic']:.6g}"
+
+        lines = [f"log {lg['source']}: {lg['rows']} rows, {lg['rounds']} rounds, {lg['clients']} clients"
+                 + (f", {lg['missing_pairs']} (round, client) pairs missing (counted unavailable)" if lg["missing_pairs"] else ""),
+                 f"availability model: {m['kind']} (BIC; "
+                 + ", ".join(cand(c) for c in m["candidates"])
+                 + "); goodness of fit: " + gof_text(m["goodness_of_fit"]),
+                 f"cap k = {m['k']} (largest participant count in a round); a_k in "
+                 f"[{min(m['a']):.3g}, {max(m['a']):.3g}], {m['level']:.0%} intervals",
+                 f"target {self.target['text']}: {b['tested_clients']} clients tested over {self.target['rounds_used']} "
+                 f"{'snapshot ' if self.target['kind'] == 'fast' else ''}rounds, rates in "
+                 f"[{min(b['r_tested']):.4g}, {max(b['r_tested']):.4g}], max |r - target| = {b['max_abs_dev']:.4g}",
+                 f"biased clients (BH, FDR {b['alpha']:g}): {len(b['flagged'])}: {listing(b['flagged'])}",
+                 f"  under-served (r below target): {listing(b['under_served'])}",
+                 f"r* ({self.rstar['source']}): H(r*) = {v['H_rstar']:.6g}; H(realised r) = {v['H_realised']:.6g}; "
+                 f"ratio {v['ratio']:.4g} (objective {v['objective']}); max |r - r*| = {v['max_abs_dev_rstar']:.4g}"]
+        if v["excluded_never_available"]:
+            lines.append(f"  H and r* leave out {len(v['excluded_never_available'])} client(s) never available "
+                         f"(H would be infinite): {listing(v['excluded_never_available'])}")
+        lines.append("participation hypotheses:")
+        for c in self.checks:
+            st = {True: "met", False: "NOT met", None: "unverified"}[c["status"]]
+            lines.append(f"  {c['check']:<12} {st:<10} {', '.join(c['results'])}: {c['reason']}")
+        return "\n".join(lines)
+
+
+def _versions() -> dict:
+    import platform
+
+    out = {"python": platform.python_version(), "numpy": np.__version__}
+    try:
+        from importlib.metadata import version
+
+        out["convbound"] = version("convbound")
+        out["polars"] = version("polars")
+    except Exception:  # pragma: no cover - not installed as a distribution
+        pass
+    return out
+
+
+def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LEVEL, period: int | None = None,
+          model=None, k: int | None = None, objective: str = "p2", result_ids=None) -> AuditRecord:
+    """Audit ``log`` (a ``ParticipationLog``); ``model`` overrides the fitted model for r* and the region."""
+    from rate_region.fit import fit_availability, wilson
+    from rate_region.optimum import min_variance_rates
+    from rate_region.variance import H
+
+    if not 0 < alpha < 1 or not 0 < level < 1:
+        raise UserInputError(f"alpha={alpha} and level={level} must lie in (0, 1)")
+    tgt = parse_target(target)
+    A, S = log.available, log.participated
+    T, N = S.shape
+    kcap = int(k) if k is not None else max(int(S.sum(1).max()), 1)
+    p = log.weights if log.weights is not None else np.full(N, 1.0 / N)
+
+    # Fit
+    fitted = fit_availability(A, log.round_ids, kcap, p, level=level, source=log.source)
+    use_model = model if model is not None else fitted.model()
+    if use_model.n_clients != N:
+        raise UserInputError(f"the model has {use_model.n_clients} clients but the log has {N}")
+    # a client never available (in the model) makes H infinite for every achievable r: H and r* are taken over
+    # the others (weights renormalised), and the record names the excluded clients
+    never = np.flatnonzero((use_model.marginals() <= 0) & (p > 0))
+    p_h = p.copy()
+    if never.size:
+        p_h[never] = 0.0
+        if p_h.sum() <= 0:
+            raise UserInputError("no client with positive weight is ever available in the log; nothing to audit")
+        p_h = p_h / p_h.sum()
+    opt = min_variance_rates(use_model, kcap, p_h, objective)
+    rstar = np.asarray(opt.r_star, dtype=float)
+
+    # Rates
+    counts = S.sum(0)
+    r = counts / T
+    n_eff = effective_size(S)
+    lo, hi = wilson(r * n_eff, n_eff, level)
+
+    # Bias test
+    rows = np.ones(T, bool)
+    if tgt.kind == "uniform":
+        tau = np.full(N, float(tgt.value or 0.0))
+    elif tgt.kind == "rstar":
+        tau = rstar
+    else:
+        if log.snapshot is None:
+            raise UserInputError("target fast:q needs a snapshot column in the log (1 in snapshot rounds); "
+                                 "map it with --columns snapshot=NAME")
+        rows = log.snapshot
+        m = int(S[rows].sum(1).max()) if rows.any() else 0
+        tau = np.full(N, m / N)
+    Ssub = S[rows]
+    Tn = int(rows.sum())
+    z, pv = rate_test(Ssub.sum(0), effective_size(Ssub) if Tn else np.ones(N), max(Tn, 1), tau)
+    flag = bh_reject(pv, alpha)
+    rsub = Ssub.sum(0) / max(Tn, 1)
+    flagged = np.flatnonzero(flag)
+    under = flagged[rsub[flagged] < tau[flagged]]
+    over = flagged[rsub[flagged] > tau[flagged]]
+
+    # Variance price
+    H_r, H_s = float(H(r, p_h, objective)), float(H(rstar, p_h, objective))
+    variance = {"objective": objective, "excluded_never_available": never.tolist(), "H_realised": H_r, "H_rstar": H_s, "ratio": H_r / H_s if H_s > 0 else float("nan"),
+                "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
+
+    # Hypotheses of the encoded results
+    mapping = participation_checks()
+    wanted = [rid for rid in (result_ids or mapping) if rid in mapping]
+    by_check: dict[str, list[str]] = {}
+    for rid in wanted:
+        by_check.setdefault(mapping[rid], []).append(rid)
+    checks = []
+    for name, rids in by_check.items():
+        if name == "fast":
+            out = check_fast(S, log.snapshot, tgt.value if tgt.kind == "fast" else None, alpha, level, A)
+        elif name == "regularized":
+            out = check_regularized(S, period)
+        else:
+            out = check_region(use_model, kcap, r, lo)
+        checks.append({"check": name, "title": CHECK_TITLES[name], "results": rids, **out})
+
+    ids_list = log.client_ids.tolist()
+    return AuditRecord(
+        log=log.describe(),
+        target={"text": tgt.text, "kind": tgt.kind, "value": tgt.value, "per_client": tau.tolist(),
+                "rounds_used": Tn},
+        rates={"client_ids": ids_list, "r": r.tolist(), "low": lo.tolist(), "high": hi.tolist(),
+               "n_eff": n_eff.tolist(), "level": level,
+               "interval": "Wilson with effective size T(1-rho)/(1+rho), rho = lag-1 autocorrelation >= 0"},
+        bias={"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR",
+              "r_tested": rsub.tolist(), "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
+              "under_served": under.tolist(), "over_served": over.tolist(), "tested_clients": N,
+              "max_abs_dev": float(np.max(np.abs(rsub - tau)))},
+        model=fitted.to_dict(), model_toml=fitted.to_toml(),
+        rstar={"r": rstar.tolist(), "source": "given model" if model is not None else "fitted model",
+               "method": opt.method, "status": opt.status, "k": kcap},
+        variance=variance, checks=checks,
+        inputs={"target": target, "alpha": alpha, "level": level, "period": period, "k": kcap,
+                "objective": objective, "model_given": model is not None},
+        versions=_versions())
