@@ -181,6 +181,9 @@ class SearchRecord:
     space: list[dict[str, Any]] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     plugin: dict[str, str] = field(default_factory=dict)  # {"path", "sha256"} of a plugin scenario's file
+    claims_tried: int = 0   # confirmations spent on apparent violations (stop_at_violation)
+    first_violation: dict[str, Any] = field(default_factory=dict)
+    finding: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -256,7 +259,8 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
            device: str = "cpu", level: float = DEFAULT_LEVEL,
            progress: Callable[[int, int, float | None], None] | None = None,
            map_points: Callable[..., list[dict[str, Any]]] | None = None,
-           problems: Sequence[str] | str | None = None) -> SearchRecord:
+           problems: Sequence[str] | str | None = None, stop_at_violation: bool = False,
+           terms: Sequence[str] | str | None = None) -> SearchRecord:
     """Search ``scenario`` for the largest LHS/RHS with ``budget`` evaluations (and ``time_limit`` seconds).
 
     Args:
@@ -268,6 +272,11 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
         map_points: ``(scenario_id, points, seeds, trials, device) -> summaries`` (default in-process
             ``evaluate_points``; an executor can distribute generations).
         problems: the problem families to search (see :func:`search_space`; default: the scenario's).
+        stop_at_violation: after each generation, confirm (``confirm_trials`` fresh trials on the
+            confirmation seed) the best point whose first estimate already lies above the RHS; stop at
+            the first confirmed violation (``first_violation`` records its evaluation and time). At most
+            :data:`MAX_CLAIMS` such confirmations per search; a refuted claim is counted and the search goes on.
+        terms: RHS term names the ``stratified`` optimiser aims at (default: every term).
     Returns: a :class:`SearchRecord` (``interrupted`` when Ctrl-C stopped it: no confirmation then).
     """
     from verify.optimisers import make_optimiser
@@ -283,7 +292,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     budget, population = int(budget), max(1, min(int(population), int(budget)))
     seeds, conf_seed = search_seeds(seed, budget)
     searched = search_space(scenario, problems)
-    opt = make_optimiser(optimiser, searched, seed=int(seed), population=population, budget=budget)
+    opt = make_optimiser(optimiser, searched, seed=int(seed), population=population, budget=budget, terms=terms)
     rec = SearchRecord(id=scenario.id, result=scenario.result, optimiser=optimiser, seed=int(seed), budget=budget,
                        time_limit=time_limit, trials=int(trials), population=population, device=device,
                        space=[p.to_dict() for p in searched.space], notes=list(scenario.notes),
@@ -309,12 +318,13 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 rec.notes.append(f"{optimiser} failed after {done} evaluations ({type(exc).__name__}: {exc}); "
                                  "the best point so far is confirmed")
                 break
+            strata = list(getattr(opt, "last_strata", []))
             evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
             scored = [e["score"] for e in evs if e["score"] is not None]
             if scored:
                 floor = min([floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])
             opt.tell(points, [_objective(e, floor) for e in evs])
-            for e in evs:
+            for j, e in enumerate(evs):
                 done += 1
                 if e.get("skipped"):
                     rec.outside_domain += 1
@@ -329,14 +339,22 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                     rec.default = {"point": e["point"], "estimate": e}
                 rec.trace.append({"evaluation": done, "ratio": e["ratio"], "admissible": e["score"] is not None,
                                   "best": best["score"] if best else None,
-                                  **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {})})
+                                  **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {}),
+                                  **({"stratum": strata[j]} if j < len(strata) else {})})
             rec.evaluations = done
             if progress:
                 progress(done, budget, best["score"] if best else None)
+            if stop_at_violation and _try_claim(rec, scenario, evs, done, int(confirm_trials), conf_seed, device,
+                                                level, t0):
+                break
     except KeyboardInterrupt:
         rec.interrupted, rec.stopped_by = True, "interrupt"
     rec.evaluations = done
     rec.elapsed_s = time.perf_counter() - t0
+    if rec.first_violation:
+        rec.confirmation["points_tried"] = done
+        rec.finding = finding(rec)
+        return rec
     if best is None:
         rec.notes.append("no admissible point was found: nothing to confirm")
         rec.confirmation = {"verdict": "none", "reason": "no admissible point"}
@@ -352,7 +370,55 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     rec.confirmation["seed_rule"] = ("verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
                                      "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
+    rec.finding = finding(rec)
     return rec
+
+
+# Confirmations a stop_at_violation search may spend on first estimates that claim a violation.
+MAX_CLAIMS = 5
+
+
+def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str, Any]], done: int, trials: int,
+               seed: int, device: str, level: float, t0: float) -> bool:
+    """Confirm this generation's best apparent violation; True (and the record filled) when confirmed."""
+    claims = [(i, e) for i, e in enumerate(evs) if e["score"] is not None and e["ci"][0] > e["rhs"]]
+    if not claims or rec.claims_tried >= MAX_CLAIMS:
+        return False
+    i, e = max(claims, key=lambda ie: ie[1]["score"])
+    rec.claims_tried += 1
+    conf, _ = confirm(scenario, e["point"], trials=trials, seed=seed, device=device, level=level)
+    if conf["verdict"] != VIOLATED:
+        rec.notes.append(f"evaluation {done - len(evs) + i + 1}: first estimate above the RHS (ratio "
+                         f"{e['score']:.4g}) not confirmed ({conf['verdict']}, ratio {conf['ratio']:.4g}); search went on")
+        return False
+    evaluation = done - len(evs) + i + 1
+    rec.best = {"point": e["point"], "evaluation": evaluation, "estimate": dict(e)}
+    rec.confirmation = {**conf, "search_seeds_disjoint": True,
+                        "seed_rule": "verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms"}
+    rec.stopped_by = "confirmed violation"
+    rec.elapsed_s = time.perf_counter() - t0
+    rec.first_violation = {"evaluation": evaluation, "elapsed_s": rec.elapsed_s, "claims_tried": rec.claims_tried}
+    return True
+
+
+def space_summary(rec: SearchRecord) -> str:
+    """The searched space in one line: its axes and the problem families searched."""
+    axes = [a["name"] for a in rec.space if a.get("choices") is None and a["low"] < a["high"]
+            or a.get("choices") and len(a["choices"]) > 1]
+    fam = next((a["choices"] for a in rec.space if a["name"] == "problem" and a.get("choices")), None)
+    return (f"{rec.id}'s space ({len(axes)} axes: {', '.join(axes)}"
+            + (f"; families {', '.join(map(str, fam))}" if fam else "") + ")")
+
+
+def finding(rec: SearchRecord) -> str:
+    """What the search showed, in words that never claim more than it covered."""
+    c = rec.confirmation
+    if c.get("verdict") == VIOLATED:
+        at = rec.first_violation.get("evaluation", rec.best.get("evaluation"))
+        return (f"violation confirmed at evaluation {at} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > "
+                f"RHS {c['rhs']:.4g})")
+    return (f"no violation among {rec.admissible} admissible points of {space_summary(rec)}; not a proof"
+            + (f" (best point's confirmation: {c.get('verdict')})" if c.get("verdict") else ""))
 
 
 def plugin_record(scenario: Scenario) -> dict[str, str]:
