@@ -71,7 +71,7 @@ def make_result(key: str = "USER.FEDAVG", terms: dict | None = None, step_cap: f
 
 
 # Monte Carlo cost caps (a point costs about trials x R x K x M x d flops): not hypotheses.
-R_CAP, K_CAP, M_CAP = 2000, 32, 32
+R_CAP, K_CAP, M_CAP, D_CAP = 400, 16, 16, 4
 
 
 def space(step_cap: float = STEP_CAP) -> tuple[Param, ...]:
@@ -84,7 +84,7 @@ def space(step_cap: float = STEP_CAP) -> tuple[Param, ...]:
                                                              "Carlo (the bound has no cap)"),
         Param("eta_frac", 1e-4, 1.0, 0.5, log=True,
               doc=f"step as a fraction of the hypothesis's cap {step_cap:g}/L: 1e-4 of the cap up to the cap"),
-        Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1: mu = L); 8: cost cap"),
+        Param("d", 1, D_CAP, 2, integer=True, doc=f"dimension (d = 1: mu = L); {D_CAP}: cost cap"),
         Param("mu_frac", 1e-3, 1.0, 0.5, log=True, doc="mu / L: (0, 1] by mu <= L; 1e-3 stands for 'near 0'"),
         Param("sigma", 1e-4, 10.0, 1.0, log=True, doc="noise std. dev. relative to sqrt(D0) = 1; 1e-4 stands for 0"),
         Param("zeta", 1e-4, 10.0, 1.0, log=True, doc="largest ||grad F_i(x*)|| relative to sqrt(D0) = 1; 1e-4: 0"),
