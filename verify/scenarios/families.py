@@ -41,10 +41,13 @@ LOCAL_ASSUMED = ("sigma_G is the sup over the ball ||x - x*|| <= radius; every r
                  "lie inside it (else the point is inadmissible), local models are not recorded and are taken to")
 
 FAMILY_AXES = (
-    Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)"),
-    Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)"),
+    Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)",
+          source="the family's own range: 0 (shared Hessian) to 1 (client curvatures spread over [mu, L])"),
+    Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)",
+          source="0: no heterogeneity (domain >= 0); 4: the family's separable regime (larger adds nothing new)"),
     # few samples: a logistic step costs O(samples d) per client, at up to R_MAX x K steps a point
-    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client"),
+    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client",
+          source="4..16: Monte Carlo cost cap (a logistic step costs O(samples d) per client)"),
 )
 
 
