@@ -140,3 +140,33 @@ def test_a_plugin_scenario_clashing_with_a_built_in_is_refused(tmp_path):
     plugins._cli_files.append(str(user.resolve()))  # as --plugin does, without the eager import check
     with pytest.raises(UserInputError, match="FAST.T1.*built-in"):
         registry()
+
+
+PLUGIN_PROBLEM = '''
+from quadratics import heterogeneous_quadratic
+from quadratics.registry import Key, Spec
+
+
+def scaled(L=1.0, mu=0.1, d=4, M=4, zeta=1.0, sigma=1.0, D0=1.0, instance=0, extra=2.0):
+    return heterogeneous_quadratic(L=L, mu=mu, d=d, M=M, zeta=zeta * extra, sigma=sigma, D0=D0, seed=instance)
+
+
+def problems():
+    keys = {k: Key(float, 1.0, k) for k in ("L", "mu", "zeta", "sigma", "D0", "extra")}
+    keys.update({k: Key(int, 1, k) for k in ("d", "M", "instance")})
+    return [Spec(scaled, keys, "a user's quadratic", name="my-quadratic")]
+'''
+
+
+def test_a_scenario_family_builds_a_plugin_problem(tmp_path):
+    from quadratics import heterogeneous_quadratic
+    from verify.scenarios.families import strongly_convex
+
+    user = tmp_path / "myproblem.py"
+    user.write_text(PLUGIN_PROBLEM)
+    plugins.add_files([str(user)])
+    pb = strongly_convex("my-quadratic", {"draw": 7}, L=1.0, mu=0.25, d=3, M=5, zeta=0.5, sigma=0.1, D0=2.0)
+    ref = heterogeneous_quadratic(L=1.0, mu=0.25, d=3, M=5, zeta=1.0, sigma=0.1, D0=2.0, seed=7)  # extra = 2 kept
+    assert pb.constants == ref.constants and np.array_equal(pb.b, ref.b)
+    with pytest.raises(ValueError, match="neither"):
+        strongly_convex("no-such-problem", {"draw": 0}, L=1.0, mu=0.5, d=2, M=2, zeta=1.0, sigma=1.0, D0=1.0)
