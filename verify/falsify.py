@@ -381,15 +381,16 @@ MAX_CLAIMS = 5
 def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str, Any]], done: int, trials: int,
                seed: int, device: str, level: float, t0: float) -> bool:
     """Confirm this generation's best apparent violation; True (and the record filled) when confirmed."""
-    claims = [(i, e) for i, e in enumerate(evs) if e["score"] is not None and e["ci"][0] > e["rhs"]]
+    # summaries are plain JSON values: a diverged LHS arrives as the string "inf", hence float()
+    claims = [(i, e) for i, e in enumerate(evs) if e["score"] is not None and float(e["ci"][0]) > float(e["rhs"])]
     if not claims or rec.claims_tried >= MAX_CLAIMS:
         return False
-    i, e = max(claims, key=lambda ie: ie[1]["score"])
+    i, e = max(claims, key=lambda ie: float(ie[1]["score"]))
     rec.claims_tried += 1
     conf, _ = confirm(scenario, e["point"], trials=trials, seed=seed, device=device, level=level)
     if conf["verdict"] != VIOLATED:
         rec.notes.append(f"evaluation {done - len(evs) + i + 1}: first estimate above the RHS (ratio "
-                         f"{e['score']:.4g}) not confirmed ({conf['verdict']}, ratio {conf['ratio']:.4g}); search went on")
+                         f"{float(e['score']):.4g}) not confirmed ({conf['verdict']}, ratio {conf['ratio']:.4g}); search went on")
         return False
     evaluation = done - len(evs) + i + 1
     rec.best = {"point": e["point"], "evaluation": evaluation, "estimate": dict(e)}

@@ -80,3 +80,28 @@ def test_a_point_outside_a_domain_is_skipped_and_counted():
     skipped = sum(1 for t in rec.trace if not t["admissible"])
     assert rec.outside_domain >= 1 and rec.evaluations == 12
     assert rec.outside_domain <= skipped and any("outside its domain" in n for n in rec.notes)
+
+
+def _diverged(sim):
+    return np.full(sim.trials, np.inf)
+
+
+def _build_diverged(point):
+    inst = _tiny({"sigma": 1.0})
+    return Instance(problem=inst.problem, algorithm=inst.algorithm, pattern=inst.pattern, rounds=2,
+                    values=inst.values, measure=_diverged)
+
+
+def test_stop_at_violation_claims_a_diverged_lhs():
+    # the summaries carry a diverged interval as the JSON string "inf"; comparing it crashed the search
+    sc = Scenario("STUB.diverged", "FAST.T2@corrected", "diverges", (Param("u", 0.0, 1.0, 0.5),), _build_diverged)
+    import verify.scenarios as reg
+
+    reg.registry()["STUB.diverged"] = sc
+    try:
+        rec = search(sc, budget=8, seed=0, trials=4, confirm_trials=8, optimiser="random", population=4,
+                     stop_at_violation=True)
+    finally:
+        del reg.registry()["STUB.diverged"]
+    assert rec.stopped_by == "confirmed violation" and rec.confirmation["verdict"] == "violated"
+    assert rec.first_violation["evaluation"] == 1 and rec.evaluations == 4

@@ -88,18 +88,24 @@ def main(argv: list[str] | None = None) -> int:
         for seed in range(args.first_seed, args.first_seed + args.seeds):
             r = run_one(sid, seed, args)
             runs.append(r)
+            if args.out:  # after every run: an interrupted benchmark keeps what it measured
+                write(args, runs, t0)
             print(f"{sid} seed {seed}: {'FOUND' if r['found'] else 'not found'} after {r['evaluations']} evaluations, "
                   f"{r['wall_s']:.1f} s (ratio {r['ratio']})", file=sys.stderr, flush=True)
+    if args.out:
+        write(args, runs, t0)
+    print(table(runs, planted))
+    return 0
+
+
+def write(args: argparse.Namespace, runs: list[dict], t0: float) -> None:
     from verify.suite import versions
 
     doc = {"protocol": vars(args), "seeds": list(range(args.first_seed, args.first_seed + args.seeds)),
            "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                        "load": os.getloadavg() if hasattr(os, "getloadavg") else None},
            "versions": versions(), "total_s": time.perf_counter() - t0, "runs": runs}
-    if args.out:
-        Path(args.out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
-    print(table(runs, planted))
-    return 0
+    Path(args.out).write_text(json.dumps(doc, indent=1, default=str) + "\n")
 
 
 if __name__ == "__main__":
