@@ -199,9 +199,11 @@ class _Stratified:
 
     def shares(self, point: Mapping[str, Any]) -> dict[str, float] | None:
         """Each term's share of the RHS at ``point`` (None when the point cannot be built or checked)."""
+        from bounds.evaluate import evaluate
+
         try:
             inst = self.scenario.build(self.scenario.point(point))
-            terms = self.result.check(dict(inst.values)).evaluation.terms
+            terms = evaluate(self.result, dict(inst.values)).terms  # the RHS only: hypotheses are the run's
             vals = {k: abs(float(v)) for k, v in terms.items()}
         except Exception:  # a point the builder or the result refuses: no share (the evaluation will say why)
             return None

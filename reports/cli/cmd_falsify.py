@@ -190,7 +190,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                             for k, v in rec.best["point"].items()))
         if c.get("ci"):
-            click.echo(f"confirmation: {c['verdict']}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, {c['ci'][1]:.4g}] "
+            # a search's confirmation speaks for its one best point: never "holds" for the space
+            said = "not violated at this point" if c["verdict"] == "holds" else c["verdict"]
+            click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
+                       f"{c['ci'][1]:.4g}] "
                        f"vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {c['trials']} trials, seed {c['seeds'][0]})")
         else:
             click.echo(f"confirmation: {c.get('verdict')} ({c.get('reason', '')})")

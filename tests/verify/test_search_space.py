@@ -129,3 +129,4 @@ def test_a_search_without_a_violation_never_says_holds(convbound):
     run = convbound("--plugin", str(PLANTED), "falsify", "PLANT.correct", "--budget", "4", "--trials", "4",
                     "--confirm-trials", "8")
     assert "finding: no violation among 4 admissible points" in run.out and "not a proof" in run.out
+    assert "holds" not in run.out
