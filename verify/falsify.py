@@ -418,8 +418,10 @@ def finding(rec: SearchRecord) -> str:
         at = rec.first_violation.get("evaluation", rec.best.get("evaluation"))
         return (f"violation confirmed at evaluation {at} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > "
                 f"RHS {c['rhs']:.4g})")
+    said = {"holds": "not violated there", "none": "none admissible"}.get(str(c.get("verdict")), c.get("verdict"))
+    ratio = f", ratio {c['ratio']:.4g}" if isinstance(c.get("ratio"), float) else ""
     return (f"no violation among {rec.admissible} admissible points of {space_summary(rec)}; not a proof"
-            + (f" (best point's confirmation: {c.get('verdict')})" if c.get("verdict") else ""))
+            + (f" (its best point, confirmed: {said}{ratio})" if c.get("verdict") else ""))
 
 
 def plugin_record(scenario: Scenario) -> dict[str, str]:
