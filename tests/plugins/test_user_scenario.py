@@ -35,7 +35,7 @@ POINTS = [
     {"M": 2, "m_frac": 0.0, "K": 1, "R": 1, "eta_frac": 1.0, "d": 1, "sigma": 1.0, "zeta": 1.0},  # exact: B = 0
     {"M": 8, "m_frac": 0.3, "K": 8, "R": 400, "eta_frac": 0.01, "d": 3, "mu_frac": 0.2, "sigma": 2.0, "zeta": 3.0},
     {"M": 16, "m_frac": 1.0, "K": 4, "R": 30, "eta_frac": 0.5, "d": 4, "mu_frac": 0.01, "sigma": 0.1, "zeta": 5.0},
-    {"M": 3, "m_frac": 0.0, "K": 32, "R": 2000, "eta_frac": 1e-4, "d": 2, "mu_frac": 1.0, "sigma": 1e-4, "zeta": 10},
+    {"M": 3, "m_frac": 0.0, "K": 16, "R": 400, "eta_frac": 1e-4, "d": 2, "mu_frac": 1.0, "sigma": 1e-4, "zeta": 10},
     {"M": 4, "m_frac": 0.5, "K": 2, "R": 5, "eta_frac": 1.0, "d": 1, "sigma": 10.0, "zeta": 1e-4},
 ]
 
