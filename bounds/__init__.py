@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 _WHERE = {
     "UserInputError": "bounds.core.errors",
     "all_results": "bounds.registry", "get": "bounds.registry", "ids": "bounds.registry",
-    "variants": "bounds.registry",
+    "variants": "bounds.registry", "register": "bounds.registry",
     "PARTICIPATION_KINDS": "bounds.result", "Assumption": "bounds.result",
     "ParticipationAssumption": "bounds.result",
     "Aggregate": "bounds.result", "Hypothesis": "bounds.result", "Kind": "bounds.result",
@@ -34,12 +34,12 @@ _WHERE = {
 __all__ = [
     "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Domain", "Hypothesis", "Kind", "ParticipationAssumption",
     "Provenance", "Result", "Status", "SymbolInfo", "Term",
-    "UserInputError", "all_results", "get", "ids", "sym", "variants",
+    "UserInputError", "all_results", "get", "ids", "register", "sym", "variants",
 ]
 
 if TYPE_CHECKING:
     from bounds.core.errors import UserInputError
-    from bounds.registry import all_results, get, ids, variants
+    from bounds.registry import all_results, get, ids, register, variants
     from bounds.result import (
         PARTICIPATION_KINDS,
         Aggregate,
@@ -53,6 +53,11 @@ if TYPE_CHECKING:
         Term,
     )
     from bounds.symbols import Domain, SymbolInfo, sym
+
+
+def __dir__() -> list[str]:
+    # the lazily loaded names too, so tab completion and dir(bounds) show get, register, Result, ...
+    return sorted(set(globals()) | set(_WHERE))
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 
 from bounds.core.errors import UserInputError, unknown
+from bounds.core.face import notebook_face, short
 from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
 from bounds.symbols import Domain, SymbolInfo
 
@@ -42,8 +43,9 @@ class ConditionCheck:
 
     ``holds`` is True/False, or None when it cannot be decided: it needs an unrecovered constant the
     user did not give, a side is infinite or nan at these values, or it is a hypothesis the inputs
-    cannot express (participation, availability); ``reason`` then says which. ``margin`` >= 0 means
-    slack (rhs - lhs for <=, lhs - rhs for >=); nan where undecided.
+    cannot express (participation, availability); ``reason`` then says which and ``open`` names the
+    kind (see :data:`OPEN_KINDS`). ``margin`` >= 0 means slack (rhs - lhs for <=, lhs - rhs for >=);
+    nan where undecided. ``needs``: the constants an ``open == "constants"`` check lacks.
     """
 
     name: str
@@ -53,6 +55,8 @@ class ConditionCheck:
     rhs: Any = None
     margin: Any = None
     reason: str = ""
+    open: str = ""
+    needs: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,12 +68,33 @@ class ConditionCheck:
             "rhs": _out(self.rhs),
             "margin": _out(self.margin),
             "reason": self.reason,
+            "open": self.open or None,
+            "needs": list(self.needs),
         }
+
+
+
+#: Why a condition is open (``ConditionCheck.open``): a *condition* is a hypothesis no number can decide
+#: (a participation process, an availability property: it is given or audited, never computed);
+#: *constants*: it needs constants the sources do not give (supply them to decide it); *values*: a side
+#: is infinite or nan at these values.
+OPEN_KINDS = {"condition": "a hypothesis no number can decide (participation, availability): given, not checked",
+              "constants": "needs constants the sources do not give",
+              "values": "a side is infinite or undefined at these values"}
+
+#: ``CheckReport.verdict`` values, in order of strength.
+CHECK_VERDICTS = ("holds", "holds given conditions", "unverified", "fails")
 
 
 @dataclass(frozen=True)
 class CheckReport:
-    """Evaluation plus every hypothesis; ``holds`` is None when some are unverified and none fail."""
+    """Evaluation plus every hypothesis; ``holds`` is None when some are open and none fail.
+
+    ``verdict`` separates the open cases: ``holds given conditions`` when every open hypothesis is a
+    condition no number can decide (``given`` names them), ``unverified`` when one needs constants
+    (``needs`` names them) or is undefined at these values. ``holds`` stays None for both: a
+    condition is never taken as true by default.
+    """
 
     key: str
     evaluation: Evaluation
@@ -77,12 +102,79 @@ class CheckReport:
     holds: bool | None
     notes: tuple[str, ...] = ()
 
+    @property
+    def given(self) -> tuple[str, ...]:
+        """Names of the open conditions (hypotheses no number can decide)."""
+        return tuple(c.name for c in self.conditions if c.open == "condition" and _is_open(c.holds))
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The constants the open hypotheses need, sorted."""
+        return tuple(sorted({n for c in self.conditions if _is_open(c.holds) for n in c.needs}))
+
+    @property
+    def verdict(self) -> str:
+        """One of :data:`CHECK_VERDICTS`."""
+        return verdict_of(self.conditions)
+
     def to_dict(self) -> dict[str, Any]:
         out = self.evaluation.to_dict()
         out["conditions"] = [c.to_dict() for c in self.conditions]
         out["holds"] = self.holds
+        out["verdict"] = self.verdict
+        out["given"] = list(self.given)
+        out["needs"] = list(self.needs)
         out["notes"] = list(self.notes)
         return out
+
+
+
+def _is_open(holds: Any) -> bool:
+    return any(v is None for v in _verdicts(holds))
+
+
+def verdict_of(conditions: tuple[ConditionCheck, ...] | list[ConditionCheck]) -> str:
+    """``fails`` if any fails; ``holds`` if all hold; ``holds given conditions`` if every open one is a
+    condition no number can decide; ``unverified`` otherwise (needs constants, or undefined here)."""
+    holds = overall(tuple(conditions))
+    if holds is not None:
+        return "holds" if holds else "fails"
+    if all(c.open == "condition" for c in conditions if _is_open(c.holds)):
+        return "holds given conditions"
+    return "unverified"
+
+
+def _value_text(value: Any) -> str:
+    arr = np.asarray(value)
+    return short(float(arr), 6) if arr.ndim == 0 else f"array of shape {arr.shape}"
+
+
+def _state(c: ConditionCheck) -> str:
+    if c.holds is None:
+        return c.open or "open"
+    if isinstance(c.holds, (bool, np.bool_)):
+        return "holds" if c.holds else "fails"
+    return "per entry (array)"
+
+
+def _check_summary(r: CheckReport) -> str:
+    given = f"; given: {', '.join(r.given)}" if r.given else ""
+    needs = f"; needs: {', '.join(r.needs)}" if r.needs else ""
+    return f"{r.key}: bound {_value_text(r.evaluation.value)}, {r.verdict}{given}{needs}"
+
+
+def _check_rows(r: CheckReport) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = [(t, "term", _value_text(v), "") for t, v in r.evaluation.terms.items()]
+    return rows + [(c.name, _state(c), "" if c.margin is None else _value_text(c.margin), c.reason)
+                   for c in r.conditions]
+
+
+notebook_face(_check_summary, rows=_check_rows, header=("name", "state", "value / margin", "reason"))(CheckReport)
+notebook_face(lambda c: f"{c.name!r}: {_state(c)}",
+              rows=lambda c: [("relation", c.relation), ("reason", c.reason)] if c.reason else [("relation", c.relation)]
+              )(ConditionCheck)
+notebook_face(lambda e: f"{e.key}: {_value_text(e.value)} ({', '.join(e.terms)})",
+              rows=lambda e: [(k, _value_text(v)) for k, v in e.terms.items()])(Evaluation)
 
 
 # Binding user values
@@ -284,6 +376,7 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
             return ConditionCheck(
                 hyp.name, text, None,
                 reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
+                open="constants", needs=tuple(unrec),
             )
         _missing(result, needed, bound, f"check hypothesis '{hyp.name}'")
     lhs, lhs_bad = _call_checked(result, rel.lhs, bound)
@@ -303,12 +396,13 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
         decided = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
     if np.ndim(finite) == 0:
         if not finite:
-            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs, overflowed))
+            return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs, overflowed),
+                                  open="values")
         return ConditionCheck(hyp.name, text, bool(decided), lhs, rhs, margin)
     holds = np.full(np.shape(finite), None, dtype=object)
     holds[finite] = [bool(v) for v in np.broadcast_to(decided, np.shape(finite))[finite]]
     reason = "" if finite.all() else _undecided_reason(lhs, rhs, overflowed) + " (at the entries marked None)"
-    return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason)
+    return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason, open="" if finite.all() else "values")
 
 
 # Decisions made outside bounds for hypotheses it cannot compute: condition name -> (holds, evidence)
@@ -320,8 +414,10 @@ def check_unencoded(item: ParticipationAssumption | Assumption, decided: Decisio
     layer that can decide it (the CLI with an availability model, an audit of a log) did."""
     if decided and item.name in decided:
         holds, evidence = decided[item.name]
-        return ConditionCheck(item.name, item.statement, holds, reason=evidence)
-    return ConditionCheck(item.name, item.statement, None, reason=f"unverified, not checked: {item.needs}")
+        return ConditionCheck(item.name, item.statement, holds, reason=evidence,
+                              open="condition" if holds is None else "")
+    return ConditionCheck(item.name, item.statement, None, reason=f"condition, not checked: {item.needs}",
+                          open="condition")
 
 
 def check(result: Result, values: Mapping[str, Any], decided: Decisions | None = None) -> CheckReport:

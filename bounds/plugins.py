@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.files import regular_file
 
 __all__ = ["BUILT_IN", "ENV_VAR", "GROUPS", "KINDS", "add_files", "clear_files", "contributions", "files",
            "load_file", "merge", "origin_text", "state"]
@@ -94,9 +95,12 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
     bounds.core.errors.UserInputError: plugin file /no/such/plugin.py does not exist; give the path of a .py or .toml file
     """
     for p in paths:
+        valid = "the path of a .py or .toml file"
+        if not str(p).strip():  # Path("") would be ".", the working directory
+            regular_file(p, "plugin file", valid)  # refuses: the path is empty
         path = Path(p).expanduser()
-        if not path.is_file():
-            raise UserInputError(f"plugin file {p} does not exist; give the path of a .py or .toml file")
+        # a regular file only: a FIFO would hang the import, a directory or /dev/null is no plugin
+        regular_file(path, "plugin file", valid)
         if path.suffix not in _ALLOWED_SUFFIXES:
             raise UserInputError(f"plugin file {p} must end in .py (Python plugin) or .toml (a result without code)")
         resolved = str(path.resolve())
@@ -135,8 +139,7 @@ def load_file(path: str) -> types.ModuleType:
     resolved = str(Path(path).expanduser().resolve())
     if resolved in _modules:
         return _modules[resolved]
-    if not Path(resolved).is_file():
-        raise UserInputError(f"plugin file {path} does not exist (from --plugin or {ENV_VAR})")
+    regular_file(resolved, "plugin file", f"the path of a .py or .toml file (from --plugin or {ENV_VAR})")
     name = _module_name(resolved)
     if resolved.endswith(".toml"):
         from bounds.tomlresult import load_result
@@ -158,6 +161,10 @@ def load_file(path: str) -> types.ModuleType:
         except Exception as exc:  # a user's file: any failure is theirs to fix, reported in one line
             sys.modules.pop(name, None)
             raise UserInputError(f"plugin file {resolved} failed to import: {type(exc).__name__}: {exc}") from None
+        except SystemExit as exc:  # exit() at import would end the command with the plugin's status
+            sys.modules.pop(name, None)
+            raise UserInputError(f"plugin file {resolved} called exit({exc.code!r}) while being imported; a plugin "
+                                 "defines results()/algorithms()/problems()/scenarios() and exits nothing") from None
     _modules[resolved] = mod
     return mod
 

@@ -34,7 +34,7 @@ from bounds.core.errors import UserInputError, unknown
 if TYPE_CHECKING:
     from bounds.result import Result
 
-__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "summaries", "variants"]
+__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "register", "summaries", "variants"]
 
 PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
 #: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
@@ -42,6 +42,8 @@ PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
 SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed")
 
 _building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
+_session: dict[str, Result] = {}  # results registered in this process (a notebook cell), after the plugins
+SESSION_ORIGIN = "registered in this session"
 
 
 @lru_cache(maxsize=1)
@@ -113,9 +115,30 @@ def _plugged() -> dict[str, Result]:
         return {}
     _building.append(True)
     try:
-        return _merged(plugins.state())
+        merged = _merged(plugins.state())
     finally:
         _building.pop()
+    return {**merged, **_session} if _session else merged
+
+
+def register(result: Result, *, replace: bool = False) -> Result:
+    """Add ``result`` (built in a notebook cell or a script) to the registry of this process, so every
+    function that takes a result key (``get``, ``verify``, ``falsify``, scenarios) finds it.
+
+    A key that a built-in or plugin result already has is refused; one registered before in this
+    session only with ``replace=True``. Returns the registered result (its ``origin`` set).
+    """
+    from bounds.result import Result
+
+    if not isinstance(result, Result):
+        raise UserInputError(f"register takes a bounds.Result; got {type(result).__name__}")
+    key = result.key
+    if key in _index() or key in _merged(plugins.state()):
+        raise UserInputError(f"result key {key!r} is taken by a built-in or plugin result; give your result another id")
+    if key in _session and not replace:
+        raise UserInputError(f"result key {key!r} was registered before in this session; pass replace=True")
+    _session[key] = dataclasses.replace(result, origin=SESSION_ORIGIN)
+    return _session[key]
 
 
 @lru_cache(maxsize=4)
@@ -199,8 +222,19 @@ def variants(result_id: str) -> list[Result]:
     return found
 
 
-def get(key: str) -> Result:
-    """A result by ``ID`` (its default variant) or ``ID@variant``; unknown keys get close matches."""
+def get(key: str | Result) -> Result:
+    """A result by ``ID`` (its default variant) or ``ID@variant``; unknown keys get close matches.
+
+    A ``Result`` object (built in a notebook cell) is returned as it is, so every function that looks a
+    result up by key also takes the object.
+    """
+    if not isinstance(key, str):
+        from bounds.result import Result
+
+        if isinstance(key, Result):
+            return key
+        raise UserInputError(f"a result is named by its key (text such as 'FAST.T1') or given as a bounds.Result; "
+                             f"got {type(key).__name__}")
     plugged = _plugged()
     if key in _index():
         return _builtin_get(key)

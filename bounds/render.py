@@ -37,11 +37,17 @@ def text(result: Result) -> str:
         lines.append(f"    {t.name}: {sp.sstr(t.expr)}")
     if result.hypotheses:
         lines.append("  hypotheses:")
-        lines += [f"    {h.name}: {sp.sstr(h.relation)}" for h in result.hypotheses]
+        lines += [f"    {h.name}: {sp.sstr(h.relation)}" + _needs_text(result, h) for h in result.hypotheses]
     if result.unencoded:
-        lines.append("  not decidable from the inputs (reported as unverified by check):")
+        lines.append("  conditions (no number decides them; check reports 'holds given conditions' when all else holds):")
         lines += [f"    {u.name}: {u.statement}" for u in result.unencoded]
     return "\n".join(lines)
+
+
+def _needs_text(result: Result, hyp: Any) -> str:
+    """`` [needs G1, G2: not in the sources]`` for a hypothesis that needs unrecovered constants."""
+    unrec = sorted(n for n in result.required_for(hyp) if result.symbol_map[n].unrecovered)
+    return f"  [needs {', '.join(unrec)}: constants the sources do not give]" if unrec else ""
 
 
 def result_to_dict(result: Result) -> dict[str, Any]:
@@ -58,7 +64,9 @@ def result_to_dict(result: Result) -> dict[str, Any]:
                   for t in result.terms],
         "conclusion_latex": latex(result),
         "hypotheses": [{"name": h.name, "relation": sp.sstr(h.relation), "latex": sp.latex(h.relation),
-                        "meaning": h.meaning} for h in result.hypotheses],
+                        "meaning": h.meaning,
+                        "needs": sorted(n for n in result.required_for(h) if result.symbol_map[n].unrecovered)}
+                       for h in result.hypotheses],
         "symbols": [{"name": s.name, "meaning": s.meaning, "domain": s.domain.describe,
                      "unrecovered": s.unrecovered} for s in result.symbols],
         "aggregates": [{"name": a.name, "definition": sp.sstr(a.display), "latex": sp.latex(a.display),

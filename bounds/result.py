@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from bounds.core.face import notebook_face
 from bounds.symbols import SymbolInfo
 
 
@@ -82,6 +83,7 @@ class Hypothesis:
 # What each participation kind assumes; ``convbound audit`` asks a result for these kinds.
 #: Participation kinds a result may declare (key) with what each means (value).
 PARTICIPATION_KINDS: dict[str, str] = {
+    "full": "every client participates in every round (full participation)",
     "snapshot": "each round is, with probability q, a snapshot round of m clients drawn uniformly without "
                 "replacement, otherwise a round of n clients chosen by any process (FAST)",
     "regularized": "participation weights repeat with period P and every client participates in each window of P "
@@ -156,6 +158,21 @@ class Aggregate:
     meaning: str = ""
 
 
+def _result_summary(r: Result) -> str:
+    conds = f", {len(r.unencoded)} condition{'s' if len(r.unencoded) != 1 else ''}" if r.unencoded else ""
+    terms, hyps = len(r.terms), len(r.hypotheses)
+    return (f"{r.key}: {r.title!r}, {r.kind.value}, {terms} term{'s' if terms != 1 else ''}, "
+            f"{hyps} hypothes{'es' if hyps != 1 else 'is'}{conds}")
+
+
+def _result_rows(r: Result) -> list[tuple[str, str, str]]:
+    rows = [("term", t.name, sp.sstr(t.expr)) for t in r.terms]
+    rows += [("hypothesis", h.name, sp.sstr(h.relation)) for h in r.hypotheses]
+    rows += [("condition (not decidable from numbers)", u.name, u.statement) for u in r.unencoded]
+    return rows + [("source", r.provenance.seed, f"{r.provenance.locator} {r.provenance.equation}".strip())]
+
+
+@notebook_face(_result_summary, rows=_result_rows, header=("part", "name", "statement"), latex=lambda r: r.latex())
 @dataclass(frozen=True)
 class Result:
     """A published result as data (one variant of it).

@@ -74,6 +74,24 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     the bound or a hypothesis is infinite or undefined is never a success.
     """
     info = _solvable(result, symbol)
+    mode = _checked_mode(result, info, symbol, values, target, mode)
+    bound = bind(result, values)
+    grid = _grid(info)
+    margins, names, unverified = _constraints(result, bound, symbol, mode, target)
+    feasible = _feasible_intervals(margins, grid, info.domain.is_integer)
+    if not feasible:
+        return SolveResult(result.key, symbol, mode, None, None, target, False,
+                           f"no {symbol} in its domain satisfies {', '.join(names)}" + _undecided_note(margins, grid),
+                           (), tuple(names), tuple(unverified))
+    value = _pick(result, info, bound, symbol, mode, feasible, grid, names)
+    if info.domain.is_integer:
+        value = _integer(value, mode, margins)
+    return _answer(result, info, bound, symbol, mode, target, value, margins, feasible, names, unverified)
+
+
+def _checked_mode(result: Result, info: Any, symbol: str, values: Mapping[str, Any], target: float | None,
+                  mode: str | None) -> str:
+    """The mode to solve in, after refusing requests that cannot be answered."""
     if symbol in values:
         raise UserInputError(f"{symbol} is the unknown; do not also give {symbol}=...")
     mode = mode or ("target" if target is not None else info.prefer)
@@ -82,14 +100,16 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     if mode == "target" and target is None:
         raise UserInputError("mode 'target' needs --target EPS (the accuracy the bound must reach)")
     if target is not None and not (math.isfinite(target) and target > 0):
-        raise UserInputError(f"--target must be a positive finite number, got {target}")
+        raise UserInputError(f"target={target} must be a positive finite number", param="target")
     if result.kind in (Kind.THRESHOLD, Kind.EQUALITY) and (mode in ("target", "argmin") or target is not None):
         raise UserInputError(f"{result.key} is a {result.kind.value}, not a bound: --target and --mode "
                              f"target/argmin do not apply; use --mode max or min without --target")
+    return mode
 
-    bound = bind(result, values)
-    grid = _grid(info)
-    # Constraints: hypotheses that involve the symbol and can be evaluated
+
+def _constraints(result: Result, bound: Mapping[str, Any], symbol: str, mode: str,
+                 target: float | None) -> tuple[list[Margin], list[str], list[str]]:
+    """The hypotheses (and the target) that constrain ``symbol``, as margins; and those left unverified."""
     margins: list[Margin] = []
     names, unverified = [], []
     for hyp in result.hypotheses:
@@ -106,8 +126,7 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
         margins.append(Margin(functools.partial(_margin_at, result, hyp, bound, symbol), strict,
                               functools.partial(_holds_at, result, hyp, bound, symbol)))
         names.append(hyp.name)
-    needs_rhs = mode in ("target", "argmin") or target is not None
-    if needs_rhs:
+    if mode in ("target", "argmin") or target is not None:
         missing = sorted(n for n in result.required_for_terms() if n not in bound and n != symbol)
         if missing:
             raise UserInputError(f"{result.key} needs {', '.join(f'{m}=...' for m in missing)} to evaluate its bound")
@@ -117,21 +136,21 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
         names.append(f"bound <= {target:g}")
     if not margins and mode in ("max", "min"):
         raise UserInputError(f"no hypothesis of {result.key} constrains {symbol}; nothing to solve")
-    skipped = [u.name for u in result.unencoded if symbol in getattr(u, "params", ())]
-    unverified += skipped
+    unverified += [u.name for u in result.unencoded if symbol in getattr(u, "params", ())]
+    return margins, names, unverified
 
-    feasible = _feasible_intervals(margins, grid, info.domain.is_integer)
-    if not feasible:
-        return SolveResult(result.key, symbol, mode, None, None, target, False,
-                           f"no {symbol} in its domain satisfies {', '.join(names)}" + _undecided_note(margins, grid),
-                           (), tuple(names), tuple(unverified))
+
+def _pick(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode: str,
+          feasible: list[tuple[float, float]], grid: np.ndarray, names: list[str]) -> float:
+    """The mode's value in the feasible set; an unbounded or open end is refused, never returned."""
     lo_dom, hi_dom = info.domain.interval()
-    low_open, high_open = info.domain.open_ends()
+    low_open, _ = info.domain.open_ends()
     if mode == "max":
         value = feasible[-1][1]
         if value >= grid[-1] and hi_dom == math.inf:
             raise UserInputError(f"{symbol} is unbounded above under the hypotheses of {result.key}")
-    elif mode in ("min", "target"):
+        return value
+    if mode in ("min", "target"):
         value = feasible[0][0]
         if value <= grid[0] and lo_dom == -math.inf:
             raise UserInputError(f"{symbol} is unbounded below under the hypotheses of {result.key}")
@@ -139,10 +158,14 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
             raise UserInputError(
                 f"{symbol} has no smallest value under {', '.join(names)}: it may come arbitrarily close to "
                 f"{lo_dom:g}, which its domain ({info.domain.describe}) excludes; ask --mode max, or fix another input")
-    else:
-        value = _argmin(result, bound, symbol, feasible, grid, info.domain.is_integer)
-    if info.domain.is_integer:
-        value = _integer(value, mode, margins)
+        return value
+    return _argmin(result, bound, symbol, feasible, grid, info.domain.is_integer)
+
+
+def _answer(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode: str, target: float | None,
+            value: float, margins: list[Margin], feasible: list[tuple[float, float]], names: list[str],
+            unverified: list[str]) -> SolveResult:
+    """``value`` as a SolveResult: a success only inside the domain, every margin met and a finite bound."""
     rhs = None
     if result.required_for_terms() <= set(bound) | {symbol}:
         rhs = float(_rhs_at(result, bound, symbol, value))
@@ -156,19 +179,18 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     if unverified:
         message += f" (unverified, not used: {', '.join(unverified)})"
     intervals = tuple((float(a), float(b)) for a, b in feasible)
-    if not all(m.accept(float(value)) for m in margins):  # e.g. rounding to an integer left the set
-        return SolveResult(result.key, symbol, mode, None, None, target, False,
-                           f"no {symbol} found that satisfies {', '.join(names)} (nearest candidate {value:g} does not)",
-                           intervals, tuple(names), tuple(unverified))
-    if not (math.isfinite(value) and bool(np.all(info.domain.contains(np.asarray(value))))):
-        return SolveResult(result.key, symbol, mode, None, None, target, False,
-                           f"the {mode} {symbol} = {value:g} lies outside its domain ({info.domain.describe})",
-                           intervals, tuple(names), tuple(unverified))
-    if rhs is not None and not math.isfinite(rhs):
-        return SolveResult(result.key, symbol, mode, None, None, target, False,
-                           f"{message}, but the bound there is {'undefined (nan)' if math.isnan(rhs) else 'infinite'} "
-                           f"at {symbol} = {value:.10g}: it says nothing there", intervals, tuple(names),
+
+    def failed(why: str) -> SolveResult:
+        return SolveResult(result.key, symbol, mode, None, None, target, False, why, intervals, tuple(names),
                            tuple(unverified))
+
+    if not all(m.accept(float(value)) for m in margins):  # e.g. rounding to an integer left the set
+        return failed(f"no {symbol} found that satisfies {', '.join(names)} (nearest candidate {value:g} does not)")
+    if not (math.isfinite(value) and bool(np.all(info.domain.contains(np.asarray(value))))):
+        return failed(f"the {mode} {symbol} = {value:g} lies outside its domain ({info.domain.describe})")
+    if rhs is not None and not math.isfinite(rhs):
+        return failed(f"{message}, but the bound there is {'undefined (nan)' if math.isnan(rhs) else 'infinite'} "
+                      f"at {symbol} = {value:.10g}: it says nothing there")
     return SolveResult(result.key, symbol, mode, float(value), rhs, target, True, message,
                        intervals, tuple(names), tuple(unverified))
 

@@ -13,6 +13,7 @@ Algorithms: :func:`fedavg`, :func:`fedprox`, :func:`scaffold`, :func:`fast`, :fu
 :func:`amplified_fedavg`, :func:`amplified_scaffold`.
 Engine: :func:`simulate` -> :class:`Simulation` (``.summary(target).to_dict()``, ``.to_csv()``).
 Components by name (CLI keys, plugins): :mod:`quadratics.registry`.
+Exact expectations (no sampling error) on the quadratic families: :mod:`quadratics.exact`.
 
 >>> from quadratics import fedavg, heterogeneous_quadratic, simulate, uniform
 >>> pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=1, M=2, zeta=0.0, sigma=0.0, D0=1.0)

@@ -241,81 +241,15 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
         if yn is not None:
             return yn, (None if not keep_grad_sum else (x.unsqueeze(1) - yn).div_(eta))
     T, n = idx.shape
-    d = x.shape[1]
     flat = idx.reshape(-1)
     x_b = x.unsqueeze(1)
-    y: torch.Tensor | None = None
-    if not split["all"]:  # the closed-form coordinates
-        pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
-        P, Q = pq.select(0, 0), pq.select(0, 1)
-        if mu_prox or correction is not None:
-            S = split["S"].index_select(0, flat).view(T, n, d)
-            nb = split["nb"].index_select(0, flat).view(T, n, d)
-            if mu_prox:
-                nb = nb.add(x_b, alpha=eta * mu_prox)
-            if correction is not None:
-                nb = nb.add(correction, alpha=-eta)
-            Q = S * nb
-        y = torch.addcmul(Q, P, x_b)
-    w, L = split["w"], split["L"]
-    if w:
-        first = split["first"]
-        shapes = split["shapes"]
-        block = split["block"]
-        x_l = x_b.narrow(2, first, w) if block else x_b.index_select(2, L)
-        if split["uniform"]:  # same-shape operands take torch's fast path (broadcast ones do not)
-            if (T, n) not in shapes:
-                shapes[(T, n)] = split["loop"][:, :1].expand(2, T * n, w).reshape(2, T, n, w)
-            shrink, nbl = shapes[(T, n)].unbind(0)
-        elif split["shared"] is not None:  # one step factor for all clients: gather only -eta b
-            shrink, nbl = split["shared"], split["loop"][1].index_select(0, flat).view(T, n, w)
-        else:
-            g = split["loop"].index_select(1, flat).view(2, T, n, w)
-            shrink, nbl = g.select(0, 0), g.select(0, 1)
-        if mu_prox:
-            nbl = nbl.add(x_l, alpha=eta * mu_prox)
-        if correction is not None:
-            nbl = nbl.add(correction if split["all"] else correction.index_select(2, L), alpha=-eta)
-        ncoef_noise, nl = split["ncoef_noise"], split["nl"]
-        if ncoef_noise is not None:
-            width = bound.noise_law[0]
-            shape = (K, T, n, width)
-            if isinstance(gen, torch.Generator):
-                z = torch.randn(shape, generator=gen, device=x.device, dtype=x.dtype)
-            else:
-                z = gen.normal(shape)
-            if width != 1 and not split["all"]:
-                z = z.index_select(3, L)
-            offsets = torch.addcmul(nbl, z, ncoef_noise).unbind(0)
-        else:
-            offsets = (nbl,) * K
-        yl = x_l
-        leaky = split["leaky"]
-        if leaky is not None:
-            slope, scale = leaky
-            if ncoef_noise is None:  # one shared offset tensor: no in-place steps
-                for off in offsets:
-                    yl = torch.add(off, torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
-            else:
-                yl = offsets[0].add_(torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
-                for off in offsets[1:]:  # yl is the previous offset's memory from here on
-                    yl = off.add_(torch.nn.functional.leaky_relu_(yl, slope), alpha=scale)
-        elif ncoef_noise is None:  # one shared offset tensor: no in-place steps
-            for off in offsets:
-                yl = torch.addcmul(off, shrink, yl) if nl is None else torch.addcmul(off, shrink, yl).addcmul_(nl[0], nl[1](yl))
-        elif nl is None:
-            for off in offsets:
-                yl = off.addcmul_(shrink, yl)
-        else:
-            if ("nl", T, n) not in shapes:
-                shapes[("nl", T, n)] = nl[0].expand(T, n, w).contiguous()
-            ncoef, fn = shapes[("nl", T, n)], nl[1]
-            for off in offsets:
-                yl = off.addcmul_(shrink, yl).addcmul_(ncoef, fn(yl))
+    y = None if split["all"] else _closed_form_part(split, x_b, flat, T, n, eta, correction, mu_prox)
+    if split["w"]:
+        yl = _looped_part(bound, split, x_b, flat, T, n, K, eta, gen, correction, mu_prox)
         if y is None:
             y = yl
         else:
-            y.index_copy_(2, L, yl)  # (faster than a copy into a strided view)
+            y.index_copy_(2, split["L"], yl)  # (faster than a copy into a strided view)
     assert y is not None  # (set above: closed form, loop, or both)
     if not keep_grad_sum:
         return y, None
@@ -323,6 +257,87 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     if correction is not None:
         gsum.sub_(correction, alpha=K)
     return y, gsum
+
+
+def _closed_form_part(split: dict[str, Any], x_b: torch.Tensor, flat: torch.Tensor, T: int, n: int, eta: float,
+                      correction: torch.Tensor | None, mu_prox: float) -> torch.Tensor:
+    """The affine coordinates after K steps: y = P x + Q, with FedProx's pull and a control variate in Q."""
+    d = x_b.shape[2]
+    pq = split["PQ"].index_select(1, flat).view(2, T, n, d)
+    P, Q = pq.select(0, 0), pq.select(0, 1)
+    if mu_prox or correction is not None:
+        S = split["S"].index_select(0, flat).view(T, n, d)
+        nb = split["nb"].index_select(0, flat).view(T, n, d)
+        if mu_prox:
+            nb = nb.add(x_b, alpha=eta * mu_prox)
+        if correction is not None:
+            nb = nb.add(correction, alpha=-eta)
+        Q = S * nb
+    return torch.addcmul(Q, P, x_b)
+
+
+def _looped_part(bound: Any, split: dict[str, Any], x_b: torch.Tensor, flat: torch.Tensor, T: int, n: int, K: int,
+                 eta: float, gen: Any, correction: torch.Tensor | None, mu_prox: float) -> torch.Tensor:
+    """The coordinates that need the step loop (kinked or noisy): per-step offsets, then K steps."""
+    w, L = split["w"], split["L"]
+    shapes = split["shapes"]
+    x_l = x_b.narrow(2, split["first"], w) if split["block"] else x_b.index_select(2, L)
+    if split["uniform"]:  # same-shape operands take torch's fast path (broadcast ones do not)
+        if (T, n) not in shapes:
+            shapes[(T, n)] = split["loop"][:, :1].expand(2, T * n, w).reshape(2, T, n, w)
+        shrink, nbl = shapes[(T, n)].unbind(0)
+    elif split["shared"] is not None:  # one step factor for all clients: gather only -eta b
+        shrink, nbl = split["shared"], split["loop"][1].index_select(0, flat).view(T, n, w)
+    else:
+        g = split["loop"].index_select(1, flat).view(2, T, n, w)
+        shrink, nbl = g.select(0, 0), g.select(0, 1)
+    if mu_prox:
+        nbl = nbl.add(x_l, alpha=eta * mu_prox)
+    if correction is not None:
+        nbl = nbl.add(correction if split["all"] else correction.index_select(2, L), alpha=-eta)
+    ncoef_noise = split["ncoef_noise"]
+    if ncoef_noise is not None:
+        width = bound.noise_law[0]
+        shape = (K, T, n, width)
+        if isinstance(gen, torch.Generator):
+            z = torch.randn(shape, generator=gen, device=x_b.device, dtype=x_b.dtype)
+        else:
+            z = gen.normal(shape)
+        if width != 1 and not split["all"]:
+            z = z.index_select(3, L)
+        offsets = torch.addcmul(nbl, z, ncoef_noise).unbind(0)
+    else:
+        offsets = (nbl,) * K
+    return _steps(split, x_l, shrink, offsets, fresh=ncoef_noise is not None, T=T, n=n)
+
+
+def _steps(split: dict[str, Any], yl: torch.Tensor, shrink: torch.Tensor, offsets: tuple[torch.Tensor, ...], *,
+           fresh: bool, T: int, n: int) -> torch.Tensor:
+    """K steps y <- shrink * y (+ kink) + offset_k. With ``fresh`` offsets (one tensor per step, from the
+    noise draw) the steps run in place in the offsets' memory; a shared offset tensor is never written."""
+    leaky, nl, shapes = split["leaky"], split["nl"], split["shapes"]
+    if leaky is not None:
+        slope, scale = leaky
+        if not fresh:
+            for off in offsets:
+                yl = torch.add(off, torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
+        else:
+            yl = offsets[0].add_(torch.nn.functional.leaky_relu(yl, slope), alpha=scale)
+            for off in offsets[1:]:  # yl is the previous offset's memory from here on
+                yl = off.add_(torch.nn.functional.leaky_relu_(yl, slope), alpha=scale)
+    elif not fresh:
+        for off in offsets:
+            yl = torch.addcmul(off, shrink, yl) if nl is None else torch.addcmul(off, shrink, yl).addcmul_(nl[0], nl[1](yl))
+    elif nl is None:
+        for off in offsets:
+            yl = off.addcmul_(shrink, yl)
+    else:
+        if ("nl", T, n) not in shapes:
+            shapes[("nl", T, n)] = nl[0].expand(T, n, split["w"]).contiguous()
+        ncoef, fn = shapes[("nl", T, n)], nl[1]
+        for off in offsets:
+            yl = off.addcmul_(shrink, yl).addcmul_(ncoef, fn(yl))
+    return yl
 
 
 def _draw(gen: Any, shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:

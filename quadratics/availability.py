@@ -20,6 +20,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError, unknown
 
+from . import guarantees as grt
 from .participation import Pattern, rng_for
 from .problem import check_count
 
@@ -131,4 +132,7 @@ def static_policy(subsets: np.ndarray, probs: np.ndarray, p: np.ndarray | None =
 
     constants = {"rates": rates.tolist(), "p": pw.tolist(), "configurations": int(law.size), "P": None,
                  "p_min": None}
-    return Pattern("static-policy", M, constants, init, draw, None, weights)
+    return Pattern("static-policy", M, constants, init, draw, None, weights, {
+        "static-rate": grt.static_rate(rates),
+        "full": grt.full(bool(np.all(rates >= 1.0)), f"a static policy with rates in [{rates.min():.3g}, {rates.max():.3g}]"),
+    })

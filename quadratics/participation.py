@@ -20,13 +20,18 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from bounds.core.errors import UserInputError, unknown
+from bounds.core.face import clip
 
+from . import guarantees as grt
+from .guarantees import Guarantee
 from .problem import check_count
 
 
 class Pattern(NamedTuple):
     """A participation pattern over M clients: per-round client weights for every trial (a pure function
-    of seed and round), with its constants (rho^2, P, p_min, m, n, q) in ``constants``."""
+    of seed and round), with its constants (rho^2, P, p_min, m, n, q) in ``constants`` and the
+    participation assumptions it guarantees in ``guarantees`` (kind -> decision, see
+    :mod:`quadratics.guarantees`; ask with :meth:`meets`)."""
 
     name: str
     M: int
@@ -35,6 +40,18 @@ class Pattern(NamedTuple):
     draw: Callable[[Any, int], tuple[np.ndarray, dict, Any]]
     observe: Callable[[Any, int, Mapping[str, np.ndarray]], Any] | None = None
     weights: Callable[[int, int, int], np.ndarray] | None = None
+    guarantees: Mapping[str, Guarantee] | None = None
+
+    def meets(self, assumption: Any, values: Mapping[str, Any]) -> tuple[bool, str] | None:
+        """Whether this pattern's process meets ``assumption`` (a ``ParticipationAssumption``, or its kind)
+        at a result's input ``values``: ``(True|False, why)``, or None when the pattern does not decide it."""
+        kind = getattr(assumption, "kind", assumption)
+        decide = (self.guarantees or {}).get(kind)
+        return decide(values) if decide is not None else None
+
+    def __repr__(self) -> str:
+        shown = {k: v for k, v in self.constants.items() if not isinstance(v, (list, tuple, np.ndarray))}
+        return clip(f"Pattern({self.name}, M={self.M}, {shown}, guarantees: {', '.join(self.guarantees or {}) or 'none'})")
 
 
 class _Seeded(NamedTuple):
@@ -43,14 +60,15 @@ class _Seeded(NamedTuple):
 
 
 def _stateless(name: str, M: int, constants: Mapping[str, Any],
-               weights: Callable[[int, int, int], np.ndarray]) -> Pattern:
+               weights: Callable[[int, int, int], np.ndarray],
+               guarantees: Mapping[str, Guarantee] | None = None) -> Pattern:
     def init(trials: int, seed: int) -> _Seeded:
         return _Seeded(seed, trials)
 
     def draw(state: _Seeded, r: int) -> tuple[np.ndarray, dict, _Seeded]:
         return weights(state.seed, r, state.trials), {}, state
 
-    return Pattern(name, M, dict(constants), init, draw, None, weights)
+    return Pattern(name, M, dict(constants), init, draw, None, weights, guarantees)
 
 
 def rng_for(seed: int, tag: int, r: int) -> np.random.Generator:
@@ -83,7 +101,14 @@ def uniform(M: int, S: int) -> Pattern:
     def weights(seed: int, r: int, trials: int) -> np.ndarray:
         return weights_from_ids(sample_subsets(rng_for(seed, 1, r), pool, S, trials), M)
 
-    return _stateless("uniform", M, {"S": S, "m": S, "rho2": 1.0 / S, "P": 1, "p_min": S / M}, weights)
+    what = f"uniform S = {S} of M = {M}"
+    return _stateless("uniform", M, {"S": S, "m": S, "rho2": 1.0 / S, "P": 1, "p_min": S / M}, weights, {
+        "full": grt.full(S == M, what),
+        "iid": grt.iid(S, M),
+        # every round is a snapshot round: FAST's mixture with q = 1 and m = S
+        "snapshot": grt.snapshot(1.0, S, None, f"{what} every round is FAST's mixture with q = 1, m = S"),
+        "regularized": grt.assumption2(1, S / M, 1.0 / S, "uniform"),
+    })
 
 
 def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
@@ -120,7 +145,11 @@ def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
 
     constants = {"S": S, "P": P, "groups": groups, "g": g, "rho2": 1.0 / S, "p_min": p_min,
                  "p_min_printed": S / M, "regularized": p_min == 1.0}
-    return _stateless("cyclic", M, constants, weights)
+    return _stateless("cyclic", M, constants, weights, {
+        "full": grt.full(groups == 1 and S == M, f"cyclic groups ({groups} groups, S = {S} of M = {M})"),
+        "cyclic": grt.cyclic(groups, S, M),
+        "regularized": grt.assumption2(P, p_min, 1.0 / S, "cyclic"),
+    })
 
 
 def regularized(M: int, S: int, P: int) -> Pattern:
@@ -148,7 +177,10 @@ def regularized(M: int, S: int, P: int) -> Pattern:
         ids = np.take_along_axis(perm, (row[:, None] * S + cols[None, :]) % M, axis=1)
         return weights_from_ids(ids, M)
 
-    return _stateless("regularized", M, {"S": S, "P": P, "rho2": 1.0 / S, "p_min": 1.0, "c": S * P // M}, weights)
+    return _stateless("regularized", M, {"S": S, "P": P, "rho2": 1.0 / S, "p_min": 1.0, "c": S * P // M}, weights, {
+        "full": grt.full(S == M, f"regularized participation with S = {S} of M = {M}"),
+        "regularized": grt.assumption2(P, 1.0, 1.0 / S, "regularized"),
+    })
 
 
 PROPENSITY_LAWS = ("beta", "gamma", "weibull")
@@ -209,4 +241,5 @@ def arbitrary(M: int, S: int, dist: str = "beta", a: float = 0.5, b: float = 0.5
         return weights_from_ids(ids, M), {}, state
 
     constants = {"S": S, "n": S, "rho2": 1.0 / S, "P": None, "p_min": None, "dist": dist, "a": a, "b": b}
-    return Pattern("arbitrary", M, constants, init, draw)
+    return Pattern("arbitrary", M, constants, init, draw,
+                   guarantees={"full": grt.full(S == M, f"arbitrary participation of S = {S} of M = {M}")})

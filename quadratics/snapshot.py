@@ -20,6 +20,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 
+from . import guarantees as grt
 from .participation import (
     Pattern,
     _check_law,
@@ -87,4 +88,15 @@ def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None =
     constants: dict[str, Any] = {"m": m, "n": n, "q": None if adaptive else q0, "I": I,
                                  "adaptive": bool(adaptive), "lam": lam, "dist": dist, "a": a, "b": b,
                                  "P": None, "p_min": None}
-    return Pattern("fast", M, constants, init, draw, observe if adaptive else None)
+    # which assumptions this process meets: the Bernoulli-q mixture is FAST's snapshot process (not the
+    # every-I-rounds or adaptive variants); every client takes part in every round only when both kinds
+    # of round take all M (or the one kind that ever happens does)
+    always = I == 1 or (I is None and not adaptive and q0 == 1.0)  # every round a snapshot round
+    never = I is None and not adaptive and q0 == 0.0  # no snapshot round ever
+    everyone = (m == M or never) and (n == M or always)
+    mode = "interval" if I is not None else "adaptive" if adaptive else "mixture"
+    guarantees = {"full": grt.full(everyone, f"FAST's {mode} pattern with m = {m}, n = {n} of M = {M}")}
+    if I is None and not adaptive:
+        guarantees["snapshot"] = grt.snapshot(q0, m, n, "the engine's FAST mixture draws a uniform m-of-M snapshot "
+                                                       "round with probability q each round, independently")
+    return Pattern("fast", M, constants, init, draw, observe if adaptive else None, None, guarantees)

@@ -133,6 +133,7 @@ def get_model(spec: str, clients: int | None = None, seed: int = 0) -> Availabil
         return named_model(spec, clients, seed)
     if spec.endswith(".toml") or "/" in spec:
         if clients is not None:
-            raise UserInputError("--clients applies to named models only; a TOML file fixes its own clients")
+            raise UserInputError(f"clients={clients} applies to named models only; a TOML file fixes its own clients",
+                                 param="clients")
         return load_model(spec)
     raise unknown("availability model", spec, MODEL_NAMES)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from rate_region import polymatroid as pm
 from rate_region.availability import AvailabilityModel, check_probabilities, make_cap
 from rate_region.variance import H as H_of
@@ -29,6 +30,10 @@ METHODS = ("auto", "polymatroid", "enumeration", "cvxpy")
 CERTIFIED_GAP = 1e-6  # relative duality gap under which an exact r* is reported "optimal"
 
 
+@notebook_face(lambda o: f"{o.r_star.size} clients: H(r*) = {short(o.H)}, price of the cap "
+                         f"{short(o.H / o.H_full) if o.H_full > 0 else 'n/a'}, {o.method}, {o.status}",
+               rows=lambda o: [("r* range", f"[{short(o.r_star.min())}, {short(o.r_star.max())}]" if o.r_star.size else ""),
+                               ("message", o.message)])
 @dataclass(frozen=True)
 class RateOptimum:
     r_star: np.ndarray
@@ -175,6 +180,19 @@ def _greedy_increments(rank: pm.RankOneRank, order: np.ndarray) -> tuple[np.ndar
     return inc, dropped
 
 
+def _inside(r: np.ndarray, kkt: dict) -> tuple[np.ndarray, str]:
+    """``r`` itself when it satisfies every rank inequality (within the membership tolerance), else ``r``
+    scaled into R by its rank ratio, with a note saying by how much the chain was outside: the r* a user
+    gets is always one that ``region --check`` accepts."""
+    from rate_region.region import MEMBERSHIP_TOL
+
+    viol, rho = kkt.get("max_rank_violation"), kkt.get("rank_ratio")
+    if viol is None or viol <= MEMBERSHIP_TOL or not (rho and math.isfinite(rho) and rho > 1):
+        return r, ""
+    return r / rho, (f"; the chain's point was outside R by max_U r(U) - g(U) = {viol:.3g} (rank ratio "
+                     f"{rho:.12g}); r* here is that point divided by the ratio, inside R")
+
+
 def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str = "p2", method: str = "auto",
                        solvers=None) -> RateOptimum:
     """argmin_{r in R} H(r) for ``model`` under cap ``k`` (None: the model's cap)."""
@@ -214,10 +232,11 @@ def min_variance_rates(model: AvailabilityModel, k=None, p=None, objective: str 
             sol = pm.lex_optimal_enumerated(rank, c)
         r = sol.r
         kkt = kkt_report(rank, r, w, sol)
+        r, outside = _inside(r, kkt)
         gap = kkt.get("relative_gap")
         # "optimal" only with a certificate that closes (or where none is computed: too many clients to check)
-        certified = gap is None or (math.isfinite(gap) and gap <= CERTIFIED_GAP)
-        message = f"exact decomposition: {len(sol.blocks)} tight block(s)" + (
+        certified = not outside and (gap is None or (math.isfinite(gap) and gap <= CERTIFIED_GAP))
+        message = f"exact decomposition: {len(sol.blocks)} tight block(s)" + outside + (
             "" if certified else f"; its certificate does not close (relative gap {gap}): treat r* as unverified")
         return RateOptimum(
             r, float(H_of(r, p, objective)), H_full, objective, p, cap.to_dict(), sol.method, None, True,

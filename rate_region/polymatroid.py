@@ -17,6 +17,7 @@ Small explicit laws use exhaustive enumeration of subsets instead (any correlati
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,19 +190,39 @@ class ChainSolution:
     method: str
 
 
-def _lower_hull(x: np.ndarray, y: np.ndarray) -> list[int]:
-    """Indices of the lower convex hull of points sorted by increasing x (first and last kept).
+def _spans(steps: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``span(a, i)`` = sum of ``steps[a:i]`` (a <= i, prefix indices), without cancellation.
+
+    Differences of prefix sums lose every digit of a step below eps times the sum before it (a client
+    with weight 1e-16 after clients of weight ~1/N adds nothing to a float64 prefix sum, so its point
+    sits straight above the one before and the hull merges it into that block). Each span is taken
+    from the prefix sums or from the suffix sums, whichever side is smaller: error <= eps * min(both).
+    """
+    pre = np.concatenate([[0.0], np.cumsum(steps)])
+    suf = np.concatenate([np.cumsum(steps[::-1])[::-1], [0.0]])
+
+    def span(a: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return np.where(pre[i] <= suf[a], pre[i] - pre[a], suf[a] - suf[i])
+
+    return span
+
+
+def _lower_hull(steps: np.ndarray, y: np.ndarray) -> list[int]:
+    """Indices of the lower convex hull of the points (x_j, y_j), x_j = sum of ``steps[:j]`` (first and last kept).
 
     Vectorised passes first drop every point on or above the segment joining its current neighbours
     (such a point is no hull vertex, so dropping many at once is safe); the monotone chain then runs
     on the few survivors. Collinear points are dropped (their blocks merge), with the tolerance below.
+    x differences come from :func:`_spans` (exact for tiny steps beside large ones).
     """
-    keep = np.arange(x.size)
+    span = _spans(np.asarray(steps, dtype=float))
+    keep = np.arange(y.size)
     for _ in range(64):
         if keep.size < 3:
             break
         ia, ib, ic = keep[:-2], keep[1:-1], keep[2:]
-        drop = (y[ib] - y[ia]) * (x[ic] - x[ia]) >= (y[ic] - y[ia]) * (x[ib] - x[ia]) - TIE_TOL * np.abs(x[ic] - x[ia])
+        dac, dab = span(ia, ic), span(ia, ib)
+        drop = (y[ib] - y[ia]) * dac >= (y[ic] - y[ia]) * dab - TIE_TOL * dac
         if not drop.any():
             break
         keep = np.concatenate([keep[:1], ib[~drop], keep[-1:]])
@@ -209,8 +230,9 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> list[int]:
     for i in keep.tolist():  # monotone chain on the survivors; O(n) amortised
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
+            dai, dab_ = (float(v) for v in span(np.array([a, a]), np.array([i, b])))
             # drop b unless it lies strictly below segment a-i; collinear points are dropped (merged blocks)
-            if (y[b] - y[a]) * (x[i] - x[a]) >= (y[i] - y[a]) * (x[b] - x[a]) - TIE_TOL * abs(x[i] - x[a]):
+            if (y[b] - y[a]) * dai >= (y[i] - y[a]) * dab_ - TIE_TOL * dai:
                 hull.pop()
             else:
                 break
@@ -232,8 +254,7 @@ def lex_optimal_structured(rank: RankOneRank, c: np.ndarray) -> ChainSolution:
         order = np.argsort(-ratio, kind="stable")
         inc, _ = rank.block_increments(blk, qb[order])
         G = np.concatenate([[0.0], np.cumsum(inc)])
-        C = np.concatenate([[0.0], np.cumsum(cb[order])])
-        hull = np.asarray(_lower_hull(C, G))
+        hull = np.asarray(_lower_hull(cb[order], G))
         # each block's level from its own increments: differences of the prefix sums lose the digits
         # of a small block sitting after a large prefix
         theta = np.add.reduceat(inc, hull[:-1]) / np.add.reduceat(cb[order], hull[:-1])
@@ -258,7 +279,6 @@ def lex_optimal_enumerated(rank: RankFunction, c: np.ndarray) -> ChainSolution:
     full = np.zeros((sub.shape[0], rank.n), dtype=bool)
     full[:, V] = sub
     g = rank.rank_sets(full)
-    cs = sub.astype(float) @ c[V]
     codes = np.arange(sub.shape[0])
     r = np.zeros(rank.n)
     T = 0
@@ -268,14 +288,17 @@ def lex_optimal_enumerated(rank: RankFunction, c: np.ndarray) -> ChainSolution:
         sup = (codes & T) == T
         sup &= codes != T
         ratio = np.full(codes.size, np.inf)
-        ratio[sup] = (g[sup] - g[T]) / (cs[sup] - cs[T])
+        # c(U \ T) summed directly: cs[U] - cs[T] is 0 in float64 when U adds only clients with weights
+        # below eps * c(T), and the level would be inf
+        added = (sub[sup] & ~sub[T]).astype(float) @ c[V]
+        ratio[sup] = (g[sup] - g[T]) / added
         theta = ratio.min()
         hit = ratio <= theta + TIE_TOL * max(1.0, abs(theta))
         U = int(np.bitwise_or.reduce(codes[hit]))
         new = sub[U] & ~sub[T]
         members = V[new]
         # the union of minimisers is a minimiser (submodularity); recompute its exact level
-        theta = (g[U] - g[T]) / (cs[U] - cs[T])
+        theta = (g[U] - g[T]) / float(c[V][sub[U] & ~sub[T]].sum())
         r[members] = c[members] * theta
         levels.append(theta)
         blocks.append(members)

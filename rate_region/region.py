@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face
 from rate_region import polymatroid as pm
 from rate_region.availability import AvailabilityModel
 from rate_region.policy import StaticPolicy, policy_from_means
@@ -124,6 +125,8 @@ def _greedy_order(d: np.ndarray) -> np.ndarray:
     return pos[np.argsort(-d[pos], kind="stable")]
 
 
+@notebook_face(lambda m: f"{m.r.size} rates: {'achievable' if m.achievable else 'NOT achievable'} ({m.method})",
+               rows=lambda m: [("message", m.message)])
 @dataclass(frozen=True)
 class Membership:
     r: np.ndarray

@@ -55,15 +55,13 @@ def _line_of(text: str, key: str) -> str:
 
 
 def _parse(path: Path) -> tuple[dict, str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserInputError(f"model file {path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserInputError(f"cannot read model file {path}: {exc}") from None
+    from bounds.core.files import read_text
+
+    # a regular file only (a FIFO would wait forever), of at most 64 MB
+    text = read_text(path, "model file", "a .toml availability model (see rate_region.tomlfile)")
     try:
         return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
         msg = str(exc)
         m = re.search(r"line (\d+)", msg)
         where = f"line {m.group(1)}" if m else "unknown line"

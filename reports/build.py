@@ -15,14 +15,45 @@ from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.filemode import created_mode
+from bounds.core.files import short_path
 from reports.jsonable import strict_json
 
 FILES = ("index.html", "report.pdf", "results.json")
 
 
-def check_target(out: str | os.PathLike[str], force: bool) -> Path:
-    """Refuse a target that is a file, or a non-empty directory without ``force``."""
+def report_dir(out: str | os.PathLike[str]) -> Path:
+    """The directory a report is written to: ``out`` itself, or where ``out`` points when it is a link.
+
+    The rule for a report directory (README, "report --out"): ``--out LINK``, a symbolic link to a
+    directory, writes the report into the directory it points to and keeps the link as it is (a
+    ``latest -> report-2026-11-24`` link keeps working); a link that points nowhere is refused. Every
+    temporary directory is made beside the real directory, so nothing hidden is left beside the link.
+    """
+    text = os.fspath(out)
+    if not str(text).strip():
+        raise UserInputError("--out is empty; give a directory name (e.g. --out convbound-report)")
     target = Path(out)
+    if target.is_symlink():
+        real = Path(os.path.realpath(target))
+        if not real.exists():
+            raise UserInputError(f"--out {short_path(target)} is a symbolic link to {short_path(real)}, which does "
+                                 "not exist; create it or choose another --out")
+        return real
+    return target
+
+
+def check_target(out: str | os.PathLike[str], force: bool) -> Path:
+    """Refuse a target that is a file, or a non-empty directory without ``force``; returns the directory
+    written to (see :func:`report_dir`). A path we may not look into is refused in one line."""
+    try:
+        return _check_target(report_dir(out), force)
+    except OSError as exc:  # e.g. a parent without search permission: stat() fails with EACCES
+        raise UserInputError(f"cannot use --out {short_path(out)}: {exc.strerror or exc}; choose another --out") \
+            from None
+
+
+def _check_target(target: Path, force: bool) -> Path:
     # the temporary directory beside the target is named .NAME.tmp-XXXXXXXX: leave room for the affixes
     if len(os.fsencode(target.name)) > _name_max(target.parent if target.parent.is_dir() else Path(".")) - 16:
         raise UserInputError(f"--out name is longer than the file system allows ({len(target.name)} characters); "
@@ -106,4 +137,4 @@ def _swap_into_place(tmp: Path, target: Path, force: bool) -> None:
         shutil.rmtree(old, ignore_errors=True)
     else:
         os.replace(tmp, target)
-    os.chmod(target, 0o755)
+    os.chmod(target, created_mode(directory=True))  # mkdtemp's 0700, or a fixed 0755, would ignore the umask

@@ -81,11 +81,20 @@ def hypotheses_verdict(result: Mapping[str, Any]) -> tuple[str, str]:
         return "statement", "no worked-example values: statement only"
     conds = example["check"].get("conditions", [])
     failed = [c["name"] for c in conds if c.get("holds") is False]
-    unverified = [c["name"] for c in conds if c.get("holds") is None]
+    # "open": "condition" marks a hypothesis no number can decide (participation, availability); a
+    # record without the field (older results.json) counts every undecided hypothesis as unverified
+    given = [c["name"] for c in conds if c.get("holds") is None and c.get("open") == "condition"]
+    unverified = [c for c in conds if c.get("holds") is None and c.get("open") != "condition"]
     if failed:
         return "fails", "hypotheses fail at the example: " + "; ".join(failed)
     if unverified:
-        return "unverified", "unverified (constants not in the sources): " + "; ".join(unverified)
+        needs = sorted({n for c in unverified for n in c.get("needs") or []})
+        return "unverified", ("unverified" + (f" (needs {', '.join(needs)}, constants not in the sources)" if needs
+                                              else "") + ": " + "; ".join(c["name"] for c in unverified)
+                              + (f"; given: {'; '.join(given)}" if given else ""))
+    if given:
+        return "holds given conditions", (f"the other {len(conds) - len(given)} hypotheses hold at the example; "
+                                          f"given (no number decides them): {'; '.join(given)}")
     if not conds:
         return "evaluated", "no hypotheses; bound evaluated at the example"
     return "holds", f"all {len(conds)} hypotheses hold at the example"
@@ -137,15 +146,19 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
             # a check expected to expose a false published bound did not: worth a look, not an alarm
             out.append(Alert("notice", f"{ident} was expected to be violated but holds at this instance.",
                              anchor("chk", ident)))
-    # A certificate that holds proves something only if a negative control in its check group shows
-    # that the same measurement can fail; count both per group (verify's run_suite unit)
+    # A certificate that holds proves something only if a negative control shows that the same
+    # measurement can fail. A certificate of a result's bound (its record names the result) is backed by
+    # a control of that result anywhere in the run: the same LHS measured against the same RHS (FAST.T1
+    # at the drift group's instances is backed by FAST.T1's step-cap control). Other certificates (a
+    # contrast such as the drift effect) need controls of their own check group (verify's run_suite unit).
+    controlled = {_result_of(v) for v in checks if is_control(v)} - {None}
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for v in checks:
         if v.get("group"):
             groups.setdefault(str(v["group"]), []).append(v)
     for group, members in groups.items():
         holding = [v for v in members if not is_control(v) and v.get("kind") == "certificate"
-                   and v.get("verdict") == "holds"]
+                   and v.get("verdict") == "holds" and _result_of(v) not in controlled]
         # a sibling that is violated as expected (e.g. a refuted variant at the same instance) also shows it
         controls = [v for v in members if is_control(v) or (v.get("verdict") == "violated"
                                                              and v.get("expected") == "violated")]
@@ -169,6 +182,13 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
     for section, reason in (doc.get("sections_failed") or {}).items():
         out.append(Alert("notice", f"Section '{section}' is not in this report: {reason}", ""))
     return out
+
+
+def _result_of(v: Mapping[str, Any]) -> str | None:
+    """The result whose bound a check record measures (``instance.result``), None for other checks."""
+    instance = v.get("instance")
+    result = instance.get("result") if isinstance(instance, Mapping) else None
+    return str(result) if result else None
 
 
 def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:

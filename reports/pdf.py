@@ -15,7 +15,8 @@ from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
 VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "fails": "#b3261e", "inconclusive": "#8a5a00",
-                   "unverified": "#8a5a00", "statement": "#2d5b9a",
+                   "unverified": "#8a5a00", "statement": "#2d5b9a", "holds given conditions": "#2d5b9a",
+                   "condition": "#2d5b9a",
                    "evaluated": "#2d5b9a", "inapplicable": "#5b6673", "pending": "#5b6673"}
 
 
@@ -221,7 +222,8 @@ def _results(k: _Kit, doc: Mapping[str, Any]) -> None:
                 conds = ex["check"]["conditions"] if ex else []
                 for i, h in enumerate(r["hypotheses"]):
                     c = conds[i] if i < len(conds) else None
-                    state = "–" if c is None else (verdict("unverified") + " " + escape(c.get("reason", ""))
+                    state = "–" if c is None else (verdict("condition" if c.get("open") == "condition" else "unverified")
+                                                   + " " + escape(c.get("reason", ""))
                                                    if c.get("holds") is None else
                                                    verdict("holds" if c.get("holds") else "fails")
                                                    + f" ({t(c.get('lhs'))} vs {t(c.get('rhs'))})")
@@ -290,7 +292,8 @@ def _box(Table, TableStyle, colors, lines, width, fill: str, edge: str):
 def _value(v: Any) -> str:
     if isinstance(v, Mapping):
         if "holds" in v and "name" in v:  # a hypothesis check (bounds ConditionCheck.to_dict())
-            state = "unverified" if v["holds"] is None else ("holds" if v["holds"] else "fails")
+            state = (("condition" if v.get("open") == "condition" else "unverified") if v["holds"] is None
+                     else ("holds" if v["holds"] else "fails"))
             colour = VERDICT_COLOURS.get(state, "#000000")
             extra = (escape(str(v.get("reason", ""))) if v["holds"] is None
                      else f"({escape(fmt(v.get('lhs')))} vs {escape(fmt(v.get('rhs')))})")

@@ -95,6 +95,18 @@ def _worst_cases(k: Any, doc: Mapping[str, Any]) -> None:
     k.story.append(k.grid(rows, [22 * mm, 30 * mm, 22 * mm, 20 * mm, 22 * mm, 12 * mm, k.width - 128 * mm]))
     # sources are long (a path, or the solver of a live solve): one line each under the table, by row number
     k.story += [P(f"{i}. {escape(e['source'])}", small) for i, e in enumerate(doc["worst_cases"], 1)]
+    for i, e in enumerate(doc["worst_cases"], 1):  # the horizon sweep and replay, as in the HTML section
+        sweep = e["record"].get("sweep") or []
+        if sweep:
+            parts = [f"R={row['R']} ({row['kind']}): " + (", ".join(
+                f"{key} {fmt(res.get('ratio'))}" for key, res in (row.get("results") or {}).items()) or fmt(row.get("value")))
+                for row in sweep]
+            k.story.append(P(f"{i}. worst / bound against the horizon: " + escape("; ".join(parts)), small))
+        rep = e["record"].get("replay") or {}
+        if rep:
+            k.story.append(P(f"{i}. engine replay: {escape(str(rep.get('status')))}"
+                             + (f", engine {fmt(rep.get('engine_value'), 8)}" if rep.get("engine_value") is not None
+                                else f" ({escape(str(rep.get('reason', '')))})"), small))
     if reasons:
         k.story.append(P("Why each compared result applies:", small))
         k.story += [P("• " + escape(x), small) for x in reasons]

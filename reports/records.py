@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
@@ -53,14 +52,13 @@ def kind_of(data: Any) -> str | None:
 
 def load_include(path: str) -> tuple[str, dict[str, Any]]:
     """``(document key, entry)`` for one ``--include`` file, or ``UserInputError`` in one line."""
+    from bounds.core.files import read_text
+
+    text = read_text(path, "--include", VALID)  # a regular file only: a FIFO would wait forever
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserInputError(f"--include {path} does not exist; give {VALID}") from None
-    except IsADirectoryError:
-        raise UserInputError(f"--include {path} is a directory; give {VALID}") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).splitlines()[0]
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UserInputError(f"--include {path} is not a readable JSON file ({why}); give {VALID}") from None
     key = kind_of(data)
     if key is None:
@@ -168,6 +166,30 @@ def _check_worst_case(r: Mapping[str, Any], w: str) -> None:
         for name in ("bound", "ratio"):
             _number_or_null(c, name, f"{w}.coverage[{i}]")
     _texts(r, "notes", w)
+    _check_sweep(r, w)
+
+
+def _check_sweep(r: Mapping[str, Any], w: str) -> None:
+    """The optional horizon sweep and engine replay of a worst-case record (verify.pep.sweep)."""
+    sweep = r.get("sweep")
+    if sweep is not None and not isinstance(sweep, list):
+        raise BadRecord(f"field '{w}.sweep' is {_kind(sweep)}; expected a list")
+    for i, row in enumerate(sweep or []):
+        where = f"{w}.sweep[{i}]"
+        row = _obj(row, where)
+        _get(row, "R", int, where)
+        _get(row, "kind", str, where)
+        _number_or_null(row, "value", where)
+        for key, res in _get(row, "results", Mapping, where).items():
+            res = _obj(res, f"{where}.results.{key}")
+            for name in ("bound", "ratio"):
+                _number_or_null(res, name, f"{where}.results.{key}")
+    rep = r.get("replay")
+    if rep is not None and rep != {}:
+        rep = _obj(rep, f"{w}.replay")
+        _get(rep, "status", str, f"{w}.replay")
+        for name in ("curvature", "engine_value", "difference"):
+            _number_or_null(rep, name, f"{w}.replay")
 
 
 def _check_audit(r: Mapping[str, Any], w: str) -> None:

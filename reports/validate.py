@@ -23,17 +23,75 @@ class _Bad(Exception):
     pass
 
 
+#: The report document's top-level fields (one schema for the validator and the renderers): name ->
+#: (accepted types, default). ``as_report_document`` checks each present field's type and fills every
+#: absent or null one with its default, so the templates read any field without a guard; a default of
+#: None means "section not in the report" (the templates test it before reading inside).
+DOCUMENT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
+    "schema": ((str,), SCHEMA),
+    "title": ((str,), "convbound report"),
+    "quick": ((bool,), None),
+    "seed": ((int, list), None),
+    "device": ((str,), None),
+    "only": ((list,), None),
+    "environment": ((Mapping,), {}),
+    "results": ((list,), []),
+    "region": ((Mapping,), None),
+    "large_n": ((Mapping,), None),
+    "sampler": ((Mapping,), None),
+    "participation": ((Mapping,), None),
+    "verifications": ((list,), []),
+    "expected_controls": ((list,), None),
+    "searches": ((list,), []),
+    "worst_cases": ((list,), []),
+    "audits": ((list,), []),
+    "sections_failed": ((Mapping,), {}),
+    "timings_s": ((Mapping,), {}),
+}
+
+#: ``environment``'s fields (``reports.environment.environment`` writes them); "" reads "not recorded".
+ENVIRONMENT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
+    "created": ((str,), ""),
+    "python": ((str,), ""),
+    "platform": ((str,), ""),
+    "machine": ((str,), ""),
+    "device": ((str,), ""),
+    "seed": ((int, list, str), ""),
+    "packages": ((Mapping,), {}),
+    "git": ((Mapping,), None),
+    "command": ((str,), ""),
+}
+
+
+def normalised(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` with every field of :data:`DOCUMENT_FIELDS` and :data:`ENVIRONMENT_FIELDS` present
+    (absent or null ones take their defaults); ``_Bad`` names the first field of the wrong type."""
+    out = dict(doc)
+    for fields, target, prefix in ((DOCUMENT_FIELDS, out, ""), (ENVIRONMENT_FIELDS, None, "environment.")):
+        if target is None:
+            target = out["environment"] = dict(out["environment"])
+        for name, (types, default) in fields.items():
+            value = target.get(name)
+            if value is None:
+                target[name] = default.copy() if isinstance(default, (dict, list)) else default
+            elif not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                want = " or ".join({str: "text", list: "a list", Mapping: "an object", int: "an integer",
+                                    bool: "true or false"}[t] for t in types)
+                raise _Bad(f"field '{prefix}{name}' is {_kind(value)}; expected {want}")
+    return out
+
+
 def as_report_document(data: Any, source: str) -> dict[str, Any]:
     """``data`` as a report document, or ``UserInputError`` naming the first bad field."""
     try:
         if isinstance(data, list):
-            return _from_verify_list(data)
+            return normalised(_from_verify_list(data))
         if not isinstance(data, dict):
             raise _Bad(f"the top level is {_kind(data)}; expected an object (results.json) or a list (verify --json)")
         if data.get("schema") != SCHEMA:
             raise _Bad(f"field 'schema' is {data.get('schema')!r}; expected {SCHEMA!r}")
         _check_document(data)
-        return data
+        return normalised(data)
     except _Bad as exc:
         raise UserInputError(f"{source}: {exc}; give a results.json written by 'convbound report' "
                              "or the output of 'convbound verify --json'") from None

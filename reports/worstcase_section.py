@@ -14,7 +14,7 @@ from reports.document import fmt
 
 _MEASURE = {"dist_sq": "‖x<sub>R</sub> − x*‖²", "gap": "F(x<sub>R</sub>) − F*"}
 _CERT_BADGE = {"certified": "holds", "approximate": "inconclusive", "failed": "violated", "none": "violated"}
-_PARAM_ORDER = ("L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0", "I", "S")
+_PARAM_ORDER = ("L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0", "I", "S", "participation", "sigma")
 
 
 def _record(r: Any) -> Mapping[str, Any]:
@@ -41,13 +41,46 @@ def _tightness(coverage: Iterable[Mapping[str, Any]]) -> str:
     return '<ul class="plain">' + "".join(items) + "</ul>"
 
 
+def _sweep(r: Mapping[str, Any]) -> str:
+    """Worst case / bound of every covering result along the horizon, and the engine replay."""
+    rows = r.get("sweep") or []
+    out = []
+    if rows:
+        keys = list(dict.fromkeys(k for row in rows for k in (row.get("results") or {})))
+        head = "".join(f"<th>{escape(k)}: worst / bound</th>" for k in keys)
+        body = []
+        for row in rows:
+            res = row.get("results") or {}
+            cells = "".join(
+                f"<td>{escape(fmt((res.get(k) or {}).get('ratio')))}"
+                + ("" if (res.get(k) or {}).get("hypotheses_hold") in (True, None) else
+                   ' <span class="meta">(hypotheses fail)</span>') + "</td>" for k in keys)
+            body.append(f"<tr><td>{escape(str(row.get('R')))}</td><td>{escape(str(row.get('kind')))}</td>"
+                        f"<td>{escape(fmt(row.get('value'), 6))}</td>{cells}</tr>")
+        out.append('<details><summary>tightness against the horizon</summary><div class="scroll"><table><thead><tr>'
+                   f"<th>R</th><th>worst case from</th><th>value</th>{head}</tr></thead><tbody>" + "".join(body)
+                   + '</tbody></table></div><p class="meta">exact: the finite-R PEP; per-round bound: the '
+                   "per-round certificate iterated R times, an upper bound on the worst case (so its ratio bounds "
+                   "the true ratio from above).</p></details>")
+    rep = r.get("replay") or {}
+    if rep:
+        if rep.get("status") == "replayed":
+            out.append(f'<p class="meta">replayed in the engine (1-D quadratic, curvature {escape(fmt(rep.get("curvature")))}'
+                       f"): {escape(fmt(rep.get('engine_value'), 8))}, difference {escape(fmt(rep.get('difference')))}"
+                       "</p>")
+        else:
+            out.append(f'<p class="meta">{escape(str(rep.get("status")))}: {escape(str(rep.get("reason", "")))}</p>')
+    return "".join(out)
+
+
 def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases (performance estimation)",
                       sources: Sequence[str] | None = None) -> str:
     """A ``<section id="worst-cases">`` with one table row per record and the reasons for each comparison.
 
-    Columns: method and measure, parameters, PEP value (dual, ``pepit_tau``) and primal value, solver
-    status, dual certificate status with its largest error, solve time, and the tightness
-    (worst case / bound) of every encoded result that covers or is compared with the setting.
+    Columns: method and measure, parameters, the value (the rechecked upper bound) and primal value,
+    solver status, certificate status with its largest error, solve time, and the tightness
+    (worst case / bound) of every encoded result that covers or is compared with the setting, with the
+    record's horizon sweep (``sweep``) and engine replay (``replay``) when it has them.
     An empty list renders a section that says so. ``sources``: where each record came from (computed
     live, or the file it was read from), shown under its method.
     """
@@ -56,10 +89,11 @@ def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases
     if not recs:
         out.append('<p class="meta">No worst case was computed.</p></section>')
         return "".join(out)
-    out.append('<p class="meta">Exact worst cases over every L-smooth, μ-strongly convex set of clients with '
-               "‖∇f<sub>i</sub>(x*)‖ ≤ ζ and ‖x<sub>0</sub> − x*‖² ≤ D0, for deterministic full-gradient "
-               "methods, from PEPit's SDP. The value is the dual objective: an upper bound certified by the dual "
-               "certificate, attained up to solver accuracy by the primal solution.</p>")
+    out.append('<p class="meta">Exact worst cases of the expected measure (over the participation law) over every '
+               "L-smooth, μ-strongly convex set of clients with ‖∇f<sub>i</sub>(x*)‖ ≤ ζ and "
+               "‖x<sub>0</sub> − x*‖² ≤ D0, from the performance-estimation SDP; with noise, an upper bound. "
+               "A certified value is an upper bound whose dual certificate passed an exact rational recheck, attained "
+               "up to solver accuracy by the primal solution.</p>")
     out.append('<div class="scroll"><table><thead><tr><th>Method</th><th>Parameters</th><th>Worst case</th>'
                "<th>Solver</th><th>Certificate</th><th>Time</th><th>Tightness of encoded bounds</th></tr></thead><tbody>")
     reasons: dict[str, None] = {}
@@ -81,7 +115,7 @@ def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases
             f'<td><span class="badge v-{_CERT_BADGE.get(status, "violated")}">{escape(status)}</span>'
             f"<br><span class=\"meta\">largest dual error {escape(fmt(cert.get('worst_dual_error')))}</span></td>"
             f"<td>{escape(fmt(r.get('solve_seconds')))} s</td>"
-            f"<td>{_tightness(r.get('coverage', []))}</td></tr>")
+            f"<td>{_tightness(r.get('coverage', []))}{_sweep(r)}</td></tr>")
     out.append("</tbody></table></div>")
     if reasons:
         out.append('<details><summary>why each compared result applies</summary><ul class="plain">'

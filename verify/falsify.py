@@ -37,7 +37,6 @@ The record says how many points were tried. ``replay(instance_file)`` reruns the
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -46,13 +45,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
+from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
 
-INSTANCE_FORMAT = "convbound-instance/1"
 # Score given to a diverged (infinite-LHS) admissible point: finite, so optimisers keep working.
 LOG_RATIO_CAP = math.log(1e6)
 
@@ -75,12 +75,15 @@ def search_seeds(root: int, n: int) -> tuple[list[int], int]:
     return seeds, conf
 
 
-def evaluate_points(scenario_id: str, points: Sequence[Mapping[str, Any]], seeds: Sequence[int], trials: int,
-                    device: str = "cpu") -> list[dict[str, Any]]:
-    """Task function: one batched run per point; returns plain summaries (picklable, no samples)."""
+def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, Any]], seeds: Sequence[int],
+                    trials: int, device: str = "cpu") -> list[dict[str, Any]]:
+    """Task function: one batched run per point; returns plain summaries (picklable, no samples).
+
+    ``scenario_id``: a registered scenario's id, or (in-process) the scenario itself, e.g. one built in
+    a notebook cell that no registry holds."""
     from verify.scenarios import get
 
-    sc = get(scenario_id)
+    sc = scenario_id if isinstance(scenario_id, Scenario) else get(scenario_id)
     out = []
     for pt, s in zip(points, seeds):
         try:
@@ -159,6 +162,22 @@ def _objective(ev: Mapping[str, Any], floor: float) -> float:
     return min(LOG_RATIO_CAP, math.log(max(float(ev["score"]), 1e-12)))
 
 
+def _search_summary(s: SearchRecord) -> str:
+    c = s.confirmation or {}
+    found = (f"violation confirmed, LHS/RHS {short(c.get('ratio'))}" if c.get("verdict") == "violated" else
+             f"no violation among {s.admissible} admissible points searched (not a proof)")
+    return f"{s.id}: {s.optimiser}, {s.evaluations} evaluations, seed {s.seed}; {found}"
+
+
+def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
+    c = s.confirmation or {}
+    return [("result", s.result), ("optimiser", s.optimiser), ("evaluations", s.evaluations),
+            ("admissible", s.admissible), ("stopped by", s.stopped_by),
+            ("best point", s.best.get("point")), ("best score", short(s.best.get("score"))),
+            ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c else "none")]
+
+
+@notebook_face(_search_summary, rows=_search_rows)
 @dataclass
 class SearchRecord:
     """A search and its confirmation; ``to_dict()`` is the JSON record."""
@@ -288,11 +307,12 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     from verify.suite import versions
 
     if int(budget) != budget or budget < 1:
-        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+        raise UserInputError(f"budget={budget} must be a positive integer (evaluations)", param="budget")
     if time_limit is not None and not time_limit > 0:
-        raise UserInputError(f"--time {time_limit} must be a positive number of seconds")
-    if int(trials) != trials or trials < 2 or int(confirm_trials) != confirm_trials or confirm_trials < 2:
-        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
+        raise UserInputError(f"time_limit={time_limit} must be a positive number of seconds", param="time_limit")
+    for name, value in (("trials", trials), ("confirm_trials", confirm_trials)):
+        if int(value) != value or value < 2:
+            raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
     mapper = map_points or evaluate_points
     budget, population = int(budget), max(1, min(int(population), int(budget)))
     seeds, conf_seed = search_seeds(seed, budget)
@@ -324,7 +344,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                  "the best point so far is confirmed")
                 break
             strata = list(getattr(opt, "last_strata", []))
-            evs = mapper(scenario.id, points, seeds[done:done + n], int(trials), device)
+            # in-process, the object itself: a scenario built in a cell is in no registry
+            evs = mapper(scenario if map_points is None else scenario.id, points, seeds[done:done + n], int(trials),
+                         device)
             scored = [e["score"] for e in evs if e["score"] is not None]
             if scored:
                 floor = min([floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])
@@ -442,64 +464,14 @@ def plugin_record(scenario: Scenario) -> dict[str, str]:
         return {"path": path, "sha256": hashlib.sha256(fh.read()).hexdigest()}
 
 
-def instance_scenario(data: Mapping[str, Any], path: str) -> Scenario:
-    """The scenario an instance file names, loading the plugin file it records when needed.
-
-    A recorded plugin is reloaded when its file exists with the recorded content hash; otherwise the
-    refusal names the file it needs (one line, exit 2): missing, or changed since the search.
-    """
-    import hashlib
-
-    from bounds.plugins import add_files
-    from verify.scenarios import get, registry
-
-    plugin = data.get("plugin") or {}
-    need = plugin.get("path")
-    if not need:
-        return get(data["scenario"])
-    give = f"give it with `convbound --plugin {need} verify --instance {path}`"
-    try:
-        with open(need, "rb") as fh:
-            digest = hashlib.sha256(fh.read()).hexdigest()
-    except OSError:
-        raise UserInputError(f"instance file {path!r} needs plugin file {need} (scenario {data['scenario']}), "
-                             f"which cannot be read here; {give} (from where it is)") from None
-    if digest != plugin.get("sha256"):
-        raise UserInputError(f"instance file {path!r} needs plugin file {need} as it was (sha256 "
-                             f"{str(plugin.get('sha256'))[:12]}...); that file has changed since (sha256 "
-                             f"{digest[:12]}...): restore it to replay these numbers")
-    if data["scenario"] not in registry():
-        add_files([need])
-    return get(data["scenario"])
-
-
-def load_instance(path: str) -> dict[str, Any]:
-    """Read and check an instance file written by ``falsify --instance-out`` (one-line errors)."""
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise UserInputError(f"instance file {path!r} does not exist") from None
-    except (OSError, ValueError) as exc:
-        raise UserInputError(f"instance file {path!r} is not JSON ({exc})") from None
-    need = {"format": str, "scenario": str, "point": dict, "trials": int, "seeds": list}
-    if not isinstance(data, dict) or any(not isinstance(data.get(k), t) for k, t in need.items()):
-        raise UserInputError(f"instance file {path!r} needs keys format, scenario, point (object), trials (integer), "
-                             "seeds (list) as written by `convbound falsify --instance-out`")
-    if data["format"] != INSTANCE_FORMAT:
-        raise UserInputError(f"instance file {path!r} has format {data['format']!r}; valid: {INSTANCE_FORMAT}")
-    if len(data["seeds"]) != 1 or not isinstance(data["seeds"][0], int):
-        raise UserInputError(f"instance file {path!r}: seeds must be a list of one integer")
-    return data
-
-
 def replay(path: str, *, device: str | None = None) -> Any:
     """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers."""
     from verify.record import Verification
+    from verify.scenarios import get
     from verify.suite import versions
 
-    data = load_instance(path)
-    sc = instance_scenario(data, path)
+    data = load_instance(path)  # reloads the plugin file the instance records (or names the one it needs)
+    sc = get(data["scenario"])
     level = float(data.get("level", DEFAULT_LEVEL))
     conf, est = confirm(sc, data["point"], trials=data["trials"], seed=data["seeds"][0],
                         device=device or data.get("device", "cpu"), level=level)

@@ -10,12 +10,27 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from bounds.core.face import notebook_face, short
 from bounds.core.jsonable import jsonable
 from verify.verdict import VERDICTS
 
 KINDS = ("certificate", "rate", "control")
 
 
+def _summary(v: Verification) -> str:
+    ci = f" [{short(v.ci[0])}, {short(v.ci[1])}]" if v.ci[0] is not None else ""
+    return (f"{v.id}: {v.verdict} (expected {v.expected}); LHS {short(v.lhs)}{ci} vs RHS {short(v.rhs)}, "
+            f"{v.trials} trials, seed {v.seed}")
+
+
+def _rows(v: Verification) -> list[tuple[str, Any]]:
+    rows = [(k, short(getattr(v, k)) if isinstance(getattr(v, k), float) else getattr(v, k))
+            for k in ("title", "kind", "verdict", "expected", "lhs", "rhs", "ratio", "trials", "seed", "device")]
+    rows.insert(5, ("interval", f"[{short(v.ci[0])}, {short(v.ci[1])}]"))
+    return rows + [("note", n) for n in v.notes]
+
+
+@notebook_face(_summary, rows=_rows)
 @dataclass(frozen=True)
 class Verification:
     """Outcome of one check.

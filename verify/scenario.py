@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face, short
 from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
@@ -135,6 +136,8 @@ class Instance:
     run_broken: Callable[[Any], Mapping[str, str]] | None = None
 
 
+@notebook_face(lambda s: f"{s.id} of {s.result}: {len(s.space)} axes ({', '.join(p.name for p in s.space)})",
+               rows=lambda s: [(p.name, p.default, p.doc) for p in s.space], header=("axis", "default", "meaning"))
 @dataclass(frozen=True)
 class Scenario:
     """A result's family of instances: ``space`` of points, ``build(point) -> Instance``.
@@ -157,6 +160,24 @@ class Scenario:
     notes: tuple[str, ...] = ()
     origin: str = "built-in"
 
+    def __post_init__(self) -> None:
+        # a Result built in a notebook cell: registered for this session (so workers, records and the
+        # report find it by key) and kept as its key, the form every record stores
+        if not isinstance(self.result, str):
+            from bounds.registry import SESSION_ORIGIN, register
+            from bounds.result import Result
+
+            if not isinstance(self.result, Result):
+                raise UserInputError(f"scenario {self.id}: result must be a result key or a bounds.Result; "
+                                     f"got {type(self.result).__name__}")
+            registered = _registered_or_none(self.result.key)
+            if registered is None or registered.origin == SESSION_ORIGIN:
+                register(self.result, replace=True)
+            elif registered != self.result:
+                raise UserInputError(f"scenario {self.id}: result key {self.result.key!r} is taken by a built-in "
+                                     "or plugin result; give your result another id")
+            object.__setattr__(self, "result", self.result.key)
+
     def default_point(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.space}
 
@@ -174,6 +195,13 @@ class Scenario:
                 "space": [p.to_dict() for p in self.space], "notes": list(self.notes)}
 
 
+def _estimate_summary(e: PointEstimate) -> str:
+    return (f"{e.scenario}: LHS {short(e.lhs)} [{short(e.ci[0])}, {short(e.ci[1])}] vs RHS {short(e.rhs)}, "
+            f"hypotheses {e.hypotheses}, {e.trials} trials, seed {e.seed}")
+
+
+@notebook_face(_estimate_summary, rows=lambda e: [*((k, v) for k, v in e.point.items()),
+                                                  ("ratio LHS/RHS", short(e.ratio)), ("broken", ", ".join(e.broken))])
 @dataclass(frozen=True)
 class PointEstimate:
     """One point's measurement: samples, LHS mean and interval, RHS, hypotheses, ratio.
@@ -203,6 +231,7 @@ class PointEstimate:
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
+    exact: Mapping[str, Any] = field(default_factory=dict)  # the exact path's facts (empty: Monte Carlo)
 
     @property
     def score(self) -> float | None:
@@ -223,7 +252,17 @@ class PointEstimate:
         return _plain({"scenario": self.scenario, "result": self.result, "point": dict(self.point),
                        "lhs": self.lhs, "ci": list(self.ci), "rhs": self.rhs, "ratio": self.ratio,
                        "hypotheses": self.hypotheses, "broken": self.broken, "trials": self.trials,
-                       "seed": self.seed, "level": self.level})
+                       "seed": self.seed, "level": self.level, **({"exact": dict(self.exact)} if self.exact else {})})
+
+
+def _registered_or_none(key: str) -> Any:
+    """The registered result of ``key``, or None when no result has that key."""
+    from bounds.registry import get
+
+    try:
+        return get(key)
+    except UserInputError:
+        return None
 
 
 def hypotheses_of(report: Any, assumed: Mapping[str, str]) -> tuple[bool | None, list[dict[str, Any]]]:
@@ -246,46 +285,20 @@ def _num(v: Any) -> Any:
 
 
 def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any]) -> dict[str, tuple[bool, str]]:
-    """The result's participation hypotheses that the simulated pattern meets by construction.
+    """The result's participation hypotheses that the simulated pattern decides, as the pattern declares.
 
     ``bounds`` cannot decide who participates (the process is not an input); in a simulation it is the
-    engine's pattern, so the verdict is known. Returned in the form ``Result.check(decided=...)`` takes:
-    condition name -> (True, why). Only exact matches count: FAST's snapshot hypothesis needs the
-    Bernoulli-q mixture (not the every-I-rounds or adaptive variants) with the result's own q, m and n;
-    F3AST's static-rate hypothesis needs a static policy whose true rates are the r checked.
+    engine's pattern, which declares what it guarantees (``Pattern.meets``, :mod:`quadratics.guarantees`).
+    Returned in the form ``Result.check(decided=...)`` takes: condition name -> (met, why); hypotheses the
+    pattern does not decide are left out (they stay conditions).
     """
-    consts = dict(getattr(pattern, "constants", {}) or {})
-    name = getattr(pattern, "name", "")
+    meets = getattr(pattern, "meets", None)
     out: dict[str, tuple[bool, str]] = {}
-
-    def same(key: str, want: Any) -> bool:
-        return key not in values or (want is not None and np.allclose(np.asarray(values[key], float), want))
-
     for a in getattr(result, "participation", ()):
-        if a.kind == "snapshot" and name == "fast" and consts.get("I") is None and not consts.get("adaptive") \
-                and same("q", consts.get("q")) and same("m", consts.get("m")) and same("n", consts.get("n")):
-            out[a.name] = (True, "met by construction: the engine's FAST mixture draws a uniform m-of-M snapshot "
-                                 "round with probability q each round, independently, with the q, m, n checked")
-        elif a.kind == "static-rate" and name == "static-policy" and same("r", consts.get("rates")):
-            out[a.name] = (True, "met by construction: a static selection policy whose true rates are the r checked "
-                                 "(achievable: the policy attains them)")
-        elif a.kind == "regularized" and name in ("regularized", "cyclic") and _meets_assumption2(consts, values):
-            out[a.name] = (True, f"met by construction: the engine's {name} pattern has window P = {consts['P']}, "
-                                 f"Pr(in a window) >= {consts['p_min']:.4g} and sum_i q_i^2 = {consts['rho2']:.4g}, "
-                                 "within the P, p_min and rho checked")
+        got = meets(a, values) if meets is not None else None
+        if got is not None:
+            out[a.name] = got
     return out
-
-
-def _meets_assumption2(consts: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
-    """Amplified SCAFFOLD's Assumption 2 with the checked constants, for a pattern with the given ones:
-    the same window P, a checked p_min no larger than the pattern's, a checked rho^2 no smaller than
-    the pattern's sum of squared weights (the constants are bounds, not identities)."""
-    if "P" in values and not np.isclose(float(values["P"]), float(consts["P"])):
-        return False
-    if "p_min" in values and float(values["p_min"]) > float(consts["p_min"]) * (1 + 1e-12):
-        return False
-    rho2 = float(values["rho2"]) if "rho2" in values else float(values["rho"]) ** 2 if "rho" in values else None
-    return rho2 is None or rho2 >= float(consts["rho2"]) * (1 - 1e-12)
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
@@ -307,6 +320,11 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
+    from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
+
+    exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
+    if exact is not None:
+        return exact
     sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
                    seed=int(seed), device=device, threads=threads)
     samples = np.asarray(inst.measure(sim), dtype=float)

@@ -144,9 +144,10 @@ def run_groups(ids: str | Sequence[str] = "all", quick: bool = False, trials: in
     from verify.runtime.executor import check_scheduler, run_tasks
 
     if trials is not None and (int(trials) != trials or trials < 2):
-        raise UserInputError(f"--trials {trials} must be an integer >= 2 (a confidence interval needs two runs)")
+        raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)",
+                             param="trials")
     if int(seed) != seed or seed < 0:
-        raise UserInputError(f"--seed {seed} must be a non-negative integer")
+        raise UserInputError(f"seed={seed} must be a non-negative integer", param="seed")
     check_scheduler(scheduler, workers)
     chosen = select(ids)
     from quadratics import resolve_device

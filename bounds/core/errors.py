@@ -14,7 +14,29 @@ WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
 
 
 class UserInputError(ValueError):
-    """A mistake in what the user asked for; the message says what is wrong and what is valid."""
+    """A mistake in what the user asked for; the message says what is wrong and what is valid.
+
+    ``param``: the library parameter at fault, when the message names it as ``param=value ...``; a
+    command line that exposes it as a flag shows the message with the flag instead (:meth:`for_flag`),
+    so a library caller reads ``trials=1 must be ...`` and a CLI user ``--trials 1 must be ...``.
+    """
+
+    def __init__(self, message: str = "", *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+    def __reduce__(self) -> tuple:
+        # keep ``param`` across processes (an executor's worker raises, the CLI prints)
+        return (type(self), (str(self),), {"param": self.param})
+
+    def for_flag(self, flags: dict[str, str] | None = None) -> str:
+        """The message with ``param=`` written as its command-line flag (``flags`` maps exceptions to
+        the rule ``--name-with-hyphens``); unchanged without a ``param``."""
+        text = str(self)
+        if not self.param or not text.startswith(self.param + "="):
+            return text
+        flag = (flags or {}).get(self.param, "--" + self.param.replace("_", "-"))
+        return f"{flag} {text[len(self.param) + 1:]}"
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

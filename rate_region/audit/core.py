@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face
 from rate_region.audit.checks import (
     CHECK_TITLES,
     bh_reject,
@@ -62,6 +63,17 @@ def parse_target(text: str) -> Target:
                          "or fast:q with 0 < q <= 1")
 
 
+def _audit_summary(a: AuditRecord) -> str:
+    states = [c.get("status") for c in a.checks]
+    lg = a.log
+    return (f"log {lg.get('source')}: {lg.get('rounds')} rounds, {lg.get('clients')} clients; model "
+            f"{a.model.get('kind')}; checks: {states.count(True)} met, {states.count(False)} not met, "
+            f"{states.count(None)} open")
+
+
+@notebook_face(_audit_summary, rows=lambda a: [(c.get("check"), {True: "met", False: "not met"}.get(c.get("status"), "open"),
+                                                c.get("reason", "")) for c in a.checks],
+               header=("check", "status", "reason"))
 @dataclass(frozen=True, eq=False)
 class AuditRecord:
     """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions."""

@@ -193,10 +193,7 @@ def _fmt_value(x) -> str:
 
 def _print_check(res, out: dict) -> None:
     con = Console()
-    n_conditions = len(out["conditions"])
-    verdict = {True: "[green]all hypotheses hold[/green]" if n_conditions else "no hypotheses",
-               False: "[red]a hypothesis fails[/red]",
-               None: "[yellow]hypotheses not all verified (see the reasons)[/yellow]"}[out["holds"]]
+    verdict = _verdict_line(out)
     con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
     if out.get("origin", "built-in") != "built-in":
         con.print(esc(f"  origin: {out['origin']}"))
@@ -208,6 +205,7 @@ def _print_check(res, out: dict) -> None:
     for c in out["conditions"]:
         h = c["holds"]
         mark = ("[green]yes[/green]" if h is True else "[red]NO[/red]" if h is False else
+                "[blue]condition[/blue]" if h is None and c.get("open") == "condition" else
                 "[yellow]unverified[/yellow]" if h is None else esc(_fmt_value(h)))
         detail = _fmt_value(c["margin"]) if c["margin"] is not None and not c["reason"] else c["reason"]
         table.add_row(esc(c["name"]), mark, esc(_fmt_value(c["lhs"])), esc(_fmt_value(c["rhs"])),
@@ -218,8 +216,22 @@ def _print_check(res, out: dict) -> None:
         if "error" in v:
             con.print(f"  variant {esc(v['key'])}: {esc(v['error'])}")
         else:
-            con.print(f"  variant {esc(v['key'])}: bound = {esc(_fmt_value(v['value']))}, "
-                      f"hypotheses hold: {'unverified' if v['holds'] is None else v['holds']}")
+            con.print(f"  variant {esc(v['key'])}: bound = {esc(_fmt_value(v['value']))}, {_verdict_line(v)}")
+
+
+def _verdict_line(out: dict) -> str:
+    """The check's verdict, keeping apart what no number can decide (given) from what lacks constants (needs)."""
+    given = f" given {', '.join(out['given'])}" if out.get("given") else ""
+    needs = f": needs {', '.join(out['needs'])} (constants the sources do not give)" if out.get("needs") else ""
+    verdict = out.get("verdict")
+    if verdict == "holds":
+        return "[green]all hypotheses hold[/green]" if out["conditions"] else "no hypotheses"
+    if verdict == "fails":
+        return "[red]a hypothesis fails[/red]"
+    if verdict == "holds given conditions":
+        return f"[blue]holds{esc(given)}[/blue] (conditions no number decides)"
+    return f"[yellow]unverified{esc(needs or ' (see the reasons)')}[/yellow]" + (
+        f"; conditions{esc(given)}" if given else "")
 
 
 @click.command("solve")

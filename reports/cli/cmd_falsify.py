@@ -16,8 +16,10 @@ from reports.cli.common import (
     atomic_write_text,
     check_device,
     check_output_path,
+    check_workers,
     dumps,
     echo_json,
+    progress_bar,
     scheduler_options,
     seed_option,
 )
@@ -70,6 +72,29 @@ def _print_space(sc, preset, as_json) -> None:
         click.echo(f"  note: {n}")
 
 
+def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int, confirm_trials: int) -> None:
+    """Refuse, before anything is drawn or simulated, sizes that cannot fit: the search's bookkeeping
+    over --budget, and --trials / --confirm-trials at the largest instance the search may draw.
+
+    The trial counts are first weighed at one client of dimension one (a floor that needs no instance
+    built: 10^9 trials is refused at once), then at the scenario's largest point.
+    """
+    from reports.cli.limits import refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
+    from verify.instance import instance_sizes, largest_point
+
+    refuse_if_too_big(search_cost(budget, time_limit), "lower --budget" + ("" if time_limit is not None else
+                                                                           " or give --time SECONDS"),
+                      ("--budget", budget))
+    counts = (("--trials", trials), ("--confirm-trials", confirm_trials))
+    for name, n in counts:
+        refuse_trials_floor(n, name)
+    point = largest_point(sc)
+    sizes = instance_sizes(sc, point)
+    for name, n in counts:
+        cost = simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"])
+        refuse_if_too_big(cost, f"lower {name} (sized at the largest point of {sc.id}'s space)", (name, n))
+
+
 def register(cli: click.Group) -> None:
     cli.add_command(falsify_cmd)
 
@@ -110,13 +135,11 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
     whose hypotheses all hold. `convbound verify --instance FILE` replays --instance-out exactly.
     """
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from bounds.core.errors import UserInputError
     from verify.falsify import search
     from verify.optimisers import OPTIMISERS
-    from verify.runtime.executor import check_scheduler
 
     sc = _scenario(scenario_id)
     if preset is not None:
@@ -127,20 +150,21 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         _print_space(sc, preset, as_json)
         return 0
     check_device(device)
-    check_scheduler(scheduler, workers)
+    announce_workers = check_workers(scheduler, workers)
     # checked here, before the progress bar starts, so the refusal is the only line on stderr
     if trials < 2 or confirm_trials < 2:
         raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
         raise UserInputError(f"--time {time_limit} must be a positive, finite number of seconds (omit it for no limit)")
     for path in (out_path, instance_out, trace_path):
-        if path:
+        if path is not None:  # an empty path is refused, never skipped
             check_output_path(path, force=force)  # before minutes of search, not after
     from verify.falsify import search_space
 
     search_space(sc, problems)  # unknown family names fail here, not after the cluster starts
     if budget < 1:
         raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
+    _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
     if optimiser not in OPTIMISERS:
         raise UserInputError(f"--optimiser {optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}")
     if terms is not None and optimiser != "stratified":
@@ -152,9 +176,9 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     if __import__("bounds").get(sc.result).kind.value not in ("upper", "order"):
         raise UserInputError(f"{scenario_id} is neither an upper bound nor an order result; falsify searches "
                              "LHS/RHS of those only")
-    err = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+    announce_workers()
+    with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn()) as bar:
         task = bar.add_task(f"falsify {scenario_id}", total=budget)
 
         def progress(done: int, total: int, best: float | None) -> None:
@@ -171,12 +195,19 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                          progress=progress, map_points=None if where is None else executor_map(where),
                          problems=problems, stop_at_violation=stop_at_violation, terms=terms)
     doc = rec.to_dict()
-    if out_path:
+    if out_path is not None:
         atomic_write_text(out_path, dumps(doc) + "\n", force=force)
-    if instance_out and rec.confirmation.get("seeds"):
-        atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=force)
-    if trace_path and rec.trace:
-        _trace_png(doc, trace_path, force)
+    if instance_out is not None:
+        if rec.confirmation.get("seeds"):
+            atomic_write_text(instance_out, dumps(rec.instance_file()) + "\n", force=force)
+        else:  # output is complete or says what it left out
+            click.echo(f"convbound: note: --instance-out not written: no confirmation to replay "
+                       f"({rec.confirmation.get('reason', 'none')})", err=True)
+    if trace_path is not None:
+        if rec.trace:
+            _trace_png(doc, trace_path, force)
+        else:
+            click.echo("convbound: note: --trace not written: no evaluation was made", err=True)
     if as_json:
         echo_json(doc)
     else:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from reports.cli.common import check_device, esc, scheduler_options, seed_option
+from reports.cli.common import check_device, check_workers, esc, scheduler_options, seed_option
 
 
 def register(cli: click.Group) -> None:
@@ -51,14 +51,14 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     ids = [w.strip() for w in only.split(",") if w.strip()] if only is not None else None
     if only is not None and not ids:
         raise UserInputError("--only needs comma-separated IDs, e.g. --only FAST.T1,FAST.T2")
-    from verify.runtime.executor import check_scheduler
 
-    check_scheduler(scheduler, workers)
+    announce_workers = check_workers(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
     from reports.records import add_entries, load_include
 
     included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
 
+    announce_workers()
     console = Console(stderr=True)
     t0 = time.perf_counter()
     with console.status("starting", spinner="dots") as status:
@@ -121,15 +121,16 @@ def _render_saved(doc: dict, path: str, out: str, force: bool, progress) -> None
 def _load(path: str) -> dict:
     """A saved results.json, or the output of ``verify --json``, checked field by field (one line if bad)."""
     import json
-    from pathlib import Path
 
     from bounds.core.errors import UserInputError
+    from bounds.core.files import read_text
     from reports.validate import as_report_document
 
+    valid = "a results.json written by 'convbound report'"
+    text = read_text(path, "--from-json", valid, limit=512 * 2**20)  # a regular file only (never a FIFO)
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserInputError(f"{path} does not exist; give a results.json written by 'convbound report'") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        raise UserInputError(f"{path} is not a JSON file ({exc}); give a results.json written by 'convbound report'") from None
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserInputError(f"{path} is not a JSON file ({why}); give {valid}") from None
     return as_report_document(data, path)

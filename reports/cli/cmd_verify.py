@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, check_device, echo_json, esc, scheduler_options, seed_option
+from reports.cli.common import (
+    COUNT,
+    check_device,
+    check_workers,
+    echo_json,
+    esc,
+    progress_bar,
+    scheduler_options,
+    seed_option,
+)
 
 
 def _styles() -> dict[str, str]:
@@ -20,6 +29,37 @@ def _fmt(x) -> str:
     return "-" if x is None or x != x else f"{x:.3g}"
 
 
+def _check_instance_run(path: str, device: str) -> None:
+    """Before any work: the instance file itself, options it would ignore, its size and its device.
+
+    A replay reruns the file's confirmation exactly (its trials, seed and level, in this process), so
+    ``--trials``, ``--seed``, ``--quick``, ``--scheduler`` and ``--workers`` given with ``--instance`` are
+    refused rather than silently ignored.
+    """
+    from click.core import ParameterSource
+
+    from bounds.core.errors import UserInputError
+    from reports.cli.limits import refuse_if_too_big, refuse_trials_floor, simulation_cost
+    from verify.instance import instance_sizes, load_instance
+    from verify.scenarios import get
+
+    ctx = click.get_current_context()
+    given = [f"--{name}" for name in ("trials", "seed", "quick", "scheduler", "workers")
+             if ctx.get_parameter_source(name) not in (None, ParameterSource.DEFAULT)]
+    if given:
+        raise UserInputError(f"--instance replays the file's own trials, seed and level in this process; "
+                             f"{', '.join(given)} do(es) not apply: drop {' and '.join(given)} (edit the file's "
+                             "trials to change them)")
+    data = load_instance(path)
+    trials = ("trials", data["trials"])
+    refuse_trials_floor(data["trials"], "the file's trials")  # decided before the instance is built
+    sizes = instance_sizes(get(data["scenario"]), data["point"])
+    refuse_if_too_big(simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"],
+                                      sizes["local_steps"]),
+                      f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
+    check_device(device if device != "auto" else data.get("device", "cpu"))
+
+
 def register(cli: click.Group) -> None:
     cli.add_command(verify_cmd)
 
@@ -32,7 +72,9 @@ def register(cli: click.Group) -> None:
 @seed_option()
 @click.option("--json", "as_json", is_flag=True, help="print the list of verification records as JSON")
 @click.option("--instance", "instance_file", default=None, metavar="FILE",
-              help="replay an instance file written by `convbound falsify --instance-out` (no IDS then)")
+              help="replay an instance file written by `convbound falsify --instance-out` (no IDS then): its own "
+                   "trials, seed and level, in this process (--trials, --seed, --quick, --scheduler and --workers "
+                   "are refused with it)")
 @scheduler_options
 def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, scheduler=None, workers=None) -> int:
     """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
@@ -41,30 +83,36 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     violated), 1 otherwise, 2 on bad input.
     """
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from bounds.core.errors import UserInputError
-    from verify.runtime.executor import check_scheduler
     from verify.suite import all_ok, run_suite, select
 
     check_device(device)
-    if instance_file and ids:
+    if instance_file is not None and ids:
         raise UserInputError("give either check IDS or --instance FILE, not both")
-    if not instance_file and not ids:
+    if instance_file is None and not ids:
         raise UserInputError("give check IDS (FAST.T1, a paper prefix FAST, or all) or --instance FILE")
-    if not instance_file:
+    if instance_file is None:
         select(list(ids))  # bad ids and options fail before any work
-    check_scheduler(scheduler, workers)
+        if trials is not None:  # 10^9 trials failed every group after trying to allocate tens of GB
+            from reports.cli.limits import refuse_trials_floor
+
+            refuse_trials_floor(trials, "--trials")
+    else:
+        _check_instance_run(instance_file, device)
+    announce_workers = check_workers(scheduler, workers)
+    announce_workers()
     err = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TimeElapsedColumn(), console=err, transient=True) as bar:
+    with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn()) as bar:
         task = bar.add_task("verify", total=None)
 
         def progress(done: int, total: int, cid: str) -> None:
             bar.update(task, completed=done, total=total, description=f"verify {cid}")
 
         try:
-            if instance_file:
+            if instance_file is not None:
                 from verify.falsify import replay
 
                 results = [replay(instance_file, device=None if device == "auto" else device)]

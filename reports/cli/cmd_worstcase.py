@@ -1,4 +1,4 @@
-"""`convbound worst-case`: exact worst case of a deterministic federated method by performance estimation."""
+"""`convbound worst-case`: exact worst case of a federated method by performance estimation."""
 
 from __future__ import annotations
 
@@ -25,29 +25,67 @@ from reports.cli.common import COUNT, echo_json
               help="fast: rounds 0, I, 2I, ... are snapshot rounds (all clients)")
 @click.option("--cohort", "S", type=COUNT, default=1, show_default=True,
               help="fast: the other rounds aggregate clients 0..S-1")
+@click.option("--participation", "law", default=None,
+              help="a random law drawn every round: full | uniform:m | bernoulli:p | snapshot:q,m,uniform:n | "
+                   "snapshot:q,m,cohort:n (FAST's coin; with --method fast it replaces the fixed schedule)")
+@click.option("--sigma", type=float, default=0.0, show_default=True,
+              help="noise level of each local gradient: E||xi||^2 <= sigma^2 (the value is then an upper bound)")
 @click.option("--solver", default="CLARABEL", show_default=True, help="CLARABEL | SCS (through cvxpy)")
 @click.option("--max-seconds", type=float, default=600.0, show_default=True,
-              help="refuse instances whose estimated solve time exceeds this")
+              help="refuse instances whose estimated solve time exceeds this (memory is bounded accordingly)")
+@click.option("--relaxed", is_flag=True,
+              help="a random law by its moments: an upper bound (exact for R = 1) whose size grows linearly in R "
+                   "instead of with the number of pattern sequences")
+@click.option("--per-round", is_flag=True,
+              help="instead: the per-round certificate E||x_{r+1}-x*||^2 <= rho E||x_r-x*||^2 + c (one-round SDP, "
+                   "any R, even 10^22) and its bound at R")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
-def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, solver, max_seconds,  # noqa: E741
-                   as_json) -> None:
+def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
+                   max_seconds, relaxed, per_round, as_json) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
-    Solves PEPit's SDP (Clarabel or SCS through cvxpy) for the deterministic, full-gradient method and
-    prints the worst case, the dual certificate's status, the solve time, and the tightness
+    Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
+    participation law, the worst case of the expected measure, rechecks its dual certificate in exact
+    arithmetic, and prints the worst case, the certificate's status, the solve time, and the tightness
     (worst case / bound) of every encoded result that covers the setting, with the reason for the others.
+    Sizes are estimated first: an SDP over the time (or the memory it implies) is refused with the estimate.
     """
-    from verify.pep import Setting, snapshot_schedule, solve
+    from verify.pep import Setting, parse_law, solve
 
-    schedule = snapshot_schedule(R, M, I, S) if method == "fast" else None
+    parsed = parse_law(law) if law is not None else None
+    fixed = method == "fast" and parsed is None  # FAST's deterministic interval, generated round by round
     setting = Setting(method=method, L=L, mu=mu, zeta=zeta, eta=eta, K=K, R=R, M=M, eta_g=eta_g, D0=D0,
-                      measure=measure, schedule=schedule, I=I if schedule else None, S=S if schedule else None)
-    wc = solve(setting, solver=solver, max_seconds=max_seconds)
+                      measure=measure, I=I if fixed else None, S=S if fixed else None, law=parsed, sigma=sigma)
+    if per_round:
+        _per_round(setting, solver, max_seconds, as_json)
+        return
+    wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
     if as_json:
         echo_json(record)
+    else:
+        _print(record)
+    if not wc.success:  # the solver returned no value: the record says why, the exit status says it failed
+        raise SystemExit(1)
+
+
+def _per_round(setting, solver: str, max_seconds: float, as_json: bool) -> None:
+    from dataclasses import replace
+
+    from verify.pep import check_size, validate
+    from verify.pep.lyapunov import record
+
+    validate(setting)
+    check_size(replace(setting, R=1), max_seconds)  # the one-round SDP, before anything is built
+    rec = record(setting, [setting.R], solver=solver.upper() if isinstance(solver, str) else solver)
+    if as_json:
+        echo_json(rec)
         return
-    _print(record)
+    for ln in rec["lines"]:
+        click.echo(f"per round (tangent at D={ln['D']:.6g}): E||x_(r+1)-x*||^2 <= {ln['rho']:.10g} E||x_r-x*||^2 "
+                   f"+ {ln['c']:.6g}  (exact recheck; solver {ln['solver_status']})")
+    click.echo(f"bound at R={setting.R}: {rec['bounds'][str(setting.R)]:.10g} (for every R: iterate the minimum "
+               "of these lines from D0)")
 
 
 def _print(record: dict) -> None:
@@ -58,14 +96,19 @@ def _print(record: dict) -> None:
     p = record["parameters"]
     cert = record["certificate"]
     what = "||x_R - x*||^2" if p["measure"] == "dist_sq" else "F(x_R) - F*"
-    con.print(f"{record['method']}: worst case of {what} = {record['value']}  "
-              f"(primal {record['primal_value']}; solver {record['solver']}: {record['solver_status']}; "
+    expect = "E " if p.get("participation") not in (None, "full", "schedule") or p.get("sigma") else ""
+    con.print(f"{record['method']}: worst case of {expect}{what} = {record['value']} ({record['exactness']}; "
+              f"primal {record['primal_value']}; solver {record['solver']}: {record['solver_status']}; "
               f"certificate: {cert.get('status')}; {record['solve_seconds']:.2f} s)")
-    con.print("parameters: " + ", ".join(f"{k}={v}" for k, v in p.items()))
-    if "residual_min_eig" in cert:
-        con.print(f"dual certificate: residual min eig {cert['residual_min_eig']:.2e}, min inequality multiplier "
-                  f"{cert['min_inequality_dual']:.2e}, proof error {cert['proof_error']:.2e}, duality gap "
-                  f"{cert['duality_gap']:.2e}")
+    con.print("parameters: " + ", ".join(f"{k}={v}" for k, v in p.items() if k != "schedule"))
+    con.print(f"symmetry: {record['symmetry']}")
+    if cert.get("status") != "failed":
+        con.print(f"dual certificate ({cert.get('recheck')}): proved upper bound {cert.get('proved_upper_bound')}; "
+                  f"residual smallest eigenvalue {cert.get('min_eig_float', float('nan')):.2e}, largest multiplier "
+                  f"fix {cert.get('balance_fix', float('nan')):.2e}"
+                  + (f"; {cert['reason']}" if cert.get("reason") else ""))
+    else:
+        con.print(f"no value: {cert.get('reason')}")
     for note in record["notes"]:
         con.print(f"note: {note}")
     table = Table(title="encoded results and this setting")

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from bounds.core.errors import UserInputError
+from bounds.core.filemode import created_mode
 from reports.jsonable import strict_json
 
 
@@ -160,6 +161,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+            os.fchmod(fh.fileno(), created_mode())  # mkstemp's 0600 would outlive the rename
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -177,6 +179,8 @@ def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> P
     (a symbolic link, a device, a FIFO, a directory); a missing parent directory; a parent that is
     not writable; a file name longer than the file system allows.
     """
+    if not os.fspath(path).strip():  # Path("") is "." (the working directory): an empty --out is a mistake
+        raise UserInputError("an output path is empty; give a file name (e.g. --out record.json)")
     target = Path(path)
     if os.path.lexists(target):
         if not force:
@@ -205,10 +209,43 @@ def short_text(path: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else f"{text[:60]}...({len(text)} characters)...{text[-40:]}"
 
 
+def progress_bar(*columns: Any) -> Any:
+    """A transient rich progress bar on stderr, drawn only on a terminal.
+
+    Why: off a terminal (a pipe, a file, a test) a transient bar still ends with a newline, so an
+    error raised during the run came out as a blank line and then the message; the contract is
+    exactly one line on stderr.
+    """
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    return Progress(*columns, console=console, transient=True, disable=not console.is_terminal)
+
+
+def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], None]:
+    """Validate ``--scheduler``/``--workers`` now (``verify.runtime.executor.check_scheduler``); returns
+    ``announce()``, to call when the work starts, which says on stderr when ``--workers`` is capped at the
+    cores (the cluster starts ``local_workers(workers)`` processes, never more than asked for).
+
+    Why two steps: a refusal found after this check must stay the only line on stderr.
+    """
+    from verify.runtime.executor import check_scheduler, local_workers
+
+    note = local_workers(workers)[1] if check_scheduler(scheduler, workers) == "local" else ""
+
+    def announce() -> None:
+        if note:
+            click.echo(f"convbound: note: {note}", err=True)
+
+    return announce
+
+
 def scheduler_options(fn):
     """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.runtime.executor``)."""
     fn = click.option("--workers", type=COUNT, default=None, metavar="N",
-                      help="Worker processes of a local Dask cluster (implies --scheduler local).")(fn)
+                      help="Worker processes of a local Dask cluster (implies --scheduler local); at most the "
+                           "CPU cores available (more are capped, with a note).")(fn)
     fn = click.option("--scheduler", default=None, metavar="WHERE",
                       help="inprocess (default), local (a Dask cluster of --workers processes, default 2) "
                            "or tcp://HOST:PORT (a running Dask scheduler).")(fn)

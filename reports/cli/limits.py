@@ -39,6 +39,8 @@ class Cost:
     what: str
 
     def describe(self) -> str:
+        if self.seconds <= 0:  # bounded by a time limit the user gave: only the memory is an estimate
+            return f"about {_size(self.bytes)} of memory"
         return f"about {_size(self.bytes)} of memory and {_duration(self.seconds)}"
 
 
@@ -60,15 +62,55 @@ def region_cost(clients: int, rounds: int = 0, runs: int = 0) -> Cost:
     return Cost(memory, seconds, what)
 
 
-def refuse_if_too_big(cost: Cost, hint: str) -> None:
-    """Raise ``UserInputError`` with the estimate when ``cost`` cannot fit in memory or in the time budget."""
+# falsify: what one evaluation keeps (its seed, spawned up front, ~0.4 kB measured; its trace entry
+# and score) and the least time it takes (one simulate call: ~0.1 s measured at FAST.T1's default point)
+_SEARCH_BYTES_PER_EVALUATION = 1e3
+_SEARCH_S_PER_EVALUATION = 5e-3
+
+
+def search_cost(budget: int, time_limit: float | None) -> Cost:
+    """A search's bookkeeping over ``budget`` evaluations (the simulations are sized per point apart).
+
+    With ``time_limit`` the search stops then, so only the memory counts (the seeds of every
+    evaluation are drawn before the first one); without it, a floor on the time as well.
+    """
+    seconds = 0.0 if time_limit is not None else budget * _SEARCH_S_PER_EVALUATION
+    return Cost(budget * _SEARCH_BYTES_PER_EVALUATION, seconds, f"--budget {budget} evaluations")
+
+
+def refuse_trials_floor(trials: int, name: str) -> None:
+    """Refuse a trial count that cannot fit even at the smallest instance (one client, dimension 1, one
+    round): decided from the number alone, before any instance is built (``--trials 10^9`` at once)."""
+    floor = simulation_cost(trials, 1, 1, 1, 1)
+    cost = Cost(floor.bytes, floor.seconds, f"{name} {trials} (even at one client of dimension 1 for one round)")
+    memory, budget = _memory_bytes(), _max_seconds()
+    most = int(trials * min(memory / 2 / floor.bytes, budget / max(floor.seconds, 1e-300)))
+    refuse_if_too_big(cost, f"lower {name} below {most} (real instances allow fewer still)")
+
+
+def refuse_if_too_big(cost: Cost, hint: str, count: tuple[str, int] | None = None) -> None:
+    """Raise ``UserInputError`` with the estimate when ``cost`` cannot fit in memory or in the time budget.
+
+    ``count`` (option name, value) is the size the cost grows with about linearly, e.g.
+    ``("--trials", 10**9)``: the message then says how large it could be (what would fit).
+    """
     memory = _memory_bytes()
     budget = _max_seconds()
     if cost.bytes > memory / 2:
-        raise UserInputError(f"{cost.what} needs {cost.describe()}; this machine has {_size(memory)}: {hint}")
+        raise UserInputError(f"{cost.what} needs {cost.describe()}; this machine has {_size(memory)}: {hint}"
+                             f"{_fits(count, memory / 2 / cost.bytes)}")
     if cost.seconds > budget:
         raise UserInputError(f"{cost.what} needs {cost.describe()}, over the {_duration(budget)} budget "
-                             f"(set CONVBOUND_MAX_SECONDS to raise it): {hint}")
+                             f"(set CONVBOUND_MAX_SECONDS to raise it): {hint}{_fits(count, budget / cost.seconds)}")
+
+
+def _fits(count: tuple[str, int] | None, share: float) -> str:
+    """`` (at most about N fit)``: the linear share of ``count`` that stays within the limit."""
+    if count is None:
+        return ""
+    name, value = count
+    most = int(value * share)
+    return f" ({name} {most} or less would fit)" if most >= 1 else f" (not even {name} 1 fits)"
 
 
 def _memory_bytes() -> float:

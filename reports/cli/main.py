@@ -68,6 +68,10 @@ def _on_sigterm(signum, frame) -> None:
     raise _Terminated()
 
 
+#: Library parameters whose flag is not ``--name-with-hyphens`` (see ``UserInputError.for_flag``).
+PARAM_FLAGS = {"time_limit": "--time"}
+
+
 def main(argv: list[str] | None = None) -> int:
     from bounds.core.errors import UserInputError  # bounds/__init__ is lazy: this loads no sympy
 
@@ -80,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="convbound", standalone_mode=False)
     except UserInputError as exc:
-        sys.exit(_fail(str(exc)))
+        sys.exit(_fail(exc.for_flag(PARAM_FLAGS)))  # a library's "trials=1 ..." as the flag "--trials 1 ..."
     except click.UsageError as exc:
         # click's own usage errors (unknown option, missing argument) are one line too
         hint = f" (see 'convbound {exc.ctx.info_name} --help')" if exc.ctx and exc.ctx.parent else ""

@@ -315,6 +315,6 @@ def test_vectorised_sweep_matches_pointwise():
 
 def checked_hold(rep) -> bool:
     """Every encoded hypothesis holds; the rest are the not-checked participation/availability ones."""
-    rest = [c for c in rep.conditions if c.reason.startswith("unverified, not checked")]
+    rest = [c for c in rep.conditions if c.reason.startswith("condition, not checked")]
     return rep.holds is None and all(c.holds is None for c in rest) and all(
         c.holds is True for c in rep.conditions if c not in rest)

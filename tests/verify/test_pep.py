@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("PEPit")
 
 from bounds.core.errors import UserInputError  # noqa: E402
-from verify.pep import Setting, snapshot_schedule, solve  # noqa: E402
+from verify.pep import Law, Setting, snapshot_schedule, solve  # noqa: E402
 
 TOL = 1e-6
 
@@ -121,18 +121,34 @@ def test_a_fixed_schedule_is_not_claimed_by_fast_t2():
 def test_record_carries_parameters_certificate_and_versions():
     wc = solve(Setting("local_gd", L=1.0, mu=0.1, zeta=0.0, eta=1.0, M=1))
     d = wc.to_dict()
-    for key in ("method", "parameters", "value", "pepit_tau", "solver_status", "certificate", "solve_seconds",
-                "seeds", "versions", "coverage"):
+    for key in ("method", "parameters", "value", "primal_value", "exactness", "symmetry", "solver_status",
+                "certificate", "solve_seconds", "seeds", "versions", "coverage", "size"):
         assert key in d
-    assert d["versions"]["pepit"] and d["parameters"]["eta"] == 1.0
-    assert abs(d["certificate"]["dual_objective"] - d["value"]) <= 1e-12
+    assert d["versions"]["cvxpy"] and d["parameters"]["eta"] == 1.0 and d["exactness"] == "exact"
+    # a certified value is the exactly rechecked bound, within the solver's accuracy of the attained primal
+    assert d["certificate"]["proved_upper_bound"] == d["value"] and 0 <= d["value"] - d["primal_value"] <= 1e-6
+
+
+# The direct SDP against PEPit's own formulation --------------------------------------------------------
+
+@pytest.mark.parametrize("method,kw", [("local_gd", dict(zeta=0.5, K=2, R=2)), ("scaffold", dict(zeta=0.5, K=2, R=2)),
+                                       ("local_gd", dict(zeta=0.3, K=1, R=3, measure="gap")),
+                                       ("fast", dict(zeta=0.5, K=2, R=3, schedule=snapshot_schedule(3, 2, 2, 1)))])
+def test_direct_sdp_agrees_with_pepit(method, kw):
+    """Two independent formulations of the same deterministic PEP give the same value."""
+    from verify.pep.pepit_backend import solve_pepit
+
+    s = Setting(method, L=1.0, mu=0.1, eta=0.3, M=2, **kw)
+    tau, status, _ = solve_pepit(s)
+    assert tau is not None and status in ("optimal", "optimal_inaccurate")
+    assert abs(_certified(solve(s, with_coverage=False)) - tau) <= 1e-6
 
 
 # Bad input --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs,word", [
     (dict(method="newton"), "method"), (dict(eta=0.0), "eta"), (dict(mu=2.0), "mu"), (dict(K=0), "K"),
-    (dict(zeta=-1.0), "zeta"), (dict(measure="loss"), "measure"), (dict(K=20, R=5), "too many"),
+    (dict(zeta=-1.0), "zeta"), (dict(measure="loss"), "measure"), (dict(K=20, R=5), "too large"),
     (dict(method="fast"), "schedule"),
 ])
 def test_bad_settings_are_refused_with_a_reason(kwargs, word):
@@ -166,3 +182,33 @@ def test_two_clients_suffice_for_the_convex_gap_too():
     w2 = _certified(solve(Setting("local_gd", M=2, **common), with_coverage=False))
     w3 = solve(Setting("local_gd", M=3, **common), with_coverage=False).value
     assert abs(w2 - w3) <= TOL
+
+
+@pytest.mark.parametrize("method,kw", [
+    ("local_gd", dict(zeta=0.5)), ("scaffold", dict(zeta=0.5)), ("local_gd", dict(zeta=0.3, measure="gap")),
+    ("local_gd", dict(zeta=0.0)), ("local_gd", dict(zeta=0.5, law=Law("uniform", m=1))),
+    ("scaffold", dict(zeta=0.5, law=Law("uniform", m=1))), ("local_gd", dict(zeta=0.3, law=Law("bernoulli", p=0.5))),
+    ("fast", dict(zeta=0.5, law=Law("snapshot", q=0.3, m=2, other="uniform", n=1))),
+])
+def test_swap_invariant_solution_equals_the_full_sdp(method, kw):
+    """Two clients treated alike by the law: the SDP restricted to swap-invariant Gram matrices (mirrored
+    branches paired) gives the full value, and its symmetrised certificate passes the exact recheck of the
+    full problem."""
+    from verify.pep.exact import recheck
+    from verify.pep.sdp import build, solve_sdp, swap_basis
+
+    s = Setting(method, L=1.0, mu=0.1, eta=0.3, K=2, R=2, M=2, **kw)
+    pb = build(s)
+    assert swap_basis(pb) is not None
+    full, sym = solve_sdp(pb), solve_sdp(pb, symmetric=True)
+    assert abs(full.value - sym.value) <= 1e-6
+    rc = recheck(s, sym)
+    assert rc["ok"] and abs(rc["bound"] - full.primal) <= 1e-6
+
+
+def test_a_law_that_treats_the_clients_differently_is_not_symmetrised():
+    from verify.pep.sdp import build, swap_basis
+
+    s = Setting("fast", L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=2, M=2,
+                law=Law("snapshot", q=0.5, m=2, other="cohort", n=1))
+    assert swap_basis(build(s)) is None

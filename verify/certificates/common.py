@@ -79,7 +79,7 @@ def certificate(ctx: Context, *, check_id: str, title: str, key: str, values: Ma
     return Verification(
         id=check_id, title=title, verdict=verdict, expected=HOLDS,
         lhs=est.mean, ci=(est.low, est.high), rhs=rhs, ratio=ratio(est.mean, rhs),
-        instance={**dict(instance), "result_inputs": {k: _num(v) for k, v in values.items()},
+        instance={**dict(instance), "result": result.key, "result_inputs": {k: _num(v) for k, v in values.items()},
                   "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
                   "level": ctx.level},
         control=False, kind="certificate", trials=trials, seed=ctx.seed,
@@ -129,7 +129,7 @@ def hypothesis_control(ctx: Context, scenario_id: str, overrides: Mapping[str, A
     return Verification(
         id=check_id, title=title, verdict=verdict, expected=VIOLATED, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
         ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None,
-        instance={**dict(est.describe), "point": dict(est.point), "result_inputs": dict(est.values),
+        instance={**dict(est.describe), "point": dict(est.point), "result": res.key, "result_inputs": dict(est.values),
                   "rhs_terms": dict(est.rhs_terms), "level": ctx.level, "broken_hypothesis": broken},
         control=True, kind="control", trials=trials, seed=ctx.seed + seed_offset, variant=res.variant,
         conditions=tuple(est.conditions), notes=tuple(notes), device=ctx.device,

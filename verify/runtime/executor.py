@@ -19,6 +19,7 @@ Dask is imported only inside :func:`run_tasks` (the CLI's start-up stays fast).
 from __future__ import annotations
 
 import contextlib
+import re
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -119,20 +120,61 @@ def call(task: Task) -> Any:
 
 
 def check_scheduler(scheduler: str | None, workers: int | None) -> str:
-    """The scheduler kind after validation: ``inprocess``, ``local`` or a ``tcp://`` address."""
-    if workers is not None and (int(workers) != workers or workers < 1):
-        raise UserInputError(f"--workers {workers} must be an integer >= 1")
+    """The scheduler kind after validation: ``inprocess``, ``local`` or a ``tcp://HOST:PORT`` address.
+
+    Refused: ``workers`` below 1; ``workers`` with ``inprocess`` named (one process, no workers) or
+    with a ``tcp://`` cluster (it has its own); an address without a host or a port in 1..65535.
+    """
+    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
+        raise UserInputError(f"workers={workers} must be an integer >= 1", param="workers")
     kind = (scheduler or "").strip()
+    if kind == INPROCESS and workers is not None:
+        raise UserInputError(f"--scheduler inprocess runs every task in this process; --workers {workers} needs "
+                             "--scheduler local (or drop --workers)")
     if kind in ("", INPROCESS):
         return LOCAL if workers is not None else INPROCESS
     if kind == LOCAL:
         return LOCAL
-    if kind.startswith("tcp://") and len(kind) > len("tcp://"):
+    if kind.startswith("tcp://"):
         if workers is not None:
             raise UserInputError("--workers applies to a local cluster; an existing cluster (--scheduler tcp://...) "
                                  "has its own workers")
+        match = re.fullmatch(r"tcp://([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})", kind)
+        if not match or not 1 <= int(match.group(2)) <= 65535:
+            raise UserInputError(f"--scheduler {_clip(scheduler)} is not an address; give tcp://HOST:PORT with a port "
+                                 "in 1..65535, e.g. tcp://127.0.0.1:8786")
         return kind
-    raise UserInputError(f"--scheduler {scheduler!r} is not a scheduler; use inprocess, local or tcp://HOST:PORT")
+    hint = " (an address starts with tcp:// and ends with :PORT)" if re.fullmatch(r"[\w.:\[\]-]+", kind) else ""
+    raise UserInputError(f"scheduler={_clip(scheduler)} is not a scheduler{hint}; use inprocess, local or "
+                         "tcp://HOST:PORT", param="scheduler")
+
+
+def local_workers(workers: int | None) -> tuple[int, str]:
+    """Worker processes a local cluster starts, and a note when fewer than asked.
+
+    ``workers`` (default 2) is capped at the CPU cores this process may run on: CPU-bound tasks gain
+    nothing from more processes than cores (a thousand workers on 2 cores took minutes to start and
+    kept the load near 40), and ``--workers 10**6`` would never finish starting. The note says so;
+    it is empty when nothing was capped or the default was trimmed silently on a 1-core machine.
+    """
+    import os
+
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    asked = 2 if workers is None else int(workers)
+    count = max(1, min(asked, cores))
+    note = ""
+    if workers is not None and count < asked:
+        note = (f"--workers {_clip(asked)} capped at {count}, the CPU cores available here (a local cluster gains "
+                "nothing from more processes than cores; a larger cluster: --scheduler tcp://HOST:PORT)")
+    return count, note
+
+
+def _clip(value: Any, width: int = 60) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= width else f"{text[:width - 25]}...({len(text)} characters)"
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
@@ -193,9 +235,11 @@ class _Bar:
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+            console = Console(stderr=True)
+            # drawn on a terminal only: off one, a transient bar still ends with a blank line on stderr
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
                                  TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                                 console=Console(stderr=True), transient=True)
+                                 console=console, transient=True, disable=not console.is_terminal)
             self._bar.start()
             self._id = self._bar.add_task("tasks", total=self.total)
         return self.tick
@@ -266,7 +310,7 @@ def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
             for fn in {t.fn.partition(":")[0] for t in tasks}:
                 import_module(fn)
         with dask.config.set({"distributed.worker.multiprocessing-method": method}):
-            cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+            cluster = LocalCluster(n_workers=local_workers(workers)[0], threads_per_worker=1, processes=True,
                                    dashboard_address=None, silence_logs=logging.ERROR)
         try:
             return Client(cluster), cluster

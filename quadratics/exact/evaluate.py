@@ -1,0 +1,407 @@
+"""Exact expectations of the engine's metrics on affine problems: what applies, and the evaluation.
+
+``applies(problem, algorithm, pattern)`` says whether the exact path covers an instance (and why not);
+``exact_moments(problem, algorithm, pattern, rounds)`` returns E||x_R - x*||^2, E[F(x_R) - F*],
+E||grad F(x_R)||^2, their averages over rounds first..R, and a floating-point bound on each
+(:mod:`quadratics.exact.moments`); ``exact_curve`` the same metrics at every round (short horizons);
+``expectations`` picks the exact path when it applies and a Monte Carlo run of the engine otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from bounds.core.errors import UserInputError
+
+from .laws import RoundLaw, lcm, per_trial_laws, round_law
+from .moments import (
+    Tracked,
+    U,
+    assemble,
+    augmented,
+    gamma,
+    matrix_power,
+    matvec,
+    metric_rows,
+    power_apply,
+    vech_index,
+)
+from .probe import Prober, _Declined, algorithm_declined
+
+METRICS = ("dist_sq", "gap", "grad_sq")
+# exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
+# with its bound 4 products (~0.6 s at order 600 on this machine): SCAFFOLD's state d (M + 2) limits it
+MAX_ORDER = 600
+# a step schedule changes the maps every round: each round is probed and advanced on its own
+# (about 50 ms a round at M = 4, d = 3 on this machine; its bound grows like |T|^k along the chain, see
+# quadratics.exact.moments), so schedules are exact only for short horizons
+MAX_SCHEDULED_ROUNDS = 1000
+# per-trial mean curves advance every trial's moments round by round: at most this many multiply-adds
+CURVE_MAX_WORK = 2e9
+
+
+@dataclass(frozen=True)
+class ExactMoments:
+    """Exact expectations over participation and noise (no sampling error) with rounding bounds.
+
+    ``final[m]`` = E metric at round ``rounds``; ``mean[m]`` = (1/(R - first + 1)) sum_{r=first..R} E metric_r;
+    ``initial[m]`` at round 0; ``*_err[m]`` an upper bound on the floating-point error of each value
+    (derivation: :mod:`quadratics.exact.moments`); ``law`` describes the participation law used.
+    """
+
+    rounds: int
+    first: int
+    final: dict[str, float]
+    final_err: dict[str, float]
+    mean: dict[str, float]
+    mean_err: dict[str, float]
+    initial: dict[str, float]
+    law: str
+    order: int
+    wall_seconds: float
+    versions: dict[str, str] = field(default_factory=dict)
+
+    def value(self, metric: str, kind: str = "final") -> tuple[float, float]:
+        """(value, rounding bound) of ``metric`` at the final round (``kind='final'``) or averaged (``'mean'``)."""
+        if metric not in METRICS:
+            raise UserInputError(f"metric {metric!r} has no exact value; valid: {', '.join(METRICS)}")
+        if kind == "final":
+            return self.final[metric], self.final_err[metric]
+        if kind == "mean":
+            return self.mean[metric], self.mean_err[metric]
+        raise UserInputError(f"kind={kind!r}; valid: final, mean")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": "exact", "rounds": self.rounds, "first": self.first, "final": self.final,
+                "final_err": self.final_err, "mean": self.mean, "mean_err": self.mean_err,
+                "initial": self.initial, "law": self.law, "order": self.order,
+                "wall_seconds": self.wall_seconds, "versions": self.versions}
+
+
+def _problem_declined(problem: Any) -> str | None:
+    from ..curvature import CurvatureQuadratic
+    from ..heterogeneous import HeterogeneousQuadratic
+
+    if not isinstance(problem, (HeterogeneousQuadratic, CurvatureQuadratic)):
+        return (f"problem {getattr(problem, 'name', type(problem).__name__)!r} has non-affine client gradients "
+                "(exact: the quadratic families quadratic, quadratic-diagonal, quadratic-rotated)")
+    return None
+
+
+# the last few probers, by the identity of their (problem, algorithm, pattern): one evaluation asks
+# applies(), the moments and the record's curve of the same objects (a probe costs 0.05-0.5 s)
+_PROBERS: list[tuple[Any, Any, Any, Prober]] = []
+
+
+def _prober(problem: Any, algorithm: Any, pattern: Any, aux: dict) -> Prober:
+    for pb, alg, pat, prober in _PROBERS:
+        if pb is problem and alg is algorithm and pat is pattern:
+            return prober
+    prober = Prober(problem, algorithm, aux)
+    if 1 + prober.D + prober.D * (prober.D + 1) // 2 <= MAX_ORDER:  # (only small instances are kept alive)
+        _PROBERS.insert(0, (problem, algorithm, pattern, prober))
+        del _PROBERS[4:]
+    return prober
+
+
+class _Plan:
+    """Everything one exact evaluation needs: the law, the prober and the cached moment matrices."""
+
+    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: RoundLaw | None = None):
+        if pattern.M != problem.M:
+            raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
+        why = _problem_declined(problem) or algorithm_declined(algorithm)
+        if why:
+            raise _Declined(why)
+        if law is None:
+            found = round_law(pattern)
+            if isinstance(found, str):
+                raise _Declined(found)
+            law = found
+        if algorithm.name == "f3ast" and "rates" not in law.aux:
+            raise _Declined("F3AST's weights p_k / r_k(t) need known rates (a static policy); this pattern's rates "
+                            "come from the run")
+        self.law: RoundLaw = law
+        self.prober = _prober(problem, algorithm, pattern, law.aux)
+        D = self.prober.D
+        self.D = D
+        self.order = 1 + D + D * (D + 1) // 2
+        if self.order > MAX_ORDER:
+            raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
+        self.L = metric_rows(D, self.prober.layout.block("x"), np.asarray(problem.hessian(), dtype=float))
+        self.use(law)
+
+    def use(self, law: RoundLaw) -> None:
+        """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
+        self.law = law
+        self.period = None if self.prober.scheduled else lcm(self.prober.window, law.period)
+        self._G: dict[Any, Tracked] = {}
+        self._W: Tracked | None = None
+
+    def key(self, r: int) -> tuple[Any, Any]:
+        return (self.prober.phase(r), self.law.key(r))
+
+    def G(self, r: int) -> Tracked:
+        key = self.key(r)
+        if key not in self._G:
+            maps = self.prober.maps(r)
+            Eu, Euu = self.law.moments(key[1])
+            F = maps.c.shape[0]
+            Mu = np.empty((F, F))
+            Mu[0, 0], Mu[0, 1:], Mu[1:, 0], Mu[1:, 1:] = 1.0, Eu, Eu, Euu
+            M = self.law.M
+            T = assemble(maps.B, maps.c, maps.N, Mu, M)
+            if not np.isfinite(T).all():
+                raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
+            # rounding bound of the assembly: the coefficients' probe uncertainty and the moments' relative error
+            # enter through the same formula with absolute values (first order), plus the sums' own rounding
+            # (x4: a feature's coefficient is a combination of up to four probes, e.g. Y_i = 2 B_1 - B_2 - A_0)
+            eps = 4 * gamma(self.prober.K * (self.prober.d + 4) + 16) * maps.scale
+            aB, ac, aN, aMu = np.abs(maps.B), np.abs(maps.c), np.abs(maps.N), np.abs(Mu)
+            T_abs = assemble(aB, ac, aN, aMu, M)
+            T_pert = assemble(aB + eps, ac + eps, aN + eps, aMu * (1 + self.law.rel_err), M)
+            J = maps.N.shape[2]
+            err = (T_pert - T_abs) + gamma(2 * F + J + 4 * M + 8) * T_abs
+            self._G[key] = augmented(Tracked(T, np.abs(err)), self.L)
+        return self._G[key]
+
+    def segment(self, r0: int, count: int) -> Tracked:
+        """The product of the matrices of rounds r0 .. r0 + count - 1 (count >= 1).
+
+        Runs of equal matrices (a cyclic group's g rounds, a law of period 1) are powered by squaring. Why
+        not round by round: the bound of a product, |A| E_B + E_A |B|, grows like |G|^k along a chain of
+        k single rounds but like |G^k| along squarings, and |G|^k explodes where G mixes signs (SCAFFOLD's
+        control variates: measured 4e77 after 1000 single rounds against 3e-11 by squaring)."""
+        W: Tracked | None = None
+        r, end = r0, r0 + count
+        while r < end:
+            key, run = self.key(r), 1
+            while r + run < end and self.key(r + run) == key:
+                run += 1
+            block = matrix_power(self.G(r), run)
+            W = block if W is None else block @ W
+            r += run
+        assert W is not None
+        return W
+
+    def window(self) -> Tracked:
+        if self._W is None:
+            assert self.period is not None
+            self._W = self.segment(0, self.period)
+        return self._W
+
+    def advance(self, v: Tracked, r0: int, count: int) -> Tracked:
+        """v after rounds r0 .. r0 + count - 1."""
+        if count <= 0:
+            return v
+        if self.period is None:
+            if count > MAX_SCHEDULED_ROUNDS:
+                raise _Declined(f"a step schedule changes the round every round: {count} rounds > "
+                                f"{MAX_SCHEDULED_ROUNDS} advanced one by one")
+            for r in range(r0, r0 + count):  # all rounds differ: a chain of matrix-vector steps (n^2 each)
+                v = matvec(self.G(r), v)
+            return v
+        r, end = r0, r0 + count
+        head = min(end, -(-r // self.period) * self.period) - r  # rounds up to the next whole period
+        if head:
+            v, r = matvec(self.segment(r, head), v), r + head
+        whole = (end - r) // self.period
+        if whole:
+            v = power_apply(self.window(), whole, v)
+            r += whole * self.period
+        if r < end:
+            v = matvec(self.segment(r, end - r), v)
+        return v
+
+    def start(self) -> Tracked:
+        e0 = self.prober.z0 - self.prober.z_ref
+        iu, ju = vech_index(self.D)
+        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju], np.zeros(3)])
+        return Tracked(v, 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
+                                                                            np.zeros(v.size - 1 - self.D)])))
+
+    def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
+        n = self.order
+        val = self.L @ v.val[:n]
+        err = np.abs(self.L) @ v.err[:n] + gamma(n) * (np.abs(self.L) @ np.abs(v.val[:n]))
+        return val, err
+
+
+def applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
+    """(True, the law used) when :func:`exact_moments` covers the instance, else (False, why not)."""
+    try:
+        plan = _Plan(problem, algorithm, pattern)
+        plan.prober.maps(0)
+    except _Declined as e:
+        return False, str(e)
+    return True, plan.law.describe
+
+
+def _versions() -> dict[str, str]:
+    return {"numpy": np.__version__, "torch": torch.__version__, "dtype": "float64", "device": "cpu"}
+
+
+def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1) -> ExactMoments:
+    """Exact E of the three metrics at round ``rounds`` and averaged over rounds ``first``..``rounds``.
+
+    Raises UserInputError when exact evaluation does not apply (the message says why; see :func:`applies`).
+    """
+    rounds, first = int(rounds), int(first)
+    if rounds < 1 or not 0 <= first <= rounds:
+        raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
+    t0 = time.perf_counter()
+    try:
+        plan = _Plan(problem, algorithm, pattern)
+        init, fin, fin_err, mean, mean_err = _evaluate(plan, rounds, first)
+    except _Declined as e:
+        raise UserInputError(f"exact evaluation does not apply: {e}") from None
+    mk = lambda a: {k: float(x) for k, x in zip(METRICS, a)}  # noqa: E731
+    return ExactMoments(rounds=rounds, first=first, final=mk(fin), final_err=mk(fin_err), mean=mk(mean),
+                        mean_err=mk(mean_err), initial=mk(init), law=plan.law.describe, order=plan.order,
+                        wall_seconds=time.perf_counter() - t0, versions=_versions())
+
+
+def _evaluate(plan: _Plan, rounds: int, first: int) -> tuple[np.ndarray, ...]:
+    """(initial, final, final bound, mean over first..rounds, its bound), each [3] in METRICS order."""
+    v0 = plan.start()
+    n = plan.order
+    init, _ = plan.metrics(v0)
+    if first == 0:
+        head = Tracked(v0.val.copy(), v0.err.copy())
+        head.val[n:], head.err[n:] = init, 0.0
+        start_round = 0
+    else:
+        head = plan.advance(v0, 0, first - 1)
+        head = Tracked(head.val.copy(), head.err.copy())
+        start_round = first - 1
+        head.val[n:], head.err[n:] = 0.0, 0.0
+    tail = plan.advance(head, start_round, rounds - start_round)
+    fin, fin_err = plan.metrics(tail)
+    count = rounds - first + 1
+    return init, fin, fin_err, tail.val[n:] / count, tail.err[n:] / count * (1 + 2 * U)
+
+
+@dataclass(frozen=True)
+class PerTrialMoments:
+    """Exact expectations given each trial's own random draw (``per_trial_laws``): arrays [trials] per metric
+    (``final``, ``mean`` over rounds first..R, and their rounding bounds); the average over trials is a Monte
+    Carlo mean over that draw only (participation and noise are integrated out exactly)."""
+
+    rounds: int
+    first: int
+    trials: int
+    seed: int
+    final: dict[str, np.ndarray]
+    final_err: dict[str, np.ndarray]
+    mean: dict[str, np.ndarray]
+    mean_err: dict[str, np.ndarray]
+    law: str
+    wall_seconds: float
+    versions: dict[str, str] = field(default_factory=dict)
+    curve: np.ndarray | None = None
+
+
+def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
+    """(True, what is conditioned on) when :func:`per_trial_moments` covers the instance, else (False, why)."""
+    laws = per_trial_laws(pattern, 1, 0)
+    if isinstance(laws, str):
+        return False, laws
+    try:
+        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        plan.prober.maps(0)
+    except _Declined as e:
+        return False, str(e)
+    return True, laws[0].describe
+
+
+def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1, *, trials: int,
+                      seed: int, curve: str | None = None) -> PerTrialMoments:
+    """The metrics' exact expectations given each of ``trials`` trials' propensities (drawn as the engine draws
+    them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
+    that per-trial draw. ``curve``: also the mean over trials of E[curve metric at round r | trial] for
+    r = 0..rounds (``.curve``; None when the per-trial matrices would exceed CURVE_MAX_WORK operations).
+    UserInputError when it does not apply."""
+    rounds, first = int(rounds), int(first)
+    if rounds < 1 or not 0 <= first <= rounds:
+        raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
+    t0 = time.perf_counter()
+    laws = per_trial_laws(pattern, trials, seed)
+    if isinstance(laws, str):
+        raise UserInputError(f"per-trial exact evaluation does not apply: {laws}")
+    try:
+        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        n = plan.order
+        keep = (curve is not None and plan.period is not None
+                and rounds * len(laws) * n * n <= CURVE_MAX_WORK and len(laws) * plan.period * n * n <= 5e7)
+        rows, mats = [], []
+        for law in laws:
+            plan.use(law)
+            rows.append(_evaluate(plan, rounds, first)[1:])
+            if keep:
+                assert plan.period is not None
+                mats.append([plan.G(r).val[:n, :n] for r in range(plan.period)])
+    except _Declined as e:
+        raise UserInputError(f"per-trial exact evaluation does not apply: {e}") from None
+    mean_curve = None
+    if keep:
+        # every trial's moments advanced together, one batched product per round (no rounding bound carried)
+        G = np.array(mats)  # [trials, period, n, n]
+        row = plan.L[METRICS.index(str(curve))]
+        v = np.tile(plan.start().val[:n], (len(laws), 1))
+        out = [float(np.mean(v @ row))]
+        for r in range(rounds):
+            v = np.einsum("tij,tj->ti", G[:, r % G.shape[1]], v)
+            out.append(float(np.mean(v @ row)))
+        mean_curve = np.array(out)
+    arr = np.array(rows)  # [trials, 4, 3]
+    mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(METRICS)}  # noqa: E731
+    return PerTrialMoments(rounds=rounds, first=first, trials=int(trials), seed=int(seed), final=mk(0),
+                           final_err=mk(1), mean=mk(2), mean_err=mk(3), law=laws[0].describe,
+                           wall_seconds=time.perf_counter() - t0, versions=_versions(), curve=mean_curve)
+
+
+def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict[str, np.ndarray]:
+    """E metric_r for r = 0..rounds, round by round ([rounds + 1] per metric; for records' curves and tests;
+    no rounding bound is carried here)."""
+    try:
+        plan = _Plan(problem, algorithm, pattern)
+        v = plan.start().val
+        n = plan.order
+        rows = [plan.L @ v[:n]]
+        for r in range(int(rounds)):
+            v = plan.G(r).val @ v
+            rows.append(plan.L @ v[:n])
+    except _Declined as e:
+        raise UserInputError(f"exact evaluation does not apply: {e}") from None
+    arr = np.array(rows)
+    return {k: arr[:, j] for j, k in enumerate(METRICS)}
+
+
+def expectations(problem: Any, algorithm: Any, pattern: Any, rounds: int, *, trials: int = 4096, seed: int = 0,
+                 level: float = 0.99) -> dict[str, Any]:
+    """Final and round-averaged (rounds 1..R) expectations of the metrics: exact when :func:`applies`,
+    else a Monte Carlo run of the engine with Student-t intervals at ``level`` (trials, seed recorded)."""
+    ok, why = applies(problem, algorithm, pattern)
+    if ok:
+        return exact_moments(problem, algorithm, pattern, rounds).to_dict()
+    from ..engine import simulate
+    from ..summary import t_interval
+
+    sim = simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=seed, device="cpu")
+    out: dict[str, Any] = {"method": "monte-carlo", "why_not_exact": why, "rounds": rounds, "trials": trials,
+                           "seed": seed, "level": level, "final": {}, "final_ci": {}, "mean": {}, "mean_ci": {},
+                           "versions": dict(sim.versions)}
+    for k in METRICS:
+        for kind, samples in (("final", sim.metrics[k][rounds]), ("mean", sim.metrics[k][1:].mean(0))):
+            m, lo, hi, _ = t_interval(np.asarray(samples, float), level)
+            out[kind][k] = float(m)
+            out[f"{kind}_ci"][k] = (float(lo), float(hi))
+    if not all(math.isfinite(v) for v in out["final"].values()):
+        out["note"] = "some trials diverged (NaN from their divergence round on); means are over the others"
+    return out

@@ -1,0 +1,111 @@
+"""Exact scores in evaluate_point: chosen automatically where the LHS is an exact expectation, agreeing with
+the Monte Carlo replay, declined (with the reason) elsewhere."""
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from verify.exact_score import exact_lhs, monte_carlo
+from verify.scenario import evaluate_point
+from verify.scenarios import get
+from verify.scenarios.ascaf import window_mean
+from verify.verdict import decide
+
+T1_QUAD = {"problem": "quadratic", "M": 4, "d": 3, "R": 60, "K": 2}
+
+
+def test_fast_t1_on_the_quadratic_is_scored_exactly_and_the_monte_carlo_replay_agrees():
+    sc = get("FAST.T1")
+    est = evaluate_point(sc, T1_QUAD, trials=64, seed=0)
+    assert est.exact["method"] == "exact" and est.trials == 0
+    err = est.exact["fp_error"]
+    assert 0 < err < 1e-9 * est.lhs
+    assert est.ci == (est.lhs - err, est.lhs + err)
+    assert est.score == est.ratio == est.lhs / est.rhs
+    with monte_carlo():
+        mc = evaluate_point(sc, T1_QUAD, trials=2048, seed=1)
+    assert mc.exact == {} and mc.trials == 2048
+    assert est.to_dict()["exact"]["fp_error"] == err and "exact" not in mc.to_dict()  # records say which
+    assert mc.ci[0] <= est.lhs <= mc.ci[1]
+    # same point, same numbers: the exact score does not depend on the seed
+    again = evaluate_point(sc, T1_QUAD, trials=64, seed=5)
+    assert again.lhs == est.lhs
+
+
+def test_exact_interval_decides_the_verdict():
+    est = evaluate_point(get("FAST.T1"), T1_QUAD, trials=2, seed=0)
+    assert decide(est.kind, *est.ci, est.rhs, hypotheses=est.hypotheses) == "holds"
+    assert decide(est.kind, *est.ci, 0.999 * est.lhs, hypotheses=True) == "violated"
+
+
+def test_fast_t2_is_integrated_exactly_given_each_trials_propensities():
+    """FAST's arbitrary rounds draw propensities once per trial: the LHS is a mean over those draws only."""
+    sc = get("FAST.T2")
+    inst = sc.build(sc.point({}))
+    why = exact_lhs(inst)
+    assert isinstance(why, str) and "propensities" in why
+    est = evaluate_point(sc, {}, trials=64, seed=0)
+    assert est.exact["method"] == "per-trial exact" and est.trials == 64 and est.samples.shape == (64,)
+    with monte_carlo():
+        mc = evaluate_point(sc, {}, trials=1024, seed=3)
+    assert mc.exact == {}
+    assert mc.ci[0] <= est.lhs <= mc.ci[1]
+    assert (est.ci[1] - est.ci[0]) < 0.05 * (mc.ci[1] - mc.ci[0])  # the propensities are all that is left
+    # the record's curve: the trials' exact curves averaged, ending at the LHS (E dist_sq at round R)
+    curve = np.asarray(est.series["lhs"])
+    assert curve.size == len(mc.series["lhs"]) and curve[0] == mc.series["lhs"][0]
+    assert abs(curve[-1] - est.lhs) <= 1e-12 * est.lhs
+
+
+def test_per_trial_values_are_the_conditional_means_of_the_engines_own_trials():
+    """Same seed, same propensities: each simulated trial minus its conditional expectation has mean 0, so
+    the paired differences' 99% interval covers 0 (a sharp check of the per-trial law)."""
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic, simulate
+    from quadratics.exact import per_trial_moments
+    from quadratics.summary import t_interval
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.3, d=3, M=5, zeta=1.0, sigma=0.5, D0=1.0, seed=2)
+    for pat in (fast_mixture(M=5, m=2, n=2, q=0.4, a=0.3, b=0.3), fast_mixture(M=5, m=1, n=3, I=2)):
+        alg, R, T = fast(eta=0.1, K=2), 12, 4096
+        pm = per_trial_moments(pb, alg, pat, R, trials=T, seed=11)
+        sim = simulate(pb, alg, pat, trials=T, rounds=R, seed=11, device="cpu")
+        diff = sim.metrics["dist_sq"][R] - pm.final["dist_sq"]
+        _, low, high, _ = t_interval(diff, 0.99)
+        assert low <= 0.0 <= high
+
+
+def test_other_instances_fall_back_to_monte_carlo():
+    est = evaluate_point(get("FAST.T1"), {"R": 20}, trials=8, seed=0)  # the non-convex family
+    assert est.exact == {} and est.trials == 8
+
+
+def test_fast_t2_with_every_client_in_arbitrary_rounds_is_exact():
+    sc = get("FAST.T2")
+    inst = sc.build(sc.point({"n_frac": 1.0, "horizon": 1.0}))
+    ex = exact_lhs(inst)
+    assert not isinstance(ex, str), ex
+    assert ex.measure.startswith("E dist_sq at round")
+
+
+def test_declines_measures_and_run_checks_it_cannot_follow():
+    sc = get("FAST.T1")
+    inst = sc.build(sc.point(T1_QUAD))
+    assert "not at_round/mean_over_rounds" in exact_lhs(dataclasses.replace(inst, measure=np.max))
+    window = functools.partial(window_mean, R=10, P=2)
+    assert "'window_mean' has no exact counterpart" in exact_lhs(dataclasses.replace(inst, measure=window))
+    assert "complete" in exact_lhs(dataclasses.replace(inst, complete=lambda sim, v: v))
+    assert "run_broken" in exact_lhs(dataclasses.replace(inst, run_broken=lambda sim: {}))
+    with monte_carlo():
+        assert "Monte Carlo requested" in exact_lhs(inst)
+    assert not isinstance(exact_lhs(inst), str)  # the context is left again
+
+
+def test_a_certificate_built_from_an_exact_point_keeps_a_finite_interval_around_it():
+    """verify.certificates recomputes a t-interval from est.samples: it must contain [LHS - err, LHS + err]."""
+    from verify.certificates.common import Context, scenario_certificate
+
+    est = evaluate_point(get("FAST.T1"), T1_QUAD, trials=64, seed=0)
+    v = scenario_certificate(Context(), est, check_id="FAST.T1", title="exact point")
+    assert v.verdict == "holds"
+    assert v.ci[0] <= est.ci[0] <= est.ci[1] <= v.ci[1] and v.ci[1] - v.ci[0] < 1e-7 * est.lhs

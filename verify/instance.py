@@ -1,0 +1,243 @@
+"""Instance files (``falsify --instance-out``, ``verify --instance``): reading them, checked key by key.
+
+**Setting**: an instance file is JSON written by :meth:`verify.falsify.SearchRecord.instance_file`:
+``format``, ``scenario``, ``point``, ``trials``, ``seeds`` (one), ``level``, ``device`` and ``expect``
+(the recorded verdict and numbers). A person may edit one, or hand us something else entirely.
+**Rule**: :func:`load_instance` reads only a regular file (never a FIFO: the read would wait forever),
+checks every key for its type and range (a boolean is not a number, a seed is an integer in
+[0, 2^63), a level lies in [0.5, 0.999999], trials are an integer >= 2, the point's values are
+numbers or names on the scenario's axes), and refuses anything else in one line naming the key.
+Sizes (trials x the instance's clients, dimension, rounds) are the caller's to weigh:
+:func:`instance_sizes` gives them without running anything.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from bounds.core.errors import UserInputError
+
+__all__ = ["INSTANCE_FORMAT", "LEVEL_RANGE", "SEED_LIMIT", "instance_sizes", "largest_point", "load_instance"]
+
+INSTANCE_FORMAT = "convbound-instance/1"
+#: Seeds both numpy's SeedSequence and torch's generator accept: 0 <= seed < 2^63.
+SEED_LIMIT = 2**63
+#: Confidence levels a confirmation may use: below 0.5 an interval says nothing, above 1 - 1e-6 the
+#: Student-t quantile leaves float64's useful range (0.5 + level / 2 rounds to 1).
+LEVEL_RANGE = (0.5, 0.999999)
+_KEYS = ("format", "scenario", "point", "trials", "seeds", "level", "device", "expect", "plugin")
+_LIMIT = 2**20  # an instance file is about 1 kB
+_WRITTEN_BY = "as written by `convbound falsify --instance-out`"
+
+
+def load_instance(path: str) -> dict[str, Any]:
+    """The checked content of an instance file; every problem is one ``UserInputError`` line.
+
+    >>> load_instance("/no/such.json")
+    Traceback (most recent call last):
+    ...
+    bounds.core.errors.UserInputError: instance file /no/such.json does not exist; give a JSON instance file as written by `convbound falsify --instance-out`
+    """
+    from bounds.core.files import read_text
+
+    text = read_text(path, "instance file", f"a JSON instance file {_WRITTEN_BY}", limit=_LIMIT)
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserInputError(f"instance file {path} is not JSON ({why}); give a JSON instance file {_WRITTEN_BY}") \
+            from None
+    return check_instance(data, f"instance file {path}")
+
+
+def check_instance(data: Any, where: str) -> dict[str, Any]:
+    """``data`` after checking every key (see the module docstring); ``where`` starts each message."""
+    if not isinstance(data, dict):
+        raise UserInputError(f"{where}: expected a JSON object with keys {', '.join(_KEYS)}, not {_kind(data)}; "
+                             f"give a file {_WRITTEN_BY}")
+    extra = sorted(str(k) for k in data if k not in _KEYS)
+    if extra:
+        raise UserInputError(f"{where}: unknown key(s) {_clip(', '.join(extra))}; valid: {', '.join(_KEYS)}")
+    missing = [k for k in ("format", "scenario", "point", "trials", "seeds") if k not in data]
+    if missing:
+        raise UserInputError(f"{where} needs keys format, scenario, point, trials, seeds (missing: "
+                             f"{', '.join(missing)}) {_WRITTEN_BY}")
+    if data["format"] != INSTANCE_FORMAT:
+        raise UserInputError(f"{where}: format {_clip(data['format'])} is not {INSTANCE_FORMAT!r}; give a file "
+                             f"{_WRITTEN_BY}")
+    plugin = _plugin(data, where) if "plugin" in data else None
+    scenario = _scenario(data["scenario"], where)
+    point = _point(scenario, data["point"], where)
+    trials = _integer(data["trials"], "trials", where, low=2, high=None, hint="an integer >= 2 (an interval needs two)")
+    seeds = data["seeds"]
+    if not isinstance(seeds, list) or len(seeds) != 1:
+        raise UserInputError(f"{where}: seeds must be a list of one integer in [0, 2^63), not {_kind(seeds)} "
+                             f"{_clip(seeds)}")
+    seed = _integer(seeds[0], "seeds[0]", where, low=0, high=SEED_LIMIT - 1, hint="an integer in [0, 2^63)")
+    out: dict[str, Any] = {"format": INSTANCE_FORMAT, "scenario": scenario.id, "point": point, "trials": trials,
+                           "seeds": [seed]}
+    if "level" in data:
+        out["level"] = _level(data["level"], where)
+    if "device" in data:
+        device = data["device"]
+        if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d{1,3})?", device):
+            raise UserInputError(f"{where}: device must be \"cpu\", \"cuda\" or \"cuda:N\", not {_kind(device)} "
+                                 f"{_clip(device)}")
+        out["device"] = device
+    if "expect" in data:
+        out["expect"] = _expect(data["expect"], where)
+    if plugin is not None:
+        out["plugin"] = plugin
+    return out
+
+
+def _plugin(data: Mapping[str, Any], where: str) -> dict[str, str]:
+    """The plugin file a plugin scenario's instance records, loaded when its content is as recorded.
+
+    A recorded plugin is reloaded when its file exists with the recorded sha256 (and its scenario is not
+    registered yet); otherwise the refusal names the file it needs: missing, or changed since the search.
+    """
+    import hashlib
+
+    from bounds.plugins import add_files
+    from verify.scenarios import registry
+
+    rec = data["plugin"]
+    if not (isinstance(rec, dict) and set(rec) == {"path", "sha256"} and isinstance(rec["path"], str)
+            and isinstance(rec["sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", rec["sha256"])):
+        raise UserInputError(f"{where}: plugin must be {{\"path\": file, \"sha256\": 64 hex digits}}, not "
+                             f"{_kind(rec)} {_clip(rec)}")
+    need = rec["path"]
+    give = f"give it with `convbound --plugin {need} verify --instance ...`"
+    try:
+        with open(need, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        raise UserInputError(f"{where} needs plugin file {need} (scenario {_clip(data.get('scenario'))}), which "
+                             f"cannot be read here; {give} (from where it is)") from None
+    if digest != rec["sha256"]:
+        raise UserInputError(f"{where} needs plugin file {need} as it was (sha256 {rec['sha256'][:12]}...); that "
+                             f"file has changed since (sha256 {digest[:12]}...): restore it to replay these numbers")
+    if data.get("scenario") not in registry():
+        add_files([need])
+    return {"path": need, "sha256": digest}
+
+
+def instance_sizes(scenario: Any, point: Mapping[str, Any]) -> dict[str, int]:
+    """Clients, dimension, local steps and rounds of the instance at ``point`` (built, not run).
+
+    Read from the built problem (``M``, ``d``), algorithm (``K``) and ``Instance.rounds``; a plugin's
+    problem without those attributes counts as 1 client of dimension 1 (the estimate is then low).
+    """
+    inst = scenario.build(scenario.point(point))
+    problem, algorithm = inst.problem, inst.algorithm
+    return {"clients": _positive(getattr(problem, "M", 1)), "dim": _positive(getattr(problem, "d", 1)),
+            "local_steps": _positive(getattr(algorithm, "K", 1)), "rounds": _positive(inst.rounds)}
+
+
+def largest_point(scenario: Any) -> dict[str, Any]:
+    """The default point with every integer axis at its top (the largest instance a search may draw).
+
+    Falls back to the default point when the builder refuses that corner (its axes may be coupled).
+    """
+    top = {p.name: int(p.high) for p in scenario.space if p.choices is None and p.integer}
+    try:
+        point = scenario.point(top)
+        scenario.build(point)
+        return point
+    except Exception:  # a plugin's builder may refuse the corner for its own reasons: the default still sizes it
+        return scenario.point({})
+
+
+def _positive(x: Any) -> int:
+    try:
+        return max(1, int(x))
+    except (TypeError, ValueError, OverflowError):
+        return 1
+
+
+def _scenario(name: Any, where: str) -> Any:
+    from verify.scenarios import get
+
+    if not isinstance(name, str) or not name.strip():
+        raise UserInputError(f"{where}: scenario must be a scenario id such as \"FAST.T1\", not {_kind(name)} "
+                             f"{_clip(name)}")
+    try:
+        return get(name)
+    except UserInputError as exc:
+        raise UserInputError(f"{where}: {exc}") from None
+
+
+def _point(scenario: Any, point: Any, where: str) -> dict[str, Any]:
+    if not isinstance(point, dict):
+        raise UserInputError(f"{where}: point must be an object of parameter values, not {_kind(point)} "
+                             f"{_clip(point)}")
+    for key, value in point.items():
+        # a boolean is no number (float(True) is 1.0), a list or an object is no value of an axis
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+            raise UserInputError(f"{where}: point {_clip(key)} must be a number or a name, not {_kind(value)} "
+                                 f"{_clip(value)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserInputError(f"{where}: point {_clip(key)}={value} must be finite")
+    try:
+        return scenario.point(point)
+    except (UserInputError, OverflowError, ValueError) as exc:
+        raise UserInputError(f"{where}: point: {exc}") from None
+
+
+def _integer(value: Any, key: str, where: str, *, low: int, high: int | None, hint: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        raise UserInputError(f"{where}: {key} must be {hint}, not {_kind(value)} {_clip(value)}")
+    return value
+
+
+def _level(value: Any, where: str) -> float:
+    low, high = LEVEL_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        raise UserInputError(f"{where}: level must be a confidence level in [{low}, {high}], not {_kind(value)} "
+                             f"{_clip(value)}")
+    return float(value)
+
+
+def _expect(value: Any, where: str) -> dict[str, Any]:
+    from verify.verdict import VERDICTS
+
+    if not isinstance(value, dict):
+        raise UserInputError(f"{where}: expect must be an object (verdict, lhs, ci, rhs), not {_kind(value)} "
+                             f"{_clip(value)}")
+    extra = sorted(str(k) for k in value if k not in ("verdict", "lhs", "ci", "rhs"))
+    if extra:
+        raise UserInputError(f"{where}: expect has unknown key(s) {_clip(', '.join(extra))}; valid: verdict, lhs, ci, rhs")
+    if "verdict" in value and value["verdict"] not in VERDICTS:
+        raise UserInputError(f"{where}: expect.verdict must be one of {', '.join(VERDICTS)}, not {_clip(value['verdict'])}")
+    for key in ("lhs", "rhs"):
+        if key in value and not _number_or_null(value[key]):
+            raise UserInputError(f"{where}: expect.{key} must be a number or null, not {_kind(value[key])} "
+                                 f"{_clip(value[key])}")
+    if "ci" in value:
+        ci = value["ci"]
+        if not isinstance(ci, list) or len(ci) != 2 or not all(_number_or_null(c) for c in ci):
+            raise UserInputError(f"{where}: expect.ci must be a list of two numbers (or nulls), not {_kind(ci)} "
+                                 f"{_clip(ci)}")
+    return dict(value)
+
+
+def _number_or_null(x: Any) -> bool:
+    # strict JSON writes an infinite bound as the text "inf" (bounds.core.jsonable)
+    return x is None or x in ("inf", "-inf") or (isinstance(x, (int, float)) and not isinstance(x, bool))
+
+
+def _kind(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", dict: "an object",
+            list: "a list", type(None): "a null"}.get(type(value), type(value).__name__)
+
+
+def _clip(value: Any, width: int = 60) -> str:
+    if value is None:
+        return "(null)"
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"{str(value)[:12]}...e{len(str(value))}"
+    return text if len(text) <= width else text[: width - 3] + "..."

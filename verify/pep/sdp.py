@@ -1,0 +1,456 @@
+"""The performance-estimation SDP of a :class:`~verify.pep.setting.Setting`, written directly in cvxpy.
+
+Why not PEPit here: PEPit builds one Python expression object per interpolation inequality and has no
+notion of an expectation over participation patterns or of noise; the direct form below states each
+client's interpolation inequalities as one matrix inequality, so cvxpy compiles it in one piece
+(measured in tests/benchmarks/bench_pep.py), and the multipliers come back as matrices for the exact
+recheck in :mod:`verify.pep.exact`. PEPit stays as an independent cross-check (tests/verify/test_pep.py).
+
+**Coordinates**: x* = 0. The Gram basis holds e0 = x_0 - x*, s_i = grad f_i(x*) for i < M (s_M = -sum
+of the others, since grad F(x*) = 0; none when zeta = 0), one vector per gradient evaluation and one
+per noise draw. Every iterate is a linear combination of the basis (a :class:`Vec`), every function
+value f_i(y) - f_i(x*) a scalar variable; G (Gram matrix, PSD) and F (values) are the unknowns.
+**Interpolation** (Taylor, Hendrickx & Glineur 2017): for each client, all pairs of its points
+(including (x*, s_i, 0)) satisfy f_j >= f_k + <g_k, x_j - x_k> + kappa (||g_j - g_k||^2 / L
++ mu ||x_j - x_k||^2 - 2 (mu/L) <g_j - g_k, x_j - x_k>), kappa = 1 / (2 (1 - mu/L)): necessary and
+sufficient, so the SDP value is the exact worst case. mu = L (the class is the quadratics L/2||x - a||^2):
+the gradient is L (y - x*) + s_i exactly, so no gradient vector and no inequality is needed.
+**Participation**: the rounds form a tree, one branch per pattern; the same functions serve every
+branch (the adversary does not see the coins), and the objective is the probability-weighted sum of the
+branches' measures: the worst case of the expectation, exact for the finite law.
+**Noise** (an upper bound, exact for a single noisy step): xi is a basis vector with G[xi, xi] <=
+sigma^2 and G[xi, v] = 0 for every basis vector v created before it. G is then the expectation of the
+Gram matrix over the noise; every realisation satisfies the interpolation inequalities, hence so does
+the expectation: every noise law with E[xi | past] = 0 and E||xi||^2 <= sigma^2, drawn independently
+across clients (and, for the branches of a random law, across branches: a coupling that does not change
+any branch's own law), gives a feasible G.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from verify.pep.setting import Setting, swap_mirror
+
+Num = Any  # float or Fraction
+
+
+class Vec(dict):
+    """A linear combination of Gram basis vectors: {basis index: coefficient}."""
+
+    def __add__(self, other: Vec) -> Vec:  # type: ignore[override]
+        out = Vec(self)
+        for k, v in other.items():
+            out[k] = out.get(k, 0) + v
+        return out
+
+    def __sub__(self, other: Vec) -> Vec:
+        return self + other.scale(-1)
+
+    def scale(self, a: Num) -> Vec:
+        return Vec({k: a * v for k, v in self.items()}) if a else Vec()
+
+
+@dataclass
+class Client:
+    """One client's interpolation points: x, g (Vec each) and the index of f(x) - f(x*) (-1: x* itself)."""
+
+    xs: list[Vec] = field(default_factory=list)
+    gs: list[Vec] = field(default_factory=list)
+    fs: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Problem:
+    """The SDP's data: sizes, the clients' points, the objective and the scalar constraints.
+
+    ``objective``: (list of (weight, Vec) whose weighted squared norms add up, dict value index -> weight);
+    ``bounds``: (name, Vec u, Vec v, rhs) meaning <u, G v> <= rhs (u == v for squared norms);
+    ``zero_after``: (noise basis index, number of basis vectors before it): G[xi, :n] = 0.
+    """
+
+    setting: Setting
+    exact: bool
+    d: int = 0
+    nf: int = 0
+    clients: list[Client] = field(default_factory=list)
+    norms: list[tuple[Num, Vec]] = field(default_factory=list)
+    values: dict[int, Num] = field(default_factory=dict)
+    bounds: list[tuple[str, Vec, Vec, Num]] = field(default_factory=list)
+    zero_after: list[tuple[int, int]] = field(default_factory=list)
+    # relaxed random participation: (state index n, E x', terms of E||x'||^2 as (coef, a, b) meaning coef <a, G b>)
+    moments: list[tuple[int, Vec, list[tuple[Num, Vec, Vec]]]] = field(default_factory=list)
+    kappa: Num = 0
+    gradients: int = 0
+    notes: list[str] = field(default_factory=list)
+    # basis index -> (client, node path, step): the swap of two clients maps client 0's vector at a node to
+    # client 1's at the mirrored node (patterns with the clients exchanged; see swap_basis); ``odd``: basis
+    # indices the swap negates; ``keys``: per client, the same key for each of its points (x* first)
+    owner: dict[int, tuple[int, tuple[int, ...], int]] = field(default_factory=dict)
+    odd: list[int] = field(default_factory=list)
+    keys: list[list[tuple[tuple[int, ...], int]]] = field(default_factory=list)
+
+    def num(self, v: float | int | Fraction) -> Num:
+        """A constant: exact (a float is read as its shortest decimal, 0.3 as 3/10) or float."""
+        if not self.exact:
+            return float(v)
+        return Fraction(repr(v)) if isinstance(v, float) else Fraction(v)
+
+    def new_vec(self) -> Vec:
+        self.d += 1
+        return Vec({self.d - 1: self.num(1)})
+
+
+def build(s: Setting, *, exact: bool = False, relaxed: bool = False) -> Problem:
+    """The PEP of ``s`` (validated beforehand): coefficients as Fractions when ``exact`` (for the recheck);
+    ``relaxed``: the participation law by its moments (see :func:`_relaxed_rounds`), size linear in R."""
+    pb = Problem(s, exact)
+    num = pb.num
+    L, mu, eta, eta_g = num(s.L), num(s.mu), num(s.eta), num(s.eta_g)
+    quadratic = s.mu == s.L
+    if not quadratic:
+        pb.kappa = 1 / (2 * (1 - mu / L))
+    e0 = pb.new_vec()
+    pb.bounds.append(("initial distance", e0, e0, num(s.D0)))
+    M = s.M
+    if s.zeta > 0:
+        s_vecs = [pb.new_vec() for _ in range(M - 1)]
+        pb.odd = [1] if M == 2 else []  # s_2 = -s_1: the swap maps s_1 to -s_1
+        s_vecs.append(Vec().__sub__(_sum(s_vecs)) if M > 1 else Vec())
+        for i, v in enumerate(s_vecs):
+            pb.bounds.append((f"heterogeneity of client {i}", v, v, num(s.zeta) ** 2))
+    else:
+        s_vecs = [Vec() for _ in range(M)]
+    pb.clients = [Client([Vec()], [s_vecs[i]], [-1]) for i in range(M)]
+    pb.keys = [[((), -1)] for _ in range(M)]
+
+    def grad(i: int, y: Vec, path: tuple[int, ...] = (), step: int = 0) -> Vec:
+        pb.gradients += 1
+        if quadratic:
+            return y.scale(L) + s_vecs[i]
+        g = pb.new_vec()
+        c = pb.clients[i]
+        pb.owner[pb.d - 1] = (i, path, step)
+        pb.keys[i].append((path, step))
+        c.xs.append(y)
+        c.gs.append(g)
+        c.fs.append(pb.nf)
+        pb.nf += 1
+        return g
+
+    def noise() -> Vec:
+        before = pb.d
+        xi = pb.new_vec()
+        pb.zero_after.append((before, before))
+        pb.bounds.append(("noise variance", xi, xi, num(s.sigma) ** 2))
+        return xi
+
+    scaffold = s.method == "scaffold"
+    if relaxed:
+        return _relaxed_rounds(pb, s, e0, grad, noise)
+    # a node: (probability, x, control variates c_i, their mean)
+    nodes: list[tuple[Fraction, Vec, list[Vec], Vec, tuple[int, ...]]] = [
+        (Fraction(1), e0, [Vec() for _ in range(M)], Vec(), ())]
+    for r in range(s.R):
+        patterns = s.round_patterns(r)
+        used = sorted({i for _, ids in patterns for i in ids})
+        children = []
+        for prob, x, cs, cbar, path in nodes:
+            moves, new_c = {}, {}
+            for i in used:
+                y, gsum = x, Vec()
+                for k in range(s.K):
+                    g = grad(i, y, path, k)
+                    if s.sigma > 0:
+                        g = g + noise()
+                    gsum = gsum + g
+                    y = y - (g - cs[i] + cbar if scaffold else g).scale(eta)
+                moves[i] = y - x
+                new_c[i] = gsum.scale(num(Fraction(1, s.K)))
+            for j, (p, ids) in enumerate(patterns):
+                if not ids:
+                    children.append((prob * p, x, cs, cbar, path + (j,)))
+                    continue
+                step = _sum([moves[i] for i in ids]).scale(eta_g * num(Fraction(1, len(ids))))
+                if scaffold:
+                    c2 = [new_c[i] if i in ids else ci for i, ci in enumerate(cs)]
+                    children.append((prob * p, x + step, c2, _sum(c2).scale(num(Fraction(1, M))), path + (j,)))
+                else:
+                    children.append((prob * p, x + step, cs, cbar, path + (j,)))
+        nodes = children
+    for prob, x, _, _, path in nodes:
+        w = num(prob)
+        if s.measure == "dist_sq":
+            pb.norms.append((w, x))
+        elif quadratic:
+            # F(x) - F* = L/2 ||x||^2 exactly (the s_i average to zero)
+            pb.norms.append((w * L / 2, x))
+        else:
+            for i in range(M):
+                pb.gradients -= 1  # evaluations for the measure only, not the method
+                grad(i, x, path, -2)
+                pb.values[pb.nf - 1] = pb.values.get(pb.nf - 1, 0) + w * num(Fraction(1, M))
+    return pb
+
+
+def _relaxed_rounds(pb: Problem, s: Setting, e0: Vec, grad: Any, noise: Any) -> Problem:
+    """Random participation by its first two moments: an upper bound whose size is linear in R.
+
+    Every client runs its K local steps from the state x_r each round (a non-participant's steps are
+    discarded, which changes nothing), moves m_i; the next state is a new basis vector x' whose expected
+    Gram entries are fixed by the law's moments, as the weights w_i (1/|S| for i in S, else 0) are drawn
+    independently of everything before: E<x', v> = <x + eta_g sum E[w_i] m_i, v> for every earlier v, and
+    E||x'||^2 = ||x||^2 + 2 eta_g sum E[w_i] <x, m_i> + eta_g^2 sum E[w_i w_j] <m_i, m_j>. G is then the
+    expected Gram matrix; every realisation satisfies the interpolation inequalities, so every run of the
+    method is feasible and the value bounds the worst case of the expectation from above. Exact for R = 1
+    (nothing random is evaluated after the draw). Methods whose state is x alone (local GD, FAST).
+    """
+    num = pb.num
+    M, eta, eta_g = s.M, num(s.eta), num(s.eta_g)
+    pats = s.round_patterns(0)
+    Ew = [sum((num(p) * num(Fraction(1, len(ids))) for p, ids in pats if i in ids), num(0)) for i in range(M)]
+    Eww = [[sum((num(p) * num(Fraction(1, len(ids) ** 2)) for p, ids in pats if i in ids and j in ids), num(0))
+            for j in range(M)] for i in range(M)]
+    x = e0
+    for r in range(s.R):
+        moves = []
+        for i in range(M):
+            y = x
+            for k in range(s.K):
+                g = grad(i, y, (), r * s.K + k)
+                if s.sigma > 0:
+                    g = g + noise()
+                y = y - g.scale(eta)
+            moves.append(y - x)
+        n = pb.d
+        u = pb.new_vec()
+        xbar = x + _sum([m.scale(eta_g * Ew[i]) for i, m in enumerate(moves)])
+        terms = [(num(1), x, x)] + [(2 * eta_g * Ew[i], x, m) for i, m in enumerate(moves)] + \
+            [(eta_g * eta_g * Eww[i][j], moves[i], moves[j]) for i in range(M) for j in range(M) if Eww[i][j]]
+        pb.moments.append((n, xbar, terms))
+        x = u
+    if s.measure == "dist_sq":
+        pb.norms.append((num(1), x))
+    else:
+        for i in range(M):
+            pb.gradients -= 1
+            grad(i, x, (), -2)
+            pb.values[pb.nf - 1] = num(Fraction(1, M))
+    return pb
+
+
+def _sum(items: Iterable[Vec]) -> Vec:
+    out = Vec()
+    for v in items:
+        out = out + v
+    return out
+
+
+def dense(vecs: list[Vec], d: int) -> np.ndarray:
+    """Rows of coefficients (float) of ``vecs`` in a basis of size ``d``."""
+    out = np.zeros((len(vecs), d))
+    for r, v in enumerate(vecs):
+        for k, c in v.items():
+            out[r, k] = float(c)
+    return out
+
+
+def objective_matrix(pb: Problem) -> np.ndarray:
+    """C with <C, G> = the probability-weighted sum of squared norms in the objective."""
+    X = dense([v for _, v in pb.norms], pb.d)
+    w = np.array([float(a) for a, _ in pb.norms])
+    return (X.T * w) @ X if len(w) else np.zeros((pb.d, pb.d))
+
+
+@dataclass
+class Solved:
+    """The solver's output: objective values, G, F, the multipliers, and the status."""
+
+    status: str
+    value: float | None
+    primal: float | None
+    G: np.ndarray | None
+    F: np.ndarray | None
+    interp_duals: list[np.ndarray]
+    bound_duals: list[float]
+    S: np.ndarray | None
+    delta: float
+    solver: str
+    warnings: tuple[str, ...] = ()
+    moment_duals: list[tuple[np.ndarray, float]] = field(default_factory=list)
+
+
+def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray, list[list[int]]] | None:
+    """(Q+, Q-, where): columns spanning the +1 and -1 eigenspaces of the exchange of two clients, and for
+    client 1 the position of the mirror of each of client 0's points; None when the problem is not invariant
+    (not two clients, noise, or a law that treats the clients differently)."""
+    if pb.setting.M != 2 or pb.zero_after or pb.moments:
+        return None
+    mirror = swap_mirror(pb.setting)
+    if mirror is None:
+        return None
+    flip = (lambda path: tuple(mirror[j] for j in path))
+    index = {key: idx for idx, key in pb.owner.items()}
+    plus, minus = [], []
+    eye = np.eye(pb.d)
+    mine = set(pb.owner) | set(pb.odd)
+    plus += [eye[k] for k in range(pb.d) if k not in mine]
+    minus += [eye[k] for k in pb.odd]
+    for (i, path, step), a in sorted(index.items(), key=lambda kv: kv[1]):
+        if i != 0:
+            continue
+        b = index.get((1, flip(path), step))
+        if b is None:
+            return None
+        plus.append(eye[a] + eye[b])
+        minus.append(eye[a] - eye[b])
+    if len(plus) + len(minus) != pb.d:
+        return None
+    pos1 = {key: j for j, key in enumerate(pb.keys[1])}
+    where = [pos1[(flip(path), step)] for path, step in pb.keys[0]]
+    qm = np.array(minus).T if minus else np.zeros((pb.d, 0))  # no minus space: nobody ever computes (p = 0)
+    return np.array(plus).T, qm, [where]
+
+
+def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: float = 1e-8,
+              symmetric: bool = False) -> Solved:
+    """Solve the PEP, maximising objective + delta * trace(G).
+
+    The small ``delta`` makes the dual residual matrix S positive definite (S >= delta I at the optimum),
+    so that rounding the multipliers to rationals keeps it PSD and the exact recheck can succeed; the
+    returned ``primal`` is the original objective at the solution (a value attained up to solver accuracy)
+    and the dual value bounds the original objective from above (the perturbation only adds delta tr(G)).
+    """
+    import cvxpy as cp
+
+    d, nf = pb.d, max(pb.nf, 1)
+    F = cp.Variable(nf)
+    swap = swap_basis(pb) if symmetric else None
+    if swap is not None:
+        # Agent symmetry (Colla & Hendrickx, arXiv 2403.11724): swapping the two clients maps the PEP to itself,
+        # so an optimal (G, F) may be taken invariant: G = Q+ G+ Q+^T + Q- G- Q-^T with two PSD blocks of about
+        # half the size, F equal across clients, and client 1's inequalities implied by client 0's.
+        Qp, Qm, (where,) = swap
+        Gp = cp.Variable((Qp.shape[1], Qp.shape[1]), symmetric=True)
+        Gm = cp.Variable((Qm.shape[1], Qm.shape[1]), symmetric=True)
+        G = Qp @ Gp @ Qp.T + (Qm @ Gm @ Qm.T if Qm.shape[1] else 0)
+    else:
+        G = cp.Variable((d, d), symmetric=True)
+    C = objective_matrix(pb)
+    fobj = np.zeros(nf)
+    for k, w in pb.values.items():
+        fobj[k] = float(w)
+    cons: list[Any] = []
+    interp: list[Any] = []
+    L, mu = float(pb.setting.L), float(pb.setting.mu)
+    kappa = float(pb.kappa)
+    for ci, c in enumerate(pb.clients):
+        p = len(c.xs)
+        if p < 2 or (swap is not None and ci == 1):
+            interp.append(None)
+            continue
+        X, Gr = dense(c.xs, d), dense(c.gs, d)
+        Fsel = np.zeros((p, nf))
+        for j, k in enumerate(c.fs):
+            if k >= 0:
+                Fsel[j, k] = 1.0
+        phi = interp_expression(cp, G, F, X, Gr, Fsel, L, mu, kappa)
+        con = phi <= 0
+        interp.append(con)
+        cons.append(con)
+    bound_cons = []
+    for _, u, v, rhs in pb.bounds:
+        U, V = dense([u], d)[0], dense([v], d)[0]
+        con = U @ G @ V <= float(rhs)
+        bound_cons.append(con)
+    cons += bound_cons
+    for idx, n in pb.zero_after:
+        if n:
+            cons.append(G[idx, :n] == 0)
+    moment_cons = []
+    for n, xbar, terms in pb.moments:
+        xb = dense([xbar], d)[0]
+        row = G[n, :n] - xb @ G[:, :n] == 0
+        quad = sum(float(c) * (dense([a], d)[0] @ G @ dense([b], d)[0]) for c, a, b in terms)
+        diag = G[n, n] - quad == 0
+        moment_cons.append((row, diag))
+        cons += [row, diag]
+    if swap is not None:
+        c0, c1 = pb.clients
+        ties = [(a, c1.fs[where[j]]) for j, a in enumerate(c0.fs) if a >= 0]
+        if ties:
+            cons.append(F[[b for _, b in ties]] == F[[a for a, _ in ties]])
+        psd_blocks = [Gp >> 0] + ([Gm >> 0] if Qm.shape[1] else [])
+        cons += psd_blocks
+        trace = cp.trace(Qp.T @ Qp @ Gp) + (cp.trace(Qm.T @ Qm @ Gm) if Qm.shape[1] else 0)
+        obj = cp.Maximize(cp.sum(cp.multiply(C, G)) + delta * trace + fobj @ F)
+    else:
+        psd = G >> 0
+        cons.append(psd)
+        obj = cp.Maximize(cp.sum(cp.multiply(C + delta * np.eye(d), G)) + fobj @ F)
+    prob = cp.Problem(obj, cons)
+    opts: dict[str, Any] = {}
+    if solver.upper() == "CLARABEL":
+        opts = dict(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=400)
+    elif solver.upper() == "SCS":
+        opts = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
+    with warnings.catch_warnings(record=True) as caught:  # recorded in the WorstCase's notes, not printed
+        warnings.simplefilter("always")
+        try:
+            prob.solve(solver=solver.upper(), **opts)
+        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # the solver gave up: reported
+            return Solved(f"solver error: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}",
+                          None, None, None, None, [], [], None, delta, solver.upper())
+    said = tuple(dict.fromkeys(str(w.message) for w in caught))
+    status = str(prob.status)
+    if G.value is None or prob.value is None or status not in ("optimal", "optimal_inaccurate"):
+        return Solved(status, None, None, None, None, [], [], None, delta, solver.upper(), said)
+    Gv = np.asarray(G.value) if swap is None else np.asarray((Qp @ Gp.value @ Qp.T) +
+                                                             (Qm @ Gm.value @ Qm.T if Qm.shape[1] else 0))
+    Fv = np.asarray(F.value) if F.value is not None else np.zeros(nf)
+    primal = float(np.sum(C * Gv) + fobj @ Fv)
+    duals = [np.asarray(c.dual_value) if c is not None else np.zeros((1, 1)) for c in interp]
+    bduals = [float(np.asarray(c.dual_value).reshape(-1)[0]) for c in bound_cons]
+    if swap is not None:
+        # the invariant certificate of the full problem: half of client 0's multipliers on each client, and the
+        # two clients' heterogeneity bounds (indices 1, 2) sharing their multipliers equally
+        lam0 = duals[0] / 2
+        lam1 = np.zeros_like(lam0)
+        lam1[np.ix_(where, where)] = lam0  # the mirror of pair (j, k) of client 0 is (where[j], where[k]) of client 1
+        duals = [lam0, lam1]
+        if len(bduals) == 3:
+            bduals[1] = bduals[2] = (bduals[1] + bduals[2]) / 2
+        Sdual = np.zeros((d, d))  # no orthogonality equalities here: nothing is read from it
+    else:
+        # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
+        # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
+        Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
+    mduals = [(np.asarray(row.dual_value, dtype=float).reshape(-1), float(np.asarray(diag.dual_value).reshape(-1)[0]))
+              for row, diag in moment_cons]
+    return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said,
+                  mduals)
+
+
+def interp_expression(cp: Any, G: Any, F: Any, X: np.ndarray, Gr: np.ndarray, Fsel: np.ndarray, L: float,
+                      mu: float, kappa: float) -> Any:
+    """phi[j, k] <= 0 for every ordered pair: the interpolation inequality of one client as one matrix."""
+    p = X.shape[0]
+    one = np.ones((p, 1))
+    IP = X @ G @ Gr.T  # <x_j, g_k>
+    GG = Gr @ G @ Gr.T
+    XX = X @ G @ X.T
+    fv = Fsel @ F
+    dIP, dGG, dXX = cp.diag(IP), cp.diag(GG), cp.diag(XX)
+    row = (lambda v: one @ cp.reshape(v, (1, p), order="F"))  # M[j, k] = v[k]
+    col = (lambda v: cp.reshape(v, (p, 1), order="F") @ one.T)  # M[j, k] = v[j]
+    inner = IP - row(dIP)  # <g_k, x_j - x_k>
+    gdiff = col(dGG) + row(dGG) - GG - GG.T
+    xdiff = col(dXX) + row(dXX) - XX - XX.T
+    cross = col(dIP) - IP.T - IP + row(dIP)  # <g_j - g_k, x_j - x_k>
+    return row(fv) - col(fv) + inner + kappa * (gdiff / L + mu * xdiff - 2 * (mu / L) * cross)
