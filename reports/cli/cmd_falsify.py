@@ -164,7 +164,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     search_space(sc, problems)  # unknown family names fail here, not after the cluster starts
     if budget < 1:
         raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
-    _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
+    from verify.falsify import plugin_guard
+
+    with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
+        _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
     if optimiser not in OPTIMISERS:
         raise UserInputError(f"--optimiser {optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}")
     if terms is not None and optimiser != "stratified":
