@@ -224,10 +224,8 @@ class _Stratified:
         elite = self.elite.get(term)
         # every other visit of a stratum explores near its best point so far (a violation's neighbourhood
         # is where the next, larger one is most likely), the others draw afresh
-        if elite is not None and visits % 2 == 1:
-            cands = [self._near(elite[1]) for _ in range(self.CANDIDATES)]
-        else:
-            cands = self.base.ask(self.CANDIDATES)
+        local = elite is not None and visits % 2 == 1
+        cands = [self._near(elite[1]) for _ in range(self.CANDIDATES)] if local else self.base.ask(self.CANDIDATES)
         scored = [((sh or {}).get(term, -1.0), i) for i, sh in enumerate(map(self.shares, cands))]
         return cands[max(scored)[1]]
 
