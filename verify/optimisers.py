@@ -164,14 +164,10 @@ class _Stratified:
     noise floor, a long horizon for the drift). The RHS is symbolic and cheap (no simulation), so each
     point of stratum t is the best of ``CANDIDATES`` edge-weighted random draws by t's share of the RHS
     (``share_t = term_t / sum of the terms``, read from ``bounds`` at the built instance's inputs). The
-    strata take turns (t_1, ..., t_k, random, t_1, ...); the first point is the default. Every other
-    visit of a term stratum draws its candidates near that stratum's best point so far (each numeric axis
-    moved w.p. 1/2 by N(0, ``SPREAD``) of its range): a violating corner of several axes at once is
-    rarely hit afresh but is approached from a point that nearly violates.
+    strata take turns (t_1, ..., t_k, random, t_1, ...); the first point is the default.
     """
 
     CANDIDATES = 16
-    SPREAD = 0.1  # step of a local move, as a fraction of the axis's (log) range
 
     def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
         import bounds
@@ -199,8 +195,6 @@ class _Stratified:
                                  f"{', '.join(t for t in names if t not in empty) or 'none'}")
         self.strata = [t for t in chosen if t not in empty] + ["random"]
         self.k = 0
-        self.visits: dict[str, int] = {}
-        self.elite: dict[str, tuple[float, dict[str, Any]]] = {}  # stratum -> (best objective, its point)
         self.last_strata: list[str] = []
 
     def shares(self, point: Mapping[str, Any]) -> dict[str, float] | None:
@@ -219,28 +213,9 @@ class _Stratified:
         return {k: v / total for k, v in vals.items()}
 
     def _aimed(self, term: str) -> dict[str, Any]:
-        visits = self.visits.get(term, 0)
-        self.visits[term] = visits + 1
-        elite = self.elite.get(term)
-        # every other visit of a stratum explores near its best point so far (a violation's neighbourhood
-        # is where the next, larger one is most likely), the others draw afresh
-        local = elite is not None and visits % 2 == 1
-        cands = [self._near(elite[1]) for _ in range(self.CANDIDATES)] if local else self.base.ask(self.CANDIDATES)
+        cands = self.base.ask(self.CANDIDATES)
         scored = [((sh or {}).get(term, -1.0), i) for i, sh in enumerate(map(self.shares, cands))]
         return cands[max(scored)[1]]
-
-    def _near(self, point: Mapping[str, Any]) -> dict[str, Any]:
-        """``point`` with about half its numeric axes moved by N(0, SPREAD) of their (log) range."""
-        rng, out = self.base.rng, dict(point)
-        for p in self.base.space:
-            if p.choices is not None or rng.random() < 0.5:
-                continue
-            lo, hi = (math.log(p.low), math.log(p.high)) if p.log else (p.low, p.high)
-            x = math.log(float(point[p.name])) if p.log else float(point[p.name])
-            u = min(hi, max(lo, x + self.SPREAD * (hi - lo) * float(rng.standard_normal())))
-            v = math.exp(u) if p.log else u
-            out[p.name] = int(min(p.high, max(p.low, round(v)))) if p.integer else min(p.high, max(p.low, v))
-        return out
 
     def ask(self, n: int) -> list[dict[str, Any]]:
         out, self.last_strata = [], []
@@ -257,9 +232,7 @@ class _Stratified:
         return out
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
-        for pt, sc, st in zip(points, scores, self.last_strata):
-            if st in self.visits and math.isfinite(sc) and (st not in self.elite or sc > self.elite[st][0]):
-                self.elite[st] = (float(sc), dict(pt))
+        pass
 
 
 def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int,
