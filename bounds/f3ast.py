@@ -358,6 +358,30 @@ def _tr_yy_sigma(p, r, v, Sigma):
     return np.einsum("...i,...j,...ij,...ij->...", w, w, gram, Sigma)
 
 
+def lemma_b1() -> Result:
+    """Unbiased update (Lemma B.1).
+
+    **Setting**: Assumption 1, an achievable rate r, a static policy f^r achieving it, fixed client
+    updates v_k; Delta = sum_{k in S} (p_k / r_k) v_k, vbar = sum_k p_k v_k.
+    **Statement** (**equality**, F3AST Lemma B.1): E_S[Delta] = vbar, since Pr(k in S) = r_k; measured
+    per coordinate as E_S[Delta] - vbar = 0.
+    """
+    return Result(
+        id="F3AST.LB.1",
+        title="Unbiased aggregate: E_S[Delta] = vbar with weights p_k / r_k at the policy's true rates",
+        paper=PAPER,
+        kind=Kind.EQUALITY,
+        lhs="E_S[Delta - vbar] for fixed client updates v_k (one coordinate): the importance-weighted aggregate "
+            "sum_(k in S) p_k/r_k v_k over draws of the selection S, minus the full average sum_k p_k v_k",
+        lhs_latex=r"\mathbb{E}_S[\Delta^{t+1}]-\bar{\mathbf v}^{t+1}",
+        terms=(Term("bias", sp.Integer(0), "0: the aggregate is unbiased"),),
+        symbols=(S_p, S_r),
+        provenance=Provenance(SEED, "Lemma B.1", "", "f3ast.md F3AST.LB.1"),
+        participation=static_rate(),
+        example=EX1,
+    )
+
+
 def lemma_b5() -> Result:
     """Exact client-sampling variance (Lemma B.5).
 
@@ -438,6 +462,7 @@ def builders() -> list[Callable[[], Result | list[Result]]]:
         lemma_b3,
         lemma_b5,
         theorem37, partial(theorem37, printed=True),
+        lemma_b1,
     ]
 
 

@@ -36,10 +36,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "register", "summaries", "variants"]
 
-PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl")
+PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl", "bounds.scaffold", "bounds.survey")
 #: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
 #: index of the function in its module's ``builders()`` that makes the result.
-SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed")
+SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed", "source", "status", "flags")
 
 _building: list[bool] = []  # non-empty while plugins are merged: a plugin that calls get() sees the built-ins
 _session: dict[str, Result] = {}  # results registered in this process (a notebook cell), after the plugins
@@ -161,7 +161,10 @@ def _tag(res: Result, origin: str) -> Result:
 
 
 def _summary(res: Result) -> tuple[Any, ...]:
-    return (res.key, res.id, res.variant, res.title, res.kind.value, res.paper, res.reconstructed)
+    """A catalogue row; ``source`` is the provenance (seed, locator), ``flags`` how many flags the result has."""
+    source = f"{res.provenance.seed}, {res.provenance.locator}"
+    return (res.key, res.id, res.variant, res.title, res.kind.value, res.paper, res.reconstructed, source,
+            " ".join(s.value for s in res.status), len(res.flags))
 
 
 def summaries() -> list[dict[str, Any]]:
@@ -179,7 +182,8 @@ def catalogue_source() -> str:
              "", "Regenerate after changing a paper module: ``python -m bounds.registry > bounds/catalogue.py``",
              "(tests/bounds/test_registry_index.py fails while it is out of date).", '"""', "",
              "from __future__ import annotations", "", "from typing import Any", "",
-             "# per module: (key, id, variant, title, kind, paper, reconstructed, builder) of each result, in order;",
+             "# per module: (key, id, variant, title, kind, paper, reconstructed, source, status, flags, builder) of each",
+             "# result, in order; flags: how many flags it carries;",
              "# builder: index in the module's builders() of the function that makes it (0 without builders())",
              "CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {"]
     from bounds.result import build_all

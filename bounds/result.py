@@ -94,6 +94,8 @@ PARTICIPATION_KINDS: dict[str, str] = {
                    "the clients' availability model (F3AST eq. 2)",
     "asynchronous": "at most K clients selected per round, each update at most Gamma_max rounds stale "
                     "(Democratic FL)",
+    "random": "clients chosen at random each round, with no more said about the distribution (survey rows)",
+    "adaptive": "participation probabilities that change over rounds, a stated sequence p_t (survey: FedAMD)",
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError, unknown
 
 from . import guarantees as grt
@@ -58,10 +59,10 @@ def availability(model: str, M: int, S: int | None = None, selection: str = "f3a
     r0 = min(1.0, cap.kmax / M)
 
     def init(trials: int, seed: int) -> AvailabilityState:
-        rng = np.random.default_rng([int(seed), 7])
+        rng = seeds.rng(int(seed), "pattern", 7)
         stream = av.stream(rng, trials, CHUNK)
         return AvailabilityState(stream, np.zeros((trials, 0, M), bool), 0, np.full((trials, M), r0),
-                                 np.random.default_rng([int(seed), 8]))
+                                 seeds.rng(int(seed), "pattern", 8))
 
     def draw(state: AvailabilityState, r: int) -> tuple[np.ndarray, dict, AvailabilityState]:
         buffer, used = state.buffer, state.used

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
@@ -190,7 +191,7 @@ def curvature_quadratic(family: str = "rotated", L: float = 1.0, mu: float = 0.1
     if M * d * d > 5e7:
         raise UserInputError(f"M*d^2 = {M * d * d:.3g} matrix entries (> 5e7, {M * d * d * 8 / 2**30:.1f} GiB); "
                              "use smaller d or M")
-    rng = np.random.default_rng([seed, 211])
+    rng = seeds.rng(int(seed), "instance", 211)
     s = np.linspace(mu, L, d) if d > 1 else np.array([L])
     if family == "diagonal":
         perm = np.argsort(rng.random((M, d)), axis=1)

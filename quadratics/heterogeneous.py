@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
@@ -100,7 +101,7 @@ def heterogeneous_quadratic(L: float = 1.0, mu: float = 0.1, d: int = 10, M: int
         raise UserInputError("d=1 has a single curvature; set mu equal to L")
     if sigma < 0 or not np.isfinite(sigma):
         raise UserInputError(f"sigma={sigma} must be >= 0")
-    rng = np.random.default_rng([seed, 101])
+    rng = seeds.rng(int(seed), "instance", 101)
     lam = np.linspace(mu, L, d) if d > 1 else np.array([L])
     u = rng.standard_normal(d)
     x_star = u / np.linalg.norm(u) * np.sqrt(D0)

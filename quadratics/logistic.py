@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
@@ -156,7 +157,7 @@ def logistic_regression(d: int = 10, M: int = 10, n: int = 50, lam: float = 0.1,
         raise UserInputError(f"spread={spread} and sigma={sigma} must be finite numbers >= 0")
     if M * n * d > 5e7:
         raise UserInputError(f"M*n*d = {M * n * d:.3g} data values (> 5e7); use fewer clients, samples or dimensions")
-    rng = np.random.default_rng([seed, 307])
+    rng = seeds.rng(int(seed), "instance", 307)
     u = rng.standard_normal((M, d))
     u /= np.linalg.norm(u, axis=1, keepdims=True)
     a = spread * u[:, None, :] + rng.standard_normal((M, n, d))

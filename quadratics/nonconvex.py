@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .problem import Problem, centred_shifts, check_count, check_positive, isotropic_law
@@ -113,7 +114,7 @@ def cosine_nonconvex(L: float = 1.0, mu: float = 0.1, beta: float = 0.5, d: int 
         raise UserInputError(f"nonconvex needs mu <= L - beta; got mu={mu}, L-beta={L - beta}")
     if sigma < 0:
         raise UserInputError(f"sigma={sigma} must be >= 0")
-    rng = np.random.default_rng([seed, 202])
+    rng = seeds.rng(int(seed), "instance", 202)
     lam = np.linspace(mu, L - beta, d) if d > 1 else np.array([L - beta])
     bbar = rng.uniform(-spread, spread, d)
     delta = centred_shifts(rng, lam, M, zeta)

@@ -6,7 +6,8 @@ average (1/P) sum_{window} q_r^i has mean 1/M, Pr(client participates in a windo
 FAST constants: m (snapshot cohort), n (arbitrary cohort), q (snapshot probability).
 
 A stateless pattern is a pure function ``weights(seed, r, trials) -> [trials, M]`` (numpy; the
-random stream of round r is ``default_rng([seed, tag, r])``, so rerunning a round gives the same
+random stream of round r is the ``pattern`` stream of ``seed`` keyed by the pattern's tag and r
+(``bounds.core.seeds``: never the gradient noise's stream), so rerunning a round gives the same
 weights). Every pattern also exposes ``init(trials, seed) -> state`` and
 ``draw(state, r) -> (q, aux, state)`` (stateful patterns carry explicit state) and
 ``observe(state, r, signal) -> state`` for patterns that adapt to the run.
@@ -19,6 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError, unknown
 from bounds.core.face import clip
 
@@ -72,7 +74,8 @@ def _stateless(name: str, M: int, constants: Mapping[str, Any],
 
 
 def rng_for(seed: int, tag: int, r: int) -> np.random.Generator:
-    return np.random.default_rng([int(seed), tag, int(r)])
+    """Round r's generator of the pattern with key ``tag`` (a sub-key of the ``pattern`` stream)."""
+    return seeds.rng(int(seed), "pattern", tag, int(r))
 
 
 def sample_subsets(rng: np.random.Generator, pool: np.ndarray, S: int, trials: int) -> np.ndarray:
@@ -189,7 +192,7 @@ PROPENSITY_LAWS = ("beta", "gamma", "weibull")
 def propensities(dist: str, a: float, b: float, M: int, trials: int, seed: int) -> np.ndarray:
     """Client propensities [trials, M], drawn once per trial: Beta(a, b), Gamma(shape a, scale b)
     or b * Weibull(shape a)."""
-    rng = np.random.default_rng([int(seed), 4])
+    rng = seeds.rng(int(seed), "pattern", 4)
     if dist == "beta":
         w = rng.beta(a, b, (trials, M))
     elif dist == "gamma":

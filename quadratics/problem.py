@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 
@@ -154,8 +155,8 @@ class GaussianStream:
     """Standard normal draws for the engine, made in blocks and handed out in order.
 
     **Quantity**: i.i.d. exact N(0, 1) values in float64 (cast to ``dtype``): on CPU from numpy's
-    ``Generator(PCG64).standard_normal`` (ziggurat), seeded with ``[seed, 7]``; on other devices
-    from ``torch.randn`` with a ``torch.Generator`` seeded with ``seed`` on that device. Values come
+    ``Generator(PCG64).standard_normal`` (ziggurat), seeded with the ``noise`` stream of ``seed`` (``bounds.core.seeds``); on other devices
+    from ``torch.randn`` with a ``torch.Generator`` seeded with that stream's word on that device. Values come
     from a block of at least ``block`` draws; a request larger than what is left starts a new block
     (the rest is dropped), so they depend only on the seed, the device kind and the sequence of
     requested sizes. Why: ``torch.randn`` in float64 costs about twice as much per value on CPU,
@@ -165,10 +166,10 @@ class GaussianStream:
     def __init__(self, seed: int, device: torch.device, dtype: torch.dtype, block: int = 1 << 16):
         self.device, self.dtype, self.block = device, dtype, int(block)
         if device.type == "cpu":
-            self.rng = np.random.default_rng([int(seed), 7])
+            self.rng = seeds.rng(int(seed), "noise")
         else:
             self.gen = torch.Generator(device=device)
-            self.gen.manual_seed(int(seed))
+            self.gen.manual_seed(seeds.word(int(seed), "noise"))
         self.pool = torch.empty(0, device=device, dtype=dtype)
         self.pool_np: np.ndarray | None = None
         self.used = 0

@@ -1,7 +1,7 @@
 """Results of a simulation: per-round histories, a summary with confidence intervals, CSV export.
 
 **Quantity**: for each metric, the mean over non-diverged trials and a two-sided Student-t
-confidence interval (scipy.stats.t, level 0.95 by default: mean +- t_{(1+level)/2, n-1} s / sqrt(n));
+confidence interval (``bounds.core.stats.t_interval`` at ``MEAN_LEVEL`` by default);
 ``rounds_to`` = first round r >= 1 (counted from 1) with mean_trials metric_r <= target.
 """
 
@@ -14,19 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
-
-def t_interval(values: np.ndarray, level: float = 0.95, axis: int = -1) -> tuple[Any, Any, Any, Any]:
-    """(mean, low, high, n) over ``axis`` ignoring NaN; with n < 2 the interval is NaN."""
-    n = np.sum(np.isfinite(values), axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices (every trial diverged) give NaN
-        mean = np.nanmean(values, axis=axis) if values.size else np.nan
-        sd = np.nanstd(values, axis=axis, ddof=1)
-        half = stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(n)
-    half = np.where(n >= 2, half, np.nan)
-    return mean, mean - half, mean + half, n
+from bounds.core.stats import MEAN_LEVEL, t_interval
 
 
 def first_round_at_or_below(series: np.ndarray, target: float, every: int = 1) -> int | None:
@@ -86,7 +75,7 @@ class Simulation:
         """Per trial, the first round (multiple of ``every``) with metric <= target."""
         return [first_round_at_or_below(self.metrics[name][:, t], target, every) for t in range(self.trials)]
 
-    def summary(self, target: float | None = None, level: float = 0.95) -> Summary:
+    def summary(self, target: float | None = None, level: float = MEAN_LEVEL) -> Summary:
         final = {}
         for name, v in self.metrics.items():
             mean, lo, hi, n = t_interval(v[-1], level)
@@ -109,7 +98,7 @@ class Simulation:
                 "rounds": self.rounds, "seeds": {"seed": self.seed}, "versions": dict(self.versions)}
         return Summary(final, rounds_to, diverged, self.steps_per_second, info)
 
-    def to_csv(self, level: float = 0.95) -> str:
+    def to_csv(self, level: float = MEAN_LEVEL) -> str:
         """Per-round means and t-intervals of each metric, plus mean participants (text)."""
         cols, names = [np.arange(self.rounds + 1)], ["round"]
         for name, v in self.metrics.items():

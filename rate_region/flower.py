@@ -27,6 +27,7 @@ from flwr.server.client_manager import ClientManager
 from flwr.server.client_proxy import ClientProxy
 from flwr.server.strategy import FedAvg, Strategy
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 from rate_region.sampler import f3ast_select, update_rates
 
@@ -120,7 +121,7 @@ class FASTStrategy(FedAvg):
             raise UserInputError(f"q={q} must lie in [0, 1]")
         self.client_ids = [str(c) for c in client_ids]
         self.q, self.m = float(q), int(m)
-        self.rng = np.random.default_rng(seed)
+        self.rng = seeds.rng(int(seed), "pattern")
         self.logger = logger
 
     def configure_fit(self, server_round: int, parameters: Parameters,

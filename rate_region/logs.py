@@ -18,6 +18,11 @@ Engine choice: polars, read columnar and converted to numpy without row loops. M
 bad row of a mixed-type column in one vectorised pass. Both are imported inside functions only.
 
 Errors (``UserInputError``, exit 2) name the row (1-based data row, header not counted) and column.
+Only regular files are read (``bounds.core.files.regular_file``: a FIFO would block for ever); a CSV header
+naming a column twice is refused; round numbers are integers in [0, 2^53] (float64 holds each exactly);
+client ids beyond 64-bit integers are kept as text; ``read_log(..., max_cells=...)`` refuses a log whose
+rounds x clients grid exceeds the cap before the dense matrices are allocated (a Parquet log first by the
+row count in its footer).
 """
 
 from __future__ import annotations
@@ -31,6 +36,10 @@ from bounds.core.errors import UserInputError
 
 ROLES = ("round", "client", "available", "participated", "weight", "snapshot")
 REQUIRED = ("round", "client", "available", "participated")
+# peak bytes per (round, client) cell of an audit: the dense bool matrices and the float copies of the fit and the
+# effective sizes (tests/benchmarks/bench_audit.py: 10^7 cells, peak RSS 1.0 GB); reports.cli.limits sets the cap
+BYTES_PER_CELL = 100
+MAX_ROUND = 2**53  # the largest round number: beyond it float64 (and the text of a CSV) merges neighbours
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 
@@ -78,6 +87,11 @@ def parse_columns(text: str | None) -> dict[str, str]:
             from bounds.core.errors import unknown
 
             raise unknown("log column role", role, ROLES)
+        if role in out:
+            raise UserInputError(f"--columns names role {role!r} twice ({out[role]!r} and {name!r}); one column per role")
+        if name in out.values():
+            other = next(r for r, n in out.items() if n == name)
+            raise UserInputError(f"--columns maps column {name!r} to two roles ({other} and {role}); one role per column")
         out[role] = name
     return out
 
@@ -96,14 +110,25 @@ def _format(path: Path, fmt: str | None) -> str:
     return FORMATS[suffix]
 
 
-def _read_frame(path: Path, fmt: str):
+def _read_frame(path: Path, fmt: str, max_cells: int | None = None):
     import polars as pl
 
-    if not path.exists():
-        raise UserInputError(f"log file {path} does not exist")
+    from bounds.core.files import regular_file
+
+    # a FIFO would block for ever; a directory or device is no log
+    regular_file(path, "log file", "a CSV, Parquet or JSON lines participation log (docs/audit.md)")
     try:
         if fmt == "parquet":
+            if max_cells is not None:
+                # a compressed file can hold far more rows than its size suggests: count them first (the
+                # footer), since every row is a distinct (round, client) cell
+                rows = int(pl.scan_parquet(path).select(pl.len()).collect().item())
+                if rows > max_cells:
+                    raise UserInputError(f"log {path} has {rows:.3g} rows, so at least as many (round, client) "
+                                         f"cells; the cap here is {max_cells:.3g} cells: audit a shorter log")
             return pl.read_parquet(path)
+        if fmt == "csv":
+            _check_header(path)
         try:  # fast path: typed columns inferred by polars
             if fmt == "csv":
                 return pl.read_csv(path, infer_schema_length=10_000)
@@ -124,6 +149,20 @@ def _read_frame(path: Path, fmt: str):
     except Exception as exc:  # polars raises its own zoo of errors for malformed files
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserInputError(f"log {path}: cannot read as {fmt}: {first}") from None
+
+
+def _check_header(path: Path) -> None:
+    """A CSV header naming a column twice is refused (polars would rename the second copy and read on)."""
+    import csv
+
+    with open(path, "rb") as fh:
+        line = fh.readline(1 << 20).decode("utf-8-sig", errors="replace")
+    names = [n.strip() for n in next(csv.reader([line]), [])]
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise UserInputError(f"log {path}: the header names column {n!r} twice; one column per name")
+        seen.add(n)
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -175,6 +214,35 @@ def _unique_ints(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.unique(x, return_inverse=True)
 
 
+def _fits_int64(s) -> bool:
+    """Does an integer column fit int64 (polars reads larger CSV integers as i128 or u64)?"""
+    lo, hi = s.min(), s.max()
+    return lo is None or (-(2**63) <= int(lo) and int(hi) < 2**63)
+
+
+def _rounds(df, col: str, source: str) -> np.ndarray:
+    """Round numbers as int64: integers in [0, MAX_ROUND] (float64 holds each exactly, so no two merge)."""
+    import polars as pl
+
+    s = df.get_column(col)
+    if s.dtype == pl.Boolean:
+        raise UserInputError(f"{source}: row 1, column {col!r} (round): true/false values; a round is an integer")
+    if s.dtype.is_integer() and s.null_count() == 0:
+        lo, hi = int(s.min()), int(s.max())
+        if lo >= 0 and hi <= MAX_ROUND:
+            return s.cast(pl.Int64).to_numpy()
+        bad = ((s < 0) | (s > MAX_ROUND)).to_numpy()
+        raise UserInputError(f"{source}: row {_first_bad(bad)}, column {col!r} (round): {s[_first_bad(bad) - 1]} "
+                             f"is not a round number in [0, 2^53]")
+    rnd = _numeric(df, col, "round", source)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(rnd) | (rnd < 0) | (rnd > MAX_ROUND) | (rnd != np.floor(rnd))
+    if bad.any():
+        raise UserInputError(f"{source}: row {_first_bad(bad)}, column {col!r} (round): "
+                             f"{str(s[_first_bad(bad) - 1])[:40]} is not a round number (an integer in [0, 2^53])")
+    return rnd.astype(np.int64)
+
+
 def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique client ids and each row's index into them."""
     import polars as pl
@@ -183,18 +251,22 @@ def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     if s.null_count():
         raise UserInputError(f"{source}: row {_first_bad(s.is_null().to_numpy())}, column {col!r} (client): empty value")
     if s.dtype == pl.String:
-        as_int = s.str.strip_chars().cast(pl.Int64, strict=False)
-        is_int = as_int.is_not_null().to_numpy()
+        stripped = s.str.strip_chars()
+        as_int = stripped.cast(pl.Int64, strict=False)
+        is_int = (as_int.is_not_null() | stripped.str.contains(r"^[+-]?[0-9]+$")).to_numpy()
         if is_int.all():
-            s = as_int
+            if as_int.is_not_null().all():
+                s = as_int  # otherwise some id is beyond int64: all stay text
         elif is_int.any():  # integers and text mixed: the first row of the minority type is the odd one
             odd = ~is_int if 2 * is_int.sum() >= is_int.size else is_int
             i = int(np.argmax(odd))
             kind, other = ("text", "integers") if not is_int[i] else ("an integer", "text")
             raise UserInputError(f"{source}: row {i + 1}, column {col!r} (client): {s[i]!r} is {kind} while "
                                  f"most ids are {other} (mixed types in the column)")
+    if s.dtype.is_integer() and not _fits_int64(s):
+        s = s.cast(pl.String)  # ids beyond int64 (hashes, 2^64): labels, kept as text
     if s.dtype.is_integer():
-        return _unique_ints(s.to_numpy().astype(np.int64))
+        return _unique_ints(s.cast(pl.Int64).to_numpy())
     if s.dtype == pl.String:
         # dense rank of the text ids = index into their sorted unique values, in one columnar pass
         codes = s.rank("dense").to_numpy().astype(np.int64) - 1
@@ -202,12 +274,18 @@ def _codes(df, col: str, source: str) -> tuple[np.ndarray, np.ndarray]:
     raise UserInputError(f"{source}: row 1, column {col!r} (client): ids of type {s.dtype}; use integers or text")
 
 
-def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None) -> ParticipationLog:
-    """Read and validate a participation log (see the module docstring for formats and columns)."""
+def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None,
+             max_cells: int | None = None) -> ParticipationLog:
+    """Read and validate a participation log (see the module docstring for formats and columns).
+
+    ``max_cells``: the most (round, client) cells the dense matrices may hold; a log whose distinct rounds
+    times distinct clients exceed it is refused before they are allocated (the CLI sets it from the
+    machine's memory: ``reports.cli.cmd_audit``).
+    """
     path = Path(path)
     names = {r: r for r in ROLES} | (columns or {})
     kind = _format(path, fmt)
-    df = _read_frame(path, kind)
+    df = _read_frame(path, kind, max_cells)
     source = str(path)
     present = set(df.columns)
     for role in REQUIRED:
@@ -219,12 +297,7 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
         raise UserInputError(f"{source}: the log has no rows")
 
     # Validate column by column (the first bad row of each names itself)
-    rnd = _numeric(df, names["round"], "round", source)
-    bad = (rnd < 0) | (rnd != np.floor(rnd))
-    if bad.any():
-        raise UserInputError(f"{source}: row {_first_bad(bad)}, column {names['round']!r} (round): "
-                             f"{rnd[bad][0]:g} is not a non-negative integer round")
-    rnd = rnd.astype(np.int64)
+    rnd = _rounds(df, names["round"], source)
     avail = _flag(_numeric(df, names["available"], "available", source), names["available"], "available", source)
     part = _flag(_numeric(df, names["participated"], "participated", source), names["participated"], "participated",
                  source)
@@ -235,6 +308,10 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
     client_ids, ci = _codes(df, names["client"], source)
     round_ids, ri = _unique_ints(rnd)
     T, N = round_ids.size, client_ids.size
+    if max_cells is not None and T * N > max_cells:
+        raise UserInputError(f"{source}: {T} rounds x {N} clients = {float(T * N):.3g} (round, client) cells "
+                             f"(absent pairs count as unavailable), about {T * N * BYTES_PER_CELL / 1e9:.3g} GB to "
+                             f"audit; the cap here is {float(max_cells):.3g} cells: audit fewer rounds or clients")
     flat = ri.astype(np.int64) * N + ci
     counts = np.bincount(flat, minlength=T * N)
     if counts.max() > 1:
@@ -255,6 +332,8 @@ def read_log(path, columns: dict[str, str] | None = None, fmt: str | None = None
         if bad.any():
             raise UserInputError(f"{source}: row {_first_bad(bad)}, column {names['weight']!r} (weight): "
                                  f"{w[bad][0]:g}; weights are finite and >= 0")
+        top = float(w.max())
+        w = w / top if top > 0 else w  # scaled first: sums of weights near 1e308 would overflow
         tot = np.bincount(ci, weights=w, minlength=N) / np.maximum(np.bincount(ci, minlength=N), 1)
         if tot.sum() <= 0:
             raise UserInputError(f"{source}: column {names['weight']!r} (weight) is zero everywhere")

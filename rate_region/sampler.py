@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError, unknown
 from rate_region.availability import AvailabilityModel, make_cap
 from rate_region.variance import H as H_of
@@ -151,7 +152,7 @@ def simulate_sampler(
         if np.any(r <= 0):
             raise UserInputError("initial rates r(0) must be > 0 componentwise (the utility p^2/r^2 is infinite at 0)")
 
-    rng = np.random.default_rng(seed)
+    rng = seeds.rng(int(seed), "sample")
     rec_t = np.unique(np.linspace(0, rounds, min(records, rounds) + 1).astype(np.int64))
     keep_full = rec_t.size * runs * N <= 5_000_000
     traj = np.empty((rec_t.size, runs, N), dtype=np.float32) if keep_full else None

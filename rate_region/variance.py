@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 OBJECTIVES = ("p2", "p")
@@ -136,7 +137,7 @@ def compare_with_bounds(
     scale = 4 * E**2 * G2 * eta**2
     mc = None
     if mc_draws:
-        rng = np.random.default_rng(seed)
+        rng = seeds.rng(int(seed), "sample")
         idx = rng.choice(len(probs), size=mc_draws, p=np.asarray(probs) / np.sum(probs))
         X = np.asarray(subsets, float)[idx]
         with np.errstate(divide="ignore", invalid="ignore"):

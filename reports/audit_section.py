@@ -75,6 +75,10 @@ def audit_html(rec: Mapping[str, Any], title: str = "Participation audit", *, id
     parts.append(f"<p>Bias test against {html.escape(rec['target']['text'])} ({html.escape(b['method'])}, FDR {b['alpha']:g}): "
                  f"{len(b['flagged'])} client(s) flagged{': ' + html.escape(flagged) if flagged else ''}; "
                  f"{len(b['under_served'])} under-served.</p>")
+    if rec["target"].get("convention"):  # target available[:k]: say what "uniform among the available" meant
+        off = rec["target"].get("rounds_off_size", 0)
+        parts.append(f"<p>Convention: {html.escape(rec['target']['convention'])}."
+                     + (f" {off} round(s) selected a number other than min(k, |A_t|)." if off else "") + "</p>")
     parts.append(f"<p>Variance price ({v['objective']}): H(realised r) = {v['H_realised']:.6g}, H(r*) = {v['H_rstar']:.6g}, "
                  f"ratio {v['ratio']:.4g}; max |r - r*| = {v['max_abs_dev_rstar']:.4g}.</p>")
     parts.append('<div class="scroll"><table><tr><th>check</th><th>results</th><th>status</th><th>evidence</th></tr>')

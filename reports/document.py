@@ -9,6 +9,8 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "large_n":  {"N", "r_star" (list), "H", ...} | None,
      "sampler":  {"t": [...], "r": [[client rates per t]], "r_star": [...]} | None,
      "participation": {"name", "weights": [[client x round]]} | None,
+     "comparisons": [{"title", "setting", "sorted_by", "rows": [{"key", "algorithm", "covered", "rounds",
+                      "reached", "short", "note"}]}]  (``convbound compare`` on the quick settings),
      "verifications": [Verification.to_dict() ...],
      "expected_controls": [ids] | None,
      "searches":    [{"source": text, "record": falsify SearchRecord.to_dict()}],

@@ -27,7 +27,7 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     from reports.pdf_records import records_pdf
 
     for section in (_title_and_banner, _summary, _checks, records_pdf, _results, _rates_sampler_participation,
-                    _environment):
+                    _comparisons, _environment):
         section(k, doc)
     k.page.build(k.story, onFirstPage=_footer, onLaterPages=_footer)
     return buf.getvalue()
@@ -168,6 +168,8 @@ def _checks(k: _Kit, doc: Mapping[str, Any]) -> None:
     small, cell, h2, h3, story = k.small, k.cell, k.h2, k.h3, k.story
     if doc.get("verifications"):
         story.append(P("Checks: certificates, rates and negative controls", h2))
+        story.append(P("Each certificate is evidence at one instance (the point and seed its record names), not a "
+                       "proof over the result's domain; a rate is a fit over the sweep shown.", body))
         for v in doc["verifications"]:
             tag = " · negative control" if is_control(v) else ""
             story.append(P(f'<a name="{anchor("chk", v.get("id"))}"/>{escape(str(v.get("id")))} — '
@@ -263,6 +265,26 @@ def _rates_sampler_participation(k: _Kit, doc: Mapping[str, Any]) -> None:
             if doc[key].get("description"):
                 story.append(P(escape(doc[key]["description"]), body))
             figs(key)
+
+
+def _comparisons(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """``convbound compare`` on the quick settings: covered results sorted, the others with their reasons."""
+    P, t, cell, small, story = k.P, k.t, k.cell, k.small, k.story
+    if not doc.get("comparisons"):
+        return
+    story.append(P('<a name="comparisons"/>Results compared on the quick settings', k.h2))
+    story.append(P("ORDER results use every hidden constant = 1 (shapes, not guarantees); as convbound compare.",
+                   small))
+    mm = k.mm
+    for c in doc["comparisons"]:
+        story.append(P(escape(c["title"]), k.h3))
+        rows = [[P(f"<b>{h}</b>", cell) for h in ("Result", "Algorithm", "Rounds for eps", "eps at R", "Reading")]]
+        rows += [[P(t(r["key"]), cell), P(t(r["algorithm"]), cell), P(t(r["rounds"]), cell), P(t(r["reached"]), cell),
+                  P(t(r["short"]), cell)] for r in c["rows"] if r["covered"]]
+        story.append(k.grid(rows, [40 * mm, 28 * mm, 20 * mm, 18 * mm, k.width - 106 * mm]))
+        others = [f"{escape(r['key'])}: {escape(r['note'])}" for r in c["rows"] if not r["covered"]]
+        if others:
+            story.append(P("Not covered: " + "; ".join(others), small))
 
 
 def _environment(k: _Kit, doc: Mapping[str, Any]) -> None:

@@ -286,8 +286,21 @@ def worst_case_section(quick: bool) -> list[dict[str, Any]]:
     return out
 
 
+def comparison_section() -> list[dict[str, Any]]:
+    """``convbound compare`` on the quick suite's FAST-style and F3AST-style settings (reports.compare_section)."""
+    from bounds.compare import compare
+    from reports.compare_section import comparison_rows, quick_settings
+
+    out = []
+    for title, setting in quick_settings():
+        result = compare(setting)
+        out.append({"title": title, "setting": setting.to_dict(), "rows": comparison_rows(result),
+                    "sorted_by": result.to_dict()["sorted_by"]})
+    return out
+
+
 # Whole suite
-SECTIONS = ("results", "region", "large_n", "sampler", "participation", "worst_cases", "verify")
+SECTIONS = ("results", "region", "large_n", "sampler", "participation", "comparisons", "worst_cases", "verify")
 
 
 def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | None = None, seed: int = 0,
@@ -306,7 +319,7 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
         check_only(only_list)
     doc: dict[str, Any] = {"schema": SCHEMA, "title": "convbound verification report", "quick": quick,
                            "seed": seed, "device": device, "only": only_list, "results": [], "region": None,
-                           "large_n": None, "sampler": None, "participation": None, "verifications": [],
+                           "large_n": None, "sampler": None, "participation": None, "comparisons": [], "verifications": [],
                            "expected_controls": None, "searches": [], "worst_cases": [], "audits": [],
                            "sections_failed": {}, "timings_s": {}}
 
@@ -336,6 +349,8 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     doc["large_n"] = run("large_n", f"r* for N = {LARGE_N_CLIENTS}", large_n_section)
     doc["sampler"] = run("sampler", "simulating the F3AST sampler", lambda: sampler_section(quick, seed))
     doc["participation"] = run("participation", "participation pattern", lambda: participation_section(seed))
+    doc["comparisons"] = run("comparisons", "comparing the results that cover the quick settings",
+                             comparison_section) or []
     if only_set is None or _selected("FAST.T2", "FAST.T2", only_set):  # the live worst case is FAST.T2's
         doc["worst_cases"] = run("worst_cases", "exact worst case (PEP)", lambda: worst_case_section(quick)) or []
     verified = run("verify", "running the verification suite",

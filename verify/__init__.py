@@ -4,8 +4,10 @@ Torch-free at import: ``Verification`` (the JSON record), ``decide``/``mean_ci``
 all verdicts are ``VERDICTS``),
 ``fit_loglog``/``fit_over_seeds`` (slopes), ``run_suite`` (imports the simulation lazily).
 Hypothesis strategies: ``verify.testing.strategies.params_for(key)``.
-A user's own certificate: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials,
-seed, device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Verification``).
+Check groups are specs over scenarios (:mod:`verify.checks`: ``Certify``, ``Control``, ``Sweep``,
+``Contrast``, ``Exact``, run by one runner through ``verify.scenario.evaluate_point``). A user's own
+hand-built check: ``Check`` (joins ``convbound verify`` through a plugin), ``Context`` (trials, seed,
+device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Verification``).
 >>> from verify import mean_ci
 >>> mean_ci([1.0, 2.0, 3.0]).mean
 2.0
@@ -13,8 +15,8 @@ seed, device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS ->
 Testing helpers for a user's test suite: :mod:`verify.testing` (also as pytest fixtures, ``-p convbound``).
 """
 
-from verify.certificates.common import Context, certificate
-from verify.extensions import Check
+from verify.checks import Context
+from verify.extensions import Check, certificate
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 from verify.suite import all_ok, run_suite, select

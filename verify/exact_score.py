@@ -218,7 +218,7 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
                 f"each of {trials} trials' propensities; the interval is over the propensities only")
     values = dict(inst.values)
     res = bounds.get(scenario.result)
-    decided = realised_participation(inst.pattern, res, values)
+    decided = {**realised_participation(inst.pattern, res, values), **dict(getattr(inst, "decided", {}) or {})}
     report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
     if inst.broken:

@@ -3,11 +3,13 @@
 **Setting**: a plugin's ``scenarios()`` (entry point group ``convbound.scenarios`` or a ``--plugin``
 file, see :mod:`bounds.plugins`) returns a list of any of
 
+- a scenario (``verify.scenario.Scenario``: ``id``, ``result``, ``space``, ``build(point)``): a check
+  group of one :class:`verify.checks.Certify` at its default point, run by the one runner
+  (:func:`verify.checks.run_group`, through ``evaluate_point``: every hypothesis rule applies);
+- a :class:`verify.checks.Group` (specs over scenarios, e.g. a certificate with its control);
 - :class:`Check`: an id and a function ``run(ctx) -> list[Verification]`` (``ctx`` is a
-  ``verify.certificates.common.Context``; build records with ``certificate(...)`` from that module);
-- a scenario object (the falsify layer's ``Scenario``: ``id``, ``result``, ``build(point)`` returning an
-  instance with ``problem, algorithm, pattern, rounds, values, measure``): its default point is
-  simulated and scored like a certificate.
+  ``verify.checks.Context``; records from ``verify.certificate``): a user's own procedure, kept for
+  plugins written before the specs; it bypasses ``evaluate_point``, so prefer a scenario or a Group.
 
 Each record a plugin check returns carries its origin (a note ``origin: ...`` and
 ``instance["origin"]``), so tables and the report show where it came from.
@@ -19,9 +21,7 @@ Each record a plugin check returns carries its origin (a note ``origin: ...`` an
 
 from __future__ import annotations
 
-import functools
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ from bounds import plugins
 from bounds.core.errors import UserInputError
 from verify.record import Verification
 
-__all__ = ["Check", "plugin_checks"]
+__all__ = ["Check", "certificate", "plugin_checks"]
 
 
 @dataclass(frozen=True)
@@ -66,39 +66,26 @@ def _mark(v: Verification, origin: str) -> Verification:
     return v.replace(instance={**dict(v.instance), "origin": origin}, notes=v.notes + (f"origin: {origin}",))
 
 
-def _as_check(item: Any) -> Check:
-    """A plugin's item as a Check (Check, scenario object, or an object with ``id`` that is callable)."""
-    if isinstance(item, Check):
+def _as_check(item: Any) -> Any:
+    """A plugin's item as a check group: a Group or Check as given, a scenario as a Group certifying its
+    default point (scored by the one runner), another callable with an ``id`` as a Check."""
+    from verify.checks import Certify, Group
+    from verify.scenario import Scenario
+
+    if isinstance(item, (Check, Group)):
         return item
     cid = getattr(item, "id", None)
     if not isinstance(cid, str) or not cid:
         raise UserInputError(f"scenarios() returned a {type(item).__name__} without a string id; "
-                             f"return verify.extensions.Check objects or scenarios")
+                             f"return verify.scenario.Scenario, verify.checks.Group or verify.Check objects")
+    if isinstance(item, Scenario):
+        return Group(cid, (Certify(item, id=cid, title=item.title),), title=item.title, origin=item.origin)
     if hasattr(item, "build") and hasattr(item, "result"):
-        return Check(cid, functools.partial(_score_scenario_list, scenario=item), getattr(item, "title", ""),
-                     item.result)
+        sc = as_scenario(item)
+        return Group(cid, (Certify(sc, id=cid, title=sc.title),), title=sc.title, origin=sc.origin)
     if callable(item):
         return Check(cid, item, getattr(item, "title", ""), getattr(item, "result", ""))
-    raise UserInputError(f"scenario {cid!r} is neither a Check, a scenario (build/result) nor callable")
-
-
-def _score_scenario_list(ctx: Any, scenario: Any) -> list[Verification]:
-    return [_score_scenario(ctx, scenario)]
-
-
-def _score_scenario(ctx: Any, scenario: Any) -> Verification:
-    """A scenario at its default point, scored like a hand-built certificate."""
-    from verify.certificates.common import certificate
-
-    t0 = time.perf_counter()
-    point = scenario.default_point() if hasattr(scenario, "default_point") else {}
-    inst = scenario.build(point)
-    trials = ctx.n(64, 256)
-    sim = ctx.simulate(inst.problem, inst.algorithm, inst.pattern, trials, inst.rounds)
-    samples = inst.measure(sim)
-    return certificate(ctx, check_id=scenario.id, title=getattr(scenario, "title", scenario.id), key=scenario.result,
-                       values=dict(inst.values), samples=samples, instance={"point": dict(point)}, trials=trials,
-                       assumed=dict(getattr(inst, "assumed", {}) or {}), started=t0)
+    raise UserInputError(f"scenario {cid!r} is neither a Scenario, a Group, a Check nor callable")
 
 
 def plugin_checks(builtins: Mapping[str, Callable]) -> dict[str, Callable]:
@@ -113,3 +100,95 @@ def plugin_checks(builtins: Mapping[str, Callable]) -> dict[str, Callable]:
         return _as_check(item).id
 
     return plugins.merge("scenarios", builtins, key=key, tag=lambda item, where: replace(_as_check(item), origin=where))
+
+
+def _instance_of(point: Mapping[str, Any], *, build: Callable[[Mapping[str, Any]], Any]) -> Any:
+    """``build(point)`` as a ``verify.scenario.Instance`` (the fields the object has; defaults for the rest)."""
+    from dataclasses import fields
+
+    from verify.scenario import Instance
+
+    made = build(point)
+    if isinstance(made, Instance):
+        return made
+    return Instance(**{f.name: getattr(made, f.name) for f in fields(Instance) if hasattr(made, f.name)})
+
+
+def as_scenario(item: Any) -> Any:
+    """A scenario-like plugin object (``id``, ``result``, ``build(point)``, optional ``title``, ``space`` or
+    ``default_point()``) as a ``verify.scenario.Scenario``; without a space, each default value is a
+    fixed axis (one choice), so the object is scored at its default point only."""
+    import functools
+
+    from verify.scenario import Param, Scenario
+
+    if isinstance(item, Scenario):
+        return item
+    space = getattr(item, "space", None)
+    if space is None:
+        point = item.default_point() if hasattr(item, "default_point") else {}
+        space = tuple(Param(k, default=v, choices=(v,), doc="fixed (the plugin declares no space)")
+                      for k, v in dict(point).items())
+    return Scenario(item.id, item.result, getattr(item, "title", "") or item.id, tuple(space),
+                    functools.partial(_instance_of, build=item.build), tuple(getattr(item, "notes", ()) or ()),
+                    origin=getattr(item, "origin", plugins.BUILT_IN))
+
+
+def is_scenario(item: Any) -> bool:
+    """True for a plugin item that is a scenario (the falsify layer searches those)."""
+    from verify.scenario import Scenario
+
+    return isinstance(item, Scenario)
+
+
+def certificate(ctx: Any, *, check_id: str, title: str, key: str, values: Mapping[str, Any], samples: Any,
+                instance: Mapping[str, Any], trials: int, notes: Sequence[str] = (),
+                series: Mapping[str, Any] | None = None, assumed: Mapping[str, str] | None = None,
+                decided: Mapping[str, tuple[bool | None, str]] | None = None,
+                started: float | None = None) -> Verification:
+    """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples`` (a user's hand-built ``Check``).
+
+    The same rule as :func:`verify.checks.verdict_of` (one verdict): the LHS interval against the RHS,
+    gated by the hypotheses (``assumed``: name -> why it is met although ``bounds`` cannot check it; a
+    violation then reads ``unverified``; ``decided``: met by construction, passed to ``Result.check``).
+    Prefer a scenario (``verify.scenario.Scenario``) scored by ``evaluate_point``: it applies every
+    hypothesis rule of the instance (``broken``, ``run_broken``, realised participation).
+    """
+    import math
+    import time
+
+    import numpy as np
+
+    import bounds
+    from verify.checks import verdict_of
+    from verify.scenario import PointEstimate, hypotheses_of
+    from verify.verdict import mean_ci, ratio
+
+    result = bounds.get(key)
+    report = result.check(values, decided)
+    hyp, conds = hypotheses_of(report, assumed or {})
+    x = np.asarray(samples, dtype=float)
+    est = mean_ci(x, ctx.level)
+    point = PointEstimate(
+        scenario=check_id, result=key, kind=result.kind.value, point={}, samples=x, lhs=est.mean,
+        ci=(est.low, est.high), rhs=float(report.evaluation.value), ratio=math.nan, hypotheses=hyp,
+        conditions=tuple(conds), values={}, rhs_terms={}, trials=int(trials), seed=int(ctx.seed), level=ctx.level,
+        assumed=dict(assumed or {}))
+    verdict, why = verdict_of(point)
+    return Verification(
+        id=check_id, title=title, verdict=verdict, expected="holds",
+        lhs=est.mean, ci=(est.low, est.high), rhs=point.rhs, ratio=ratio(est.mean, point.rhs),
+        instance={**dict(instance), "result": result.key, "result_inputs": {k: _num(v) for k, v in values.items()},
+                  "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
+                  "level": ctx.level},
+        control=False, kind="certificate", trials=trials, seed=ctx.seed,
+        variant=result.variant, conditions=tuple(conds), series=dict(series or {}), notes=tuple(notes) + tuple(why),
+        device=ctx.device, elapsed_s=(time.perf_counter() - started) if started else 0.0,
+    )
+
+
+def _num(v: Any) -> Any:
+    import numpy as np
+
+    arr = np.asarray(v, dtype=float)
+    return float(arr) if arr.ndim == 0 else arr.tolist()

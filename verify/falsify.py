@@ -30,7 +30,7 @@ ask/tell step; the engine batches trials (one run per point, no loop over trials
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
-by ``verify.runtime.executor.spawn_seeds(seed, .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
+by ``bounds.core.seeds.spawn(seed, "search", .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
 confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
@@ -46,9 +46,10 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
+from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
-from verify.verdict import DEFAULT_LEVEL, VIOLATED, decide
+from verify.verdict import VIOLATED
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
@@ -58,20 +59,22 @@ LOG_RATIO_CAP = math.log(1e6)
 
 
 def search_seeds(root: int, n: int) -> tuple[list[int], int]:
-    """``n`` search seeds and one confirmation seed from the project's spawner
-    (``verify.runtime.executor.spawn_seeds(root, .)``): index 0 confirms, indices 1..n search, so the
-    confirmation seed does not depend on the budget. Distinct children of one ``SeedSequence`` give
-    distinct 63-bit words except by a collision; should one occur, the next unused index confirms.
+    """``n`` search seeds and one confirmation seed: words of the ``search`` stream of ``root``
+    (``bounds.core.seeds.spawn(root, "search", .)``): index 0 confirms, indices 1..n search, so the
+    confirmation seed does not depend on the budget. Distinct spawn keys give distinct 63-bit words
+    except by a collision; should one occur, the next unused index confirms.
     """
-    from verify.runtime.executor import spawn_seeds
+    from bounds.core.seeds import spawn, word
 
-    drawn = spawn_seeds(root, n + 1)
+    if int(root) != root or root < 0:
+        raise UserInputError(f"seed {root} must be a non-negative integer")
+    drawn = spawn(int(root), "search", n + 1)
     conf, seeds = drawn[0], drawn[1:]
     taken = set(seeds)
     k = n + 1
     while conf in taken:  # keeps the guarantee: the confirmation never reuses a search seed
+        conf = word(int(root), "search", k)
         k += 1
-        conf = spawn_seeds(root, k)[-1]
     return seeds, conf
 
 
@@ -230,21 +233,19 @@ class SearchRecord:
 
 
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
-            level: float = DEFAULT_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
+            level: float = MEAN_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
     """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
+    from verify.checks import verdict_of
+
     with plugin_guard(scenario, point):
         est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
     low, high = est.ci
-    extra: dict[str, Any] = {}
+    verdict, why = verdict_of(est)  # the one verdict rule (verify and verify --instance use it too)
+    extra: dict[str, Any] = {"why": why}
     if est.kind == "order":
         # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
-        verdict = "unverified" if est.hypotheses is not False else "inapplicable"
         extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
         extra["constant_ci"] = [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None]
-    else:
-        verdict = decide(est.kind, low, high, est.rhs, hypotheses=est.hypotheses)
-    if verdict == VIOLATED and est.assumed:
-        verdict = "unverified"  # a violation could mean an assumed (undecidable) hypothesis fails
     out = {"verdict": verdict, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
            "ratio_ci": [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None], "trials": trials,
            "seeds": [seed], "level": level, "hypotheses": est.hypotheses, "conditions": list(est.conditions),
@@ -280,7 +281,7 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
 
 def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, seed: int = 0, trials: int = 64,
            confirm_trials: int = 4096, optimiser: str = "random", population: int = 8,
-           device: str = "cpu", level: float = DEFAULT_LEVEL,
+           device: str = "cpu", level: float = MEAN_LEVEL,
            progress: Callable[[int, int, float | None], None] | None = None,
            map_points: Callable[..., list[dict[str, Any]]] | None = None,
            problems: Sequence[str] | str | None = None, stop_at_violation: bool = False,
@@ -394,7 +395,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                                   device=device, level=level)
     rec.confirmation["points_tried"] = done
     rec.confirmation["search_seeds_disjoint"] = conf_seed not in set(seeds)
-    rec.confirmation["seed_rule"] = ("verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms, "
+    rec.confirmation["seed_rule"] = ("bounds.core.seeds.spawn(seed, 'search', budget + 1): index 0 confirms, "
                                      "indices 1..budget are the search evaluations' seeds in order")
     rec.elapsed_s = time.perf_counter() - t0
     rec.finding = finding(rec)
@@ -465,22 +466,27 @@ def plugin_record(scenario: Scenario) -> dict[str, str]:
 
 
 def replay(path: str, *, device: str | None = None) -> Any:
-    """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers."""
-    from verify.record import Verification
+    """Rerun an instance file's confirmation; returns a ``Verification`` with the same numbers.
+
+    The record is built as ``verify``'s certificate records are (``verify.checks.certify_record``: one
+    verdict rule, one instance said to be one instance); ``expected`` is the recorded verdict, and a
+    replayed violation says that the violation is the outcome being reproduced.
+    """
+    from verify.checks import Context, certify_record
     from verify.scenarios import get
     from verify.suite import versions
 
     data = load_instance(path)  # reloads the plugin file the instance records (or names the one it needs)
     sc = get(data["scenario"])
-    level = float(data.get("level", DEFAULT_LEVEL))
-    conf, est = confirm(sc, data["point"], trials=data["trials"], seed=data["seeds"][0],
-                        device=device or data.get("device", "cpu"), level=level)
-    exp = data.get("expect", {})
-    return Verification(
-        id=f"{sc.id}:instance", title=f"{sc.title}, replayed instance ({path})", verdict=conf["verdict"],
-        expected=exp.get("verdict", "holds"), lhs=est.lhs, ci=est.ci, rhs=est.rhs, ratio=est.ratio,
-        instance={**dict(est.describe), "point": dict(est.point), "result_inputs": dict(est.values),
-                  "rhs_terms": dict(est.rhs_terms), "level": level, "source": path},
-        kind="certificate", trials=data["trials"], seed=data["seeds"][0], conditions=tuple(est.conditions),
-        notes=("replay of a falsify confirmation: expected = the recorded verdict",), versions=versions(),
-        device=device or data.get("device", "cpu"))
+    level = float(data.get("level", MEAN_LEVEL))
+    dev = device or data.get("device", "cpu")
+    seed = data["seeds"][0]
+    conf, est = confirm(sc, data["point"], trials=data["trials"], seed=seed, device=dev, level=level)
+    expected = data.get("expect", {}).get("verdict", "holds")
+    notes = ["replay of a falsify confirmation: expected = the recorded verdict"]
+    if expected == "violated":
+        notes.append("the recorded outcome is a violation of the bound: 'ok' here means the replay reproduced the "
+                     "violation, not that the bound holds")
+    rec = certify_record(est, ctx=Context(seed=seed, device=dev, level=level), seed=seed, id=f"{sc.id}:instance",
+                         title=f"{sc.title}, replayed instance ({path})", expected=expected, notes=notes)
+    return rec.replace(instance={**dict(rec.instance), "source": path}, versions=versions())

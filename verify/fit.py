@@ -16,7 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-DEFAULT_LEVEL = 0.95
+from bounds.core.stats import SLOPE_LEVEL, t_quantile
+
+# The level of slope intervals (bounds.core.stats says why); the old name, kept for importers.
+DEFAULT_LEVEL = SLOPE_LEVEL
 
 
 @dataclass(frozen=True)
@@ -52,18 +55,18 @@ def _logs(x, y) -> tuple[np.ndarray, np.ndarray]:
     return np.log(x), np.log(y)
 
 
-def fit_loglog(x, y, level: float = DEFAULT_LEVEL) -> SlopeFit:
+def fit_loglog(x, y, level: float = SLOPE_LEVEL) -> SlopeFit:
     """Least-squares slope of log y on log x with a t interval (n - 2 degrees of freedom)."""
     lx, ly = _logs(x, y)
     if lx.size < 3:
         raise ValueError("a slope interval needs at least 3 points")
     res = stats.linregress(lx, ly)
-    half = float(stats.t.ppf(0.5 + level / 2, lx.size - 2)) * float(res.stderr)
+    half = float(t_quantile(level, lx.size - 2)) * float(res.stderr)
     return SlopeFit(float(res.slope), float(res.intercept), float(res.slope) - half, float(res.slope) + half,
                     float(res.stderr), int(lx.size), level, "linregress")
 
 
-def fit_over_seeds(x, Y, level: float = DEFAULT_LEVEL) -> SlopeFit:
+def fit_over_seeds(x, Y, level: float = SLOPE_LEVEL) -> SlopeFit:
     """Slope per seed (rows of Y [seeds, len(x)]), mean slope with a t interval across seeds."""
     lx = _logs(x, np.ones_like(np.asarray(x, dtype=float)))[0]
     Y = np.asarray(Y, dtype=float)
@@ -75,7 +78,7 @@ def fit_over_seeds(x, Y, level: float = DEFAULT_LEVEL) -> SlopeFit:
     intercepts = ly.mean(axis=1) - slopes * lx.mean()
     s = float(slopes.mean())
     se = float(slopes.std(ddof=1) / math.sqrt(slopes.size))
-    half = float(stats.t.ppf(0.5 + level / 2, slopes.size - 1)) * se
+    half = float(t_quantile(level, slopes.size - 1)) * se
     return SlopeFit(s, float(intercepts.mean()), s - half, s + half, se, int(slopes.size), level, "per-seed")
 
 

@@ -127,10 +127,10 @@ class _Nevergrad:
 
 class _Random:
     def __init__(self, scenario: Scenario, seed: int):
-        import numpy as np
+        from bounds.core.seeds import key, rng
 
         self.space, self.fixed = _free(scenario.space), _fixed(scenario.space)
-        self.rng = np.random.default_rng(seed)
+        self.rng = rng(int(seed), "search", key("random optimiser"))  # the search stream (bounds.core.seeds)
         self.first = True
 
     def _draw(self, p: Param) -> Any:

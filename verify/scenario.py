@@ -10,6 +10,9 @@ constants, the hypotheses as ``bounds`` decides them, and the tightness LHS/RHS.
 **Statement**: a point is *admissible* only when every hypothesis is decided True (or is None and
 named in ``Instance.assumed`` with a reason); only admissible points have a ``score``, so a point
 outside the result, or one ``bounds`` cannot decide, is never scored as a counterexample.
+:func:`evaluate_point` is the one place where an instance becomes evidence: ``verify``'s check groups
+(:mod:`verify.checks`), ``falsify`` and its confirmation, ``verify --instance`` and ``assert_bound_holds``
+all call it, and :func:`verify.checks.verdict_of` gives its one verdict.
 
 A plugin file registers scenarios by defining ``scenarios()`` returning a list of :class:`Scenario`;
 ``build`` must be a module-level function (workers rebuild the instance from the point).
@@ -33,7 +36,8 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
-from verify.verdict import DEFAULT_LEVEL, mean_ci, ratio
+from bounds.core.stats import MEAN_LEVEL
+from verify.verdict import mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
 
@@ -108,7 +112,8 @@ class Instance:
     Args:
         problem, algorithm, pattern, rounds: what ``quadratics.simulate`` runs.
         values: the result's inputs (constants read from the problem and pattern, never retyped).
-        measure: ``Simulation -> per-trial LHS samples [T]`` (the operational left side).
+        measure: ``Simulation -> per-trial LHS samples [T]`` (the operational left side), or per-trial
+            curves [T, X] whose row means are the LHS (a sweep's statistic may read the curves).
         assumed: hypothesis name -> why it is met although ``bounds`` cannot check it.
         complete: optional ``(Simulation, values) -> values`` for inputs that are instance-level
             quantities measured on the run itself (e.g. F3AST's G^2 over the trajectory).
@@ -119,6 +124,14 @@ class Instance:
             this point (name -> why), e.g. a step schedule scaled away from the theorem's own.
         run_broken: ``Simulation -> {name: why}``, the hypotheses the run itself shows unmet, e.g. a
             heterogeneity constant stated on a ball that the iterates leave (an empty mapping: none).
+        decided: hypotheses the builder settles by construction although ``bounds`` cannot (name ->
+            (True/False, why)), e.g. the sign of an availability model's covariance; passed to
+            ``Result.check`` with the pattern's own (decided, not assumed: a violation stays one).
+        run: ``(trials, seed) -> object with the metrics measure reads`` for evidence that is not an
+            engine trajectory (e.g. draws of a client-selection law); None: ``quadratics.simulate`` of
+            problem, algorithm and pattern.
+        exact_lhs: ``() -> (value, floating-point error bound)``: the LHS computed exactly, without
+            simulation (a lemma about a finite law), for ``verify.checks.Exact``.
     """
 
     problem: Any
@@ -134,6 +147,9 @@ class Instance:
     curve: str | None = None   # metric whose per-round mean the record keeps for figures
     broken: Mapping[str, str] = field(default_factory=dict)
     run_broken: Callable[[Any], Mapping[str, str]] | None = None
+    decided: Mapping[str, tuple[bool | None, str]] = field(default_factory=dict)
+    run: Callable[[int, int], Any] | None = None
+    exact_lhs: Callable[[], tuple[float, float]] | None = None
 
 
 @notebook_face(lambda s: f"{s.id} of {s.result}: {len(s.space)} axes ({', '.join(p.name for p in s.space)})",
@@ -227,7 +243,7 @@ class PointEstimate:
     seed: int
     level: float
     assumed: Mapping[str, str] = field(default_factory=dict)
-    decided: Mapping[str, tuple[bool, str]] = field(default_factory=dict)  # met by construction (the pattern)
+    decided: Mapping[str, tuple[bool | None, str]] = field(default_factory=dict)  # met by construction
     describe: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
@@ -302,8 +318,9 @@ def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any])
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
-                   device: str = "cpu", level: float = DEFAULT_LEVEL, threads: int | None = 1,
-                   outside: bool = False, instance: Instance | None = None) -> PointEstimate:
+                   device: str = "cpu", level: float = MEAN_LEVEL, threads: int | None = 1,
+                   outside: bool = False, instance: Instance | None = None,
+                   exact_lhs: bool = False) -> PointEstimate:
     """Simulate ``scenario`` at ``point`` (defaults filled) for ``trials`` seeded trials, one batched run.
 
     Args:
@@ -312,6 +329,8 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         trials: independent trials (>= 2 for an interval).
         seed: the simulation's seed; same seed and device give the same numbers.
         instance: an already-built instance of this point (skips the builder).
+        exact_lhs: take the LHS from ``Instance.exact_lhs`` (no simulation; ``verify.checks.Exact``): the
+            "interval" is the value plus or minus its floating-point error bound.
     """
     import bounds
     from quadratics import simulate
@@ -320,21 +339,31 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
-    from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
+    sim: Any = None
+    if exact_lhs:
+        if inst.exact_lhs is None:
+            raise UserInputError(f"scenario {scenario.id} has no exact left-hand side (Instance.exact_lhs)")
+        value, err = inst.exact_lhs()
+        samples = np.array([float(value)])
+    else:
+        if inst.run is None:
+            from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
 
-    exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
-    if exact is not None:
-        return exact
-    sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
-                   seed=int(seed), device=device, threads=threads)
-    samples = np.asarray(inst.measure(sim), dtype=float)
-    samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
-    values = dict(inst.complete(sim, inst.values)) if inst.complete else dict(inst.values)
+            exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
+            if exact is not None:
+                return exact
+            sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
+                           seed=int(seed), device=device, threads=threads)
+        else:  # evidence that is not an engine trajectory (e.g. draws of a selection law)
+            sim = inst.run(int(trials), int(seed))
+        samples = np.asarray(inst.measure(sim), dtype=float)
+        samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
+    values = dict(inst.complete(sim, inst.values)) if inst.complete and sim is not None else dict(inst.values)
     res = bounds.get(scenario.result)
-    decided = realised_participation(inst.pattern, res, values)
+    decided = {**realised_participation(inst.pattern, res, values), **dict(inst.decided)}
     report = res.check(values, decided)
     hyp, conds = hypotheses_of(report, inst.assumed)
-    run_broken = dict(inst.run_broken(sim)) if inst.run_broken else {}
+    run_broken = dict(inst.run_broken(sim)) if inst.run_broken and sim is not None else {}
     if inst.broken or run_broken:
         conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
                    "decided_by": by}
@@ -342,9 +371,11 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
                   for k, v in broken.items()]
         hyp = False
     rhs = float(report.evaluation.value)
-    est = mean_ci(samples, level) if np.isfinite(samples).all() else None
-    lhs = est.mean if est else math.inf
-    ci = (est.low, est.high) if est else (math.inf, math.inf)
+    # a measure may return per-trial curves [T, X] (a sweep's statistic reads them): the LHS is their row mean
+    per_trial = samples if samples.ndim == 1 else samples.reshape(samples.shape[0], -1).mean(axis=1)
+    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() and not exact_lhs else None
+    lhs = est.mean if est else float(samples[0]) if exact_lhs else math.inf
+    ci = (est.low, est.high) if est else (lhs - float(err), lhs + float(err)) if exact_lhs else (math.inf, math.inf)
     return PointEstimate(
         scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples, lhs=lhs,
         ci=ci, rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf, hypotheses=hyp,
@@ -352,5 +383,5 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=int(trials),
         seed=int(seed), level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
         notes=inst.notes,
-        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": sim.mean(inst.curve).tolist()}
-                if inst.curve else {}))
+        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": np.asarray(sim.mean(inst.curve)).tolist()}
+                if inst.curve and sim is not None else {}))

@@ -1,9 +1,11 @@
 """Run the certificates, rate checks and controls: ``run_suite(ids="all", quick=False, ...)``.
 
-Each check group (a certificate with its hypothesis-breaking control, a rate fit, a control) is one
-function of a paper module in ``verify.certificates``; ``ids`` selects groups by exact id or by
-paper prefix (``FAST``, ``F3AST``, ``ASCAF``). Plugin check groups (``convbound.scenarios`` entry
-points, ``--plugin`` files defining ``scenarios()``) follow the built-ins (:mod:`verify.extensions`).
+Each check group (a certificate with its hypothesis-breaking control, a rate fit, a control) is a
+:class:`verify.checks.Group` of specs over scenarios, listed in ``CHECKS`` of its paper's module
+(``verify.scenarios.fast``, ``f3ast``, ``ascaf``, beside the scenarios) and run by the one runner,
+:func:`verify.checks.run_group`; ``ids`` selects groups by exact id or by paper prefix (``FAST``,
+``F3AST``, ``ASCAF``). Plugin check groups (``convbound.scenarios`` entry points, ``--plugin`` files
+defining ``scenarios()``) follow the built-ins (:mod:`verify.extensions`).
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ from verify.verdict import HOLDS, UNVERIFIED
 # cluster so that the workers finish together. Scheduling only: a group's numbers never depend on it.
 LONG_GROUPS = ("ASCAF.T1", "FAST.T1", "FAST.T1.toy1", "FAST.C3.rate")
 
-PAPER_MODULES = ("verify.certificates.fast", "verify.certificates.f3ast", "verify.certificates.ascaf",
-                 "verify.certificates.drift")
+PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf",
+                 "verify.scenarios.scaffold")
 
 
 def _paper_modules():
-    """The certificate modules that are present (a missing one is skipped, a broken one raises)."""
+    """The paper modules that are present (a missing one is skipped, a broken one raises)."""
     for name in PAPER_MODULES:
         try:
             yield import_module(name)
@@ -36,10 +38,10 @@ def _paper_modules():
 
 
 def registry() -> dict[str, Callable]:
-    """Check id -> function(ctx) -> list[Verification], in suite order."""
+    """Check id -> group (``verify.checks.Group``, or a plugin's ``Check``), called as ``group(ctx)``, in suite order."""
     out: dict[str, Callable] = {}
     for mod in _paper_modules():
-        out.update(mod.CHECKS)
+        out.update({g.id: g for g in getattr(mod, "CHECKS", ())})
     from verify.extensions import plugin_checks
 
     return plugin_checks(out)
@@ -47,12 +49,10 @@ def registry() -> dict[str, Callable]:
 
 def control_ids(quick: bool = False, ids: str | Sequence[str] = "all") -> list[str]:
     """Ids of the negative controls the selected check groups must return (each must be ``violated``)."""
-    chosen = set(select(ids))
+    reg = registry()
     out: list[str] = []
-    for mod in _paper_modules():
-        for gid, controls in getattr(mod, "CONTROLS", {}).items():
-            if gid in chosen:
-                out += list(controls)
+    for gid in select(ids):
+        out += list(getattr(reg[gid], "controls", ()))
     return out
 
 
@@ -98,11 +98,11 @@ def run_group(check_id: str, quick: bool = False, trials: int | None = None, dev
               seed: int = 0) -> list[Verification]:
     """One check group's records (the unit of work of a distributed run; ``device`` already resolved).
 
-    The group's numbers depend on ``seed`` and its own id only (each group derives its streams from
-    the base seed and fixed per-group offsets), so a subset, another order or another process gives
-    the same numbers.
+    The group's numbers depend on ``seed`` and its own id only (each spec's seed is a named stream of
+    the base seed keyed by the group id and the spec's position, ``bounds.core.seeds``), so a subset,
+    another order or another process gives the same numbers.
     """
-    from verify.certificates.common import Context
+    from verify.checks import Context
 
     ctx = Context(quick=quick, trials=trials, seed=int(seed), device=device)
     t0 = time.perf_counter()

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+
+from bounds.core.stats import MEAN_LEVEL, check_level, t_quantile
 
 HOLDS = "holds"
 VIOLATED = "violated"
@@ -26,8 +27,8 @@ INAPPLICABLE = "inapplicable"
 PENDING = "pending"
 VERDICTS = (HOLDS, VIOLATED, INCONCLUSIVE, UNVERIFIED, INAPPLICABLE, PENDING)
 
-# Two-sided confidence level of every interval unless a caller asks otherwise.
-DEFAULT_LEVEL = 0.99
+# The level of intervals of means (bounds.core.stats says why); the old name, kept for importers.
+DEFAULT_LEVEL = MEAN_LEVEL
 
 
 @dataclass(frozen=True)
@@ -46,18 +47,17 @@ class Estimate:
                 "level": self.level}
 
 
-def mean_ci(samples: Sequence[float] | np.ndarray, level: float = DEFAULT_LEVEL) -> Estimate:
+def mean_ci(samples: Sequence[float] | np.ndarray, level: float = MEAN_LEVEL) -> Estimate:
     """Mean of independent samples with a Student-t interval (exact point interval if n == 1 or no spread)."""
     x = np.asarray(samples, dtype=float).ravel()
     if x.size == 0:
         raise ValueError("mean_ci needs at least one sample")
-    if not 0 < level < 1:
-        raise ValueError(f"level={level} must lie in (0, 1)")
+    check_level(level)
     mean = float(x.mean())
     if x.size == 1:
         return Estimate(mean, -math.inf, math.inf, math.inf, 1, level)
     se = float(x.std(ddof=1) / math.sqrt(x.size))
-    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1)) * se
+    half = float(t_quantile(level, x.size - 1)) * se
     return Estimate(mean, mean - half, mean + half, se, int(x.size), level)
 
 

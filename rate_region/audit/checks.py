@@ -88,18 +88,53 @@ def effective_size(X: np.ndarray) -> np.ndarray:
     return np.clip(T * (1 - rho) / (1 + rho), 1.0, T)
 
 
-def rate_test(count: np.ndarray, n_eff: np.ndarray, n: int, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two-sided normal test of r_k = target_k from count_k of n rounds with effective size n_eff: (z, p)."""
+def rate_test(count: np.ndarray, n_eff: np.ndarray, n: int, target: np.ndarray,
+              sd: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided normal test of r_k = target_k from count_k of n rounds: (z, p).
+
+    The standard deviation of r_k is ``sd`` when given, else sqrt(target (1 - target) / n_eff) (n_eff the
+    effective size). A zero standard deviation makes any deviation certain (p = 0) and none p = 1.
+    """
     from statistics import NormalDist
 
     r = np.asarray(count, dtype=float) / max(n, 1)
     tau = np.asarray(target, dtype=float)
-    sd = np.sqrt(tau * (1 - tau) / np.maximum(n_eff, 1.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z = np.where(sd > 0, (r - tau) / np.where(sd > 0, sd, 1), np.where(np.isclose(r, tau), 0.0, np.inf))
+    if sd is None:
+        sd = np.sqrt(tau * (1 - tau) / np.maximum(n_eff, 1.0))
+    sd = np.asarray(sd, dtype=float)
+    safe = np.where(sd > 0, sd, 1.0)
+    z = np.where(sd > 0, (r - tau) / safe, np.where(np.isclose(r, tau, rtol=0.0, atol=1e-12), 0.0, np.inf))
     cdf = np.vectorize(NormalDist().cdf, otypes=[float])  # over clients only (N values), not rows
     p = 2 * (1 - cdf(np.abs(np.nan_to_num(z, posinf=40.0))))
     return z, np.clip(p, 0.0, 1.0)
+
+
+AVAILABLE_CONVENTION = ("k uniformly among the |A_t| clients available in round t: each is selected with probability "
+                        "pi_t = min(1, k / |A_t|) (every available client when fewer than k are), pi_t = 0 when "
+                        "nobody is; target 'available' takes k_t = the round's own participant count")
+
+
+def available_rates(A: np.ndarray, S: np.ndarray, k: int | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """The everyday sampler's expected rates, from the log itself: (tau, sd, rounds_off_size).
+
+    Under "k clients uniformly among those available in each round" (``AVAILABLE_CONVENTION``; k = None:
+    k_t = |S_t|, the round's own count), client j is selected in round t with probability A_tj pi_t; rounds
+    are independent given availability, so its count has mean sum_t A_tj pi_t and variance
+    sum_t A_tj pi_t (1 - pi_t) (a Poisson-binomial law). tau = mean / T and sd = sqrt(variance) / T are the
+    rate's; ``rounds_off_size`` counts the rounds whose participant count is not min(k, |A_t|) (Flower's
+    FedAvg selects nobody when fewer than k clients are connected).
+    """
+    A = np.asarray(A, dtype=bool)
+    S = np.asarray(S, dtype=bool)
+    T = A.shape[0]
+    size = A.sum(1)
+    chosen = S.sum(1)
+    kt = chosen if k is None else np.full(T, int(k))
+    pi = np.where(size > 0, np.minimum(1.0, kt / np.maximum(size, 1)), 0.0)
+    tau = (pi @ A) / T
+    sd = np.sqrt(np.maximum((pi * (1.0 - pi)) @ A, 0.0)) / T
+    off = int(np.count_nonzero(chosen != np.minimum(kt, size)))
+    return tau, sd, off
 
 
 def check_fast(S: np.ndarray, snapshot: np.ndarray | None, q: float | None, alpha: float, level: float,
@@ -177,6 +212,9 @@ def check_regularized(S: np.ndarray, P: int | None, max_search: int = 4096) -> d
         hint = f"the log is regularized for P = {smallest}" if smallest else "no window length up to the log works"
         return {"status": None, "reason": f"no period P given (--period); {hint}; largest gap {int(gap.max())}",
                 "evidence": ev}
+    if int(P) > T:  # before any array sized by P (a period of 10^22 would overflow numpy's integers)
+        ev["P"] = int(P)
+        return {"status": None, "reason": f"the log ({T} rounds) is shorter than one window of P = {P}", "evidence": ev}
     ok, r0, k = _windows_ok(C, int(P))
     ev["P"] = int(P)
     if ok:

@@ -9,7 +9,10 @@ r* = argmin_R H of that model (or of a model the user gives) with the log's cap 
 H(r) against H(r*) (rate_region.variance, objective "p2" by default); and the participation check of
 every encoded result whose participation hypothesis has a check (``checks.participation_checks``).
 **Statement**: targets: ``uniform:k/N`` (r_k = k/N), ``rstar`` (r* of the model), ``fast:q``
-(snapshot rounds only, against m/M, and the realised snapshot share against q).
+(snapshot rounds only, against m/M, and the realised snapshot share against q), ``available:k`` (the
+everyday sampler, k uniformly among the clients available in each round: r_k = (1/T) sum over the rounds
+client k was available of min(1, k/|A_t|), computed from the log; ``available``: k_t = the round's own
+count; the test uses the count's exact variance given availability, ``checks.available_rates``).
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import numpy as np
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face
 from rate_region.audit.checks import (
+    AVAILABLE_CONVENTION,
     CHECK_TITLES,
+    available_rates,
     bh_reject,
     check_fast,
     check_region,
@@ -37,30 +42,45 @@ ALPHA = 0.05
 
 @dataclass(frozen=True)
 class Target:
-    kind: str  # "uniform" | "rstar" | "fast"
-    value: float | None  # k/N for uniform, q for fast
+    kind: str  # "uniform" | "rstar" | "fast" | "available"
+    value: float | int | None  # k/N for uniform, q for fast, k for available (None: each round's own count)
     text: str
 
 
+_TARGETS = ("uniform:k/N (e.g. uniform:10/100), rstar, fast:q with 0 < q <= 1, available:k (k uniformly among the "
+            "clients available in each round, k a positive integer) or available (as many as each round selected)")
+
+
+def _positive(word: str) -> float:
+    v = float(word)
+    if not (np.isfinite(v) and v > 0):
+        raise ValueError(word)
+    return v
+
+
 def parse_target(text: str) -> Target:
-    """'uniform:k/N' | 'uniform:0.1' | 'rstar' | 'fast:q'."""
+    """'uniform:k/N' | 'uniform:0.1' | 'rstar' | 'fast:q' | 'available:k' | 'available'."""
+    from bounds.core.errors import WORD_WIDTH
+
     t = (text or "").strip()
-    kind, _, arg = t.partition(":")
-    if kind == "rstar" and not arg:
-        return Target("rstar", None, t)
+    kind, colon, arg = t.partition(":")
+    if kind in ("rstar", "available") and not colon:
+        return Target(kind, None, t)
+    if kind == "available" and arg.strip().isdigit() and 0 < int(arg) < 2**63:
+        return Target(kind, int(arg), t)
     if kind in ("uniform", "fast") and arg:
         try:
-            if "/" in arg:
+            if "/" in arg:  # both parts positive: uniform:-1/-2 is no fraction of clients
                 a, b = arg.split("/", 1)
-                val = float(a) / float(b)
+                val = _positive(a) / _positive(b)
             else:
                 val = float(arg)
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError, OverflowError):
             val = float("nan")
         if np.isfinite(val) and 0 < val <= 1:
             return Target(kind, val, t)
-    raise UserInputError(f"target {text!r} is not valid; use uniform:k/N (e.g. uniform:10/100), rstar, "
-                         "or fast:q with 0 < q <= 1")
+    shown = t if len(t) <= WORD_WIDTH else t[:WORD_WIDTH] + "..."
+    raise UserInputError(f"target {shown!r} is not valid; use {_TARGETS}")
 
 
 def _audit_summary(a: AuditRecord) -> str:
@@ -123,6 +143,9 @@ class AuditRecord:
                  f"[{min(b['r_tested']):.4g}, {max(b['r_tested']):.4g}], max |r - target| = {b['max_abs_dev']:.4g}",
                  f"biased clients (BH, FDR {b['alpha']:g}): {len(b['flagged'])}: {listing(b['flagged'])}",
                  f"  under-served (r below target): {listing(b['under_served'])}",
+                 *([f"  {self.target['rounds_off_size']} of {lg['rounds']} rounds selected a number other than "
+                    f"min(k, |A_t|) (Flower's FedAvg selects nobody when fewer than k are connected); target "
+                    f"'available' takes each round's own count"] if self.target.get("rounds_off_size") else []),
                  f"r* ({self.rstar['source']}): H(r*) = {v['H_rstar']:.6g}; H(realised r) = {v['H_realised']:.6g}; "
                  f"ratio {v['ratio']:.4g} (objective {v['objective']}); max |r - r*| = {v['max_abs_dev_rstar']:.4g}"]
         if v["excluded_never_available"]:
@@ -133,6 +156,24 @@ class AuditRecord:
             st = {True: "met", False: "NOT met", None: "unverified"}[c["status"]]
             lines.append(f"  {c['check']:<12} {st:<10} {', '.join(c['results'])}: {c['reason']}")
         return "\n".join(lines)
+
+
+def check_level(level: float, alpha: float) -> None:
+    """``level`` in (0, 1) with a finite normal quantile z_{(1 + level)/2}; ``alpha`` in (0, 1)."""
+    if not (0 < alpha < 1):
+        raise UserInputError(f"--alpha {alpha!r} is a false discovery rate: it must lie in (0, 1), e.g. 0.05")
+    if not (0 < level < 1) or not 0.5 + level / 2 < 1.0:
+        # 0.5 + level / 2 == 1.0 in floating point for level > 1 - 2^-53: the quantile would be infinite
+        raise UserInputError(f"--level {level!r} must lie in (0, 1) and at most 1 - 1e-15, where the normal "
+                             "quantile of the interval is still finite; e.g. 0.95")
+
+
+def check_cap(k, n_clients: int, what: str = "--k") -> int:
+    """A cap per round: an integer from 1 to the number of clients (a cap of N or more caps nothing)."""
+    if isinstance(k, bool) or int(k) != k or not 1 <= int(k) <= n_clients:
+        kk = str(k) if len(str(k)) <= 30 else str(k)[:30] + "..."
+        raise UserInputError(f"{what} {kk}: the cap per round is an integer from 1 to the log's {n_clients} clients")
+    return int(k)
 
 
 def _versions() -> dict:
@@ -156,12 +197,13 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     from rate_region.optimum import min_variance_rates
     from rate_region.variance import H
 
-    if not 0 < alpha < 1 or not 0 < level < 1:
-        raise UserInputError(f"alpha={alpha} and level={level} must lie in (0, 1)")
+    check_level(level, alpha)
     tgt = parse_target(target)
     A, S = log.available, log.participated
     T, N = S.shape
-    kcap = int(k) if k is not None else max(int(S.sum(1).max()), 1)
+    kcap = check_cap(k, N) if k is not None else max(int(S.sum(1).max()), 1)
+    if tgt.kind == "available" and tgt.value is not None:
+        check_cap(tgt.value, N, f"target {tgt.text}:")
     p = log.weights if log.weights is not None else np.full(N, 1.0 / N)
 
     # Fit
@@ -189,8 +231,14 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
 
     # Bias test
     rows = np.ones(T, bool)
+    sd = None
+    target_extra: dict = {}
     if tgt.kind == "uniform":
         tau = np.full(N, float(tgt.value or 0.0))
+    elif tgt.kind == "available":
+        kk = None if tgt.value is None else int(tgt.value)
+        tau, sd, off = available_rates(A, S, kk)
+        target_extra = {"convention": AVAILABLE_CONVENTION, "rounds_off_size": off}
     elif tgt.kind == "rstar":
         tau = rstar
     else:
@@ -202,7 +250,8 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
         tau = np.full(N, m / N)
     Ssub = S[rows]
     Tn = int(rows.sum())
-    z, pv = rate_test(Ssub.sum(0), effective_size(Ssub) if Tn else np.ones(N), max(Tn, 1), tau)
+    n_test = np.ones(N) if not Tn else effective_size(Ssub) if sd is None else np.full(N, float(Tn))
+    z, pv = rate_test(Ssub.sum(0), n_test, max(Tn, 1), tau, sd)
     flag = bh_reject(pv, alpha)
     rsub = Ssub.sum(0) / max(Tn, 1)
     flagged = np.flatnonzero(flag)
@@ -234,11 +283,13 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     return AuditRecord(
         log=log.describe(),
         target={"text": tgt.text, "kind": tgt.kind, "value": tgt.value, "per_client": tau.tolist(),
-                "rounds_used": Tn},
+                "rounds_used": Tn, **target_extra},
         rates={"client_ids": ids_list, "r": r.tolist(), "low": lo.tolist(), "high": hi.tolist(),
                "n_eff": n_eff.tolist(), "level": level,
                "interval": "Wilson with effective size T(1-rho)/(1+rho), rho = lag-1 autocorrelation >= 0"},
-        bias={"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR",
+        bias={"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR" + (
+                  "; variance of the count given availability, sum_t A_tk pi_t (1 - pi_t)" if sd is not None else
+                  "; variance tau (1 - tau) / n_eff"),
               "r_tested": rsub.tolist(), "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
               "under_served": under.tolist(), "over_served": over.tolist(), "tested_clients": N,
               "max_abs_dev": float(np.max(np.abs(rsub - tau)))},

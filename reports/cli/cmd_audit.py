@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import atomic_write_text, echo_json
+from reports.cli.common import atomic_write_text, check_output_path, echo_json
 
 
 def register(cli: click.Group) -> None:
@@ -18,13 +18,15 @@ def register(cli: click.Group) -> None:
 @click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "jsonl"]), default=None,
               help="Log format (default: from the suffix).")
 @click.option("--target", default="rstar", show_default=True,
-              help="Rates to test against: uniform:k/N, rstar (of the fitted or given model), fast:q.")
+              help="Rates to test against: uniform:k/N, rstar (of the fitted or given model), fast:q, "
+                   "available:k (k uniformly among each round's available clients) or available.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="False discovery rate (Benjamini-Hochberg).")
 @click.option("--level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
 @click.option("--period", type=int, default=None, help="Window length P of regularized participation (Amplified SCAFFOLD).")
 @click.option("--k", "k", type=int, default=None, help="Cap per round (default: the largest participant count in the log).")
 @click.option("--model", "model_spec", default=None, metavar="NAME|FILE",
-              help="Availability model for r* and the region (default: the one fitted to the log).")
+              help="Availability model for r* and the region: a name, or a TOML, Parquet, CSV or NPZ file "
+                   "(default: the one fitted to the log).")
 @click.option("--objective", type=click.Choice(["p2", "p"]), default="p2", show_default=True)
 @click.option("--write-model", default=None, metavar="FILE", help="Write the fitted model (TOML, for region --model).")
 @click.option("--html", "html_path", default=None, metavar="FILE", help="Write the report section as an HTML page.")
@@ -35,16 +37,27 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
     """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
     from bounds.core.errors import UserInputError
     from rate_region.audit import audit
+    from rate_region.audit.core import check_level, parse_target
     from rate_region.logs import parse_columns, read_log
+    from reports.cli.limits import audit_max_cells
 
     if period is not None and period < 1:
         raise UserInputError(f"--period {period}: a window length is a positive integer")
-    log = read_log(log_path, parse_columns(columns), fmt)
+    check_level(level, alpha)  # the options first: a bad one is refused before the log is read
+    for out_path in (write_model, html_path):
+        if out_path is not None:
+            check_output_path(out_path, force=force)
+    parse_target(target)
+    if k is not None and k < 1:
+        raise UserInputError(f"--k {k}: the cap per round is a positive integer")
+    log = read_log(log_path, parse_columns(columns), fmt, max_cells=audit_max_cells())
     model = None
     if model_spec is not None:
         from rate_region.models import get_model
+        from reports.cli.limits import region_max_clients
 
-        model = get_model(model_spec)
+        cap = k if k is not None else max(int(log.participated.sum(1).max()), 1)
+        model = get_model(model_spec, k=cap, max_clients=region_max_clients())
     rec = audit(log, target, alpha=alpha, level=level, period=period, model=model, k=k, objective=objective)
     d = rec.to_dict()
     if write_model is not None:

@@ -47,20 +47,32 @@ def register(cli: click.Group) -> None:
 def list_cmd(as_json: bool) -> None:
     """Every encoded result: ID, paper, kind, title (variants as ID@variant)."""
     from bounds.registry import summaries  # from the catalogue: builds no result, loads no sympy
+    from bounds.survey_rows import ENTRIES  # survey rows with no stated rate: listed, not results
 
-    fields = ("id", "key", "paper", "kind", "title", "variant", "reconstructed", "origin")
+    fields = ("id", "key", "paper", "kind", "title", "variant", "reconstructed", "source", "status", "flags", "origin")
     rows: list[dict[str, Any]] = [{f: s[f] for f in fields} for s in summaries()]
     if as_json:
-        echo_json(rows)
+        echo_json(rows + [{"id": e.id, "key": e.id, "paper": "Survey (partial participation)", "kind": "no rate",
+                           "title": f"{e.method} {e.ref}: {e.guarantee}", "participation": e.participation,
+                           "source": f"{e.seed}, {e.locator}", "flags": len(e.flags), "origin": "built-in"}
+                          for e in ENTRIES])
         return
     plugged = any(row["origin"] != "built-in" for row in rows)
-    table = Table("ID (ID@variant)", "paper", "kind", "title", *(["origin"] if plugged else []),
-                  title=f"{len(rows)} encoded results")
+    table = Table("ID (ID@variant)", "paper", "kind", "title", "source", "status (flags)",
+                  *(["origin"] if plugged else []), title=f"{len(rows)} encoded results")
     for row in rows:
         cells = [esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
-                 esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else ""))]
+                 esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")), esc(row["source"]),
+                 esc(f"{row['status']} ({row['flags']})")]
         table.add_row(*cells, *([esc("" if row["origin"] == "built-in" else row["origin"])] if plugged else []))
-    Console().print(table)
+    con = Console()
+    con.print(table)
+    entries = Table("ID", "method", "participation model", "guarantee stated", "flags",
+                    title=f"{len(ENTRIES)} survey rows with no stated rate (catalogue entries; 'show ID' for details)")
+    for e in ENTRIES:
+        entries.add_row(esc(e.id), esc(f"{e.method} {e.ref}"), esc(e.participation), esc(e.guarantee),
+                        esc(str(len(e.flags))))
+    con.print(entries)
 
 
 @click.command("show")
@@ -71,7 +83,12 @@ def list_cmd(as_json: bool) -> None:
 def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_latex: bool) -> None:
     """Symbols, hypotheses, conclusion, provenance and variant flags of RESULT_ID (or ID@variant)."""
     from bounds import variants
+    from bounds.survey_rows import entry
 
+    found = entry(result_id) if result_id and toml_file is None else None
+    if found is not None:
+        _show_entry(found, as_json)
+        return
     res, _ = _resolve(result_id, toml_file)
     if as_json:
         echo_json(res.to_dict())
@@ -100,9 +117,36 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
         con.print(esc("rate: " + ", ".join(f"{k}^{v}" for k, v in res.rate)))
     for flag in res.flags:
         con.print(f"[yellow]flag:[/yellow] {esc(flag)}")
+    con.print(esc("UNRECOVERED: " + _unrecovered(res)))
     others = [v.key for v in variants(res.id) if v.key != res.key] if toml_file is None else []
     if others:
         con.print(esc("other variants: " + ", ".join(others)))
+
+
+def _unrecovered(res) -> str:
+    """What the sources do not give for ``res``: its unrecovered symbols and flags, or 'nothing marked'."""
+    parts = [f"{s.name} ({s.meaning})" for s in res.symbols if s.unrecovered]
+    parts += [f for f in res.flags if "UNRECOVERED" in f]
+    parts += [f"{u.name}: {u.needs}" for u in res.assumptions if "UNRECOVERED" in u.needs]
+    if not parts and "UNRECOVERED" in {s.value for s in res.status}:
+        parts.append("status UNRECOVERED without a named part (see the flags)")
+    return "; ".join(parts) if parts else "nothing is marked UNRECOVERED"
+
+
+def _show_entry(e, as_json: bool) -> None:
+    """A survey row with no stated rate: its participation model, guarantee, conditions and flags."""
+    if as_json:
+        echo_json(e.to_dict())
+        return
+    con = Console()
+    con.print(f"[bold]{esc(e.id)}[/bold]  " + esc(f"{e.method} {e.ref}  (survey row with no stated rate; not a result)"))
+    con.print(esc(f"source: {e.seed}, {e.locator} (spec survey_methods.md)"))
+    con.print(esc(f"participation model: {e.participation}"))
+    con.print(esc(f"statement: {e.guarantee}"))
+    con.print(esc("hypotheses stated: " + ("; ".join(e.conditions) if e.conditions else "none")))
+    for flag in e.flags:
+        con.print(f"[yellow]flag:[/yellow] {esc(flag)}")
+    con.print(esc(f"UNRECOVERED: {e.unrecovered}"))
 
 
 @click.command("check")
@@ -159,7 +203,9 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
     r = bind(res, {"r": values["r"]})["r"]
     if r.ndim != 1:
         raise UserInputError(f"model= checks one rate vector; got r with shape {r.shape}")
-    named = not (model_spec.endswith(".toml") or "/" in model_spec)
+    from rate_region.modelfile import is_model_file
+
+    named = not is_model_file(model_spec)
     model = get_model(model_spec, r.size if named and model_spec not in ("table1", "table1-markov") else None)
     cap = make_cap(None, model.cap)
     m = membership(model, cap, r)

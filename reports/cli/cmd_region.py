@@ -66,7 +66,8 @@ def _figure_bytes(fig, path: str) -> bytes:
 
 @click.command("region")
 @click.option("--model", "model_spec", required=True, metavar="NAME|FILE",
-              help="A named model (table1, table1-markov, always, scarce, home-devices, smartphones, uneven, cyclic) or a TOML file.")
+              help="A named model (table1, table1-markov, always, scarce, home-devices, smartphones, uneven, cyclic) or a "
+                   "model file: TOML, or Parquet/CSV/NPZ with columns q, weight, k (docs/audit.md).")
 @click.option("--clients", type=COUNT, default=None, help="Number of clients of a named model (default: the paper's, 100).")
 @click.option("--model-seed", type=SEED, default=0, show_default=True, help="Seed of a named model's random parameters.")
 @click.option("--k", "k", type=int, default=None, help="Cap: at most K clients per round (default: the model's).")
@@ -119,11 +120,13 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
 
         refuse_if_too_big(region_cost(clients, rounds if simulate else 0, runs if simulate else 0),
                           "lower --clients" + (", --rounds or --runs" if simulate else ""))
+    from rate_region.modelfile import is_model_file
     from rate_region.models import MODEL_NAMES
+    from reports.cli.limits import region_max_clients
 
-    if not (model_spec.endswith(".toml") or "/" in model_spec):
+    if not is_model_file(model_spec):
         model_spec = canonical_name("availability model", model_spec, MODEL_NAMES)  # home_devices = home-devices
-    model = get_model(model_spec, clients, model_seed)
+    model = get_model(model_spec, clients, model_seed, k=k, max_clients=region_max_clients())
     cap = make_cap(k, model.cap)
     p = None if weights_file is None else np.asarray(_read_weights(weights_file))
 

@@ -141,3 +141,19 @@ def _duration(s: float) -> str:
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s:.3g} s"
+
+
+def region_max_clients() -> int:
+    """The most clients a model file may hold for r* here: region_cost within half the memory and the budget."""
+    return int(min(_memory_bytes() / 2 / _REGION_BYTES_PER_CLIENT, _max_seconds() / _REGION_S_PER_CLIENT))
+
+
+# audit: seconds per (round, client) cell (tests/benchmarks/bench_audit.py: 10^7 cells in 8-9 s)
+_AUDIT_S_PER_CELL = 1e-6
+
+
+def audit_max_cells() -> int:
+    """The most (round, client) cells an audit may hold here: within half the memory and the time budget."""
+    from rate_region.logs import BYTES_PER_CELL
+
+    return int(min(_memory_bytes() / 2 / BYTES_PER_CELL, _max_seconds() / _AUDIT_S_PER_CELL))

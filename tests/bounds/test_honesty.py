@@ -139,9 +139,12 @@ def test_a_decision_from_outside_is_used_and_unknown_names_refused():
 # Democratic FL's asynchronous rounds); results not listed assume no participation process.
 EXPECTED_KINDS = {
     "FAST.T1": "snapshot", "FAST.C1": "snapshot", "FAST.C2": "snapshot", "FAST.T2": "snapshot",
-    "FAST.C3": "snapshot", "F3AST.L3.4": "static-rate", "F3AST.T3.5": "static-rate",
+    "FAST.C3": "snapshot", "F3AST.L3.4": "static-rate", "F3AST.T3.5": "static-rate", "F3AST.LB.1": "static-rate",
     "ASCAF.T1": "regularized", "ASCAF.C1": "regularized", "ASCAF.RC": "regularized", "ASCAF.LS": "regularized",
     "ASCAF.P.IID": "iid", "ASCAF.P.REG": "regularized", "ASCAF.P.CYC": "cyclic", "DFL.T1": "asynchronous",
+    "SCAF.T1": "iid", "SCAF.T2": "iid", "SCAF.T3": "iid", "SCAF.T4": "iid",
+    "SURV.FEDAVG": "random", "SURV.CYCP": "cyclic", "SURV.GENFEDAVG": "random", "SURV.FEDEF": "random",
+    "SURV.GRADMA": "random", "SURV.FEDAMD": "adaptive",
 }
 
 

@@ -26,7 +26,9 @@ def test_catalogue_file_is_current():
 
 def test_summaries_equal_the_built_results():
     built = [{"key": r.key, "id": r.id, "variant": r.variant, "title": r.title, "kind": r.kind.value,
-              "paper": r.paper, "reconstructed": r.reconstructed, "origin": r.origin} for r in all_results()]
+              "paper": r.paper, "reconstructed": r.reconstructed,
+              "source": f"{r.provenance.seed}, {r.provenance.locator}", "status": " ".join(s.value for s in r.status),
+              "flags": len(r.flags), "origin": r.origin} for r in all_results()]
     assert summaries() == built
     assert len(built) >= 40
 

@@ -51,6 +51,17 @@ def _cases() -> list[tuple[str, list[str], str]]:
     add("ok", [*SIM, "--json"], "ok")
     add("ok", [*SIM[:2], "lower_bound", *SIM[3:-3], "--algorithm", "amplified-fedavg", "--json"], "ok")
 
+    # --- compare: a valid setting, then one broken word at a time (name, value, pattern, measure)
+    setting = ["L=1", "tau=5", "S=10", "N=100", "sigma2=1", "zeta_G2=0.25", "Delta0=1", "eps=0.05", "R=1000"]
+    add("ok", ["compare", *setting, "--pattern", "iid", "--json"], "ok")
+    for _ in range(12):
+        i = rng.randrange(len(setting))
+        key = setting[i].split("=")[0]
+        word = rng.choice([f"{key}=-{rng.random():.3f}", f"{key}=nan", f"{key}=", f"{key}x=1", f"{key}=1e400"])
+        add("compare", ["compare", *setting[:i], word, *setting[i + 1:], "--pattern", "iid"])
+    add("compare", ["compare", *setting, "--pattern", rng.choice(["IID", "uniform", ""])])
+    add("compare", ["compare", *setting, "--pattern", "iid", "--measure", "loss"])
+
     # --- check: ragged vectors and matrices, a matrix where a vector belongs
     for _ in range(24):
         n = rng.randint(2, 4)

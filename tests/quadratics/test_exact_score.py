@@ -102,10 +102,10 @@ def test_declines_measures_and_run_checks_it_cannot_follow():
 
 
 def test_a_certificate_built_from_an_exact_point_keeps_a_finite_interval_around_it():
-    """verify.certificates recomputes a t-interval from est.samples: it must contain [LHS - err, LHS + err]."""
-    from verify.certificates.common import Context, scenario_certificate
+    """A check record (verify.checks.certify_record) of an exact point keeps [LHS - err, LHS + err]."""
+    from verify.checks import Context, certify_record
 
     est = evaluate_point(get("FAST.T1"), T1_QUAD, trials=64, seed=0)
-    v = scenario_certificate(Context(), est, check_id="FAST.T1", title="exact point")
+    v = certify_record(est, ctx=Context(), seed=0, id="FAST.T1", title="exact point")
     assert v.verdict == "holds"
     assert v.ci[0] <= est.ci[0] <= est.ci[1] <= v.ci[1] and v.ci[1] - v.ci[0] < 1e-7 * est.lhs

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from verify.certificates.f3ast import _sampling_variance_lb5
+from verify.scenarios.f3ast import sampling_variance_lb5 as _sampling_variance_lb5
 from verify.suite import run_suite
 
 

@@ -113,7 +113,8 @@ def test_cli_json_and_exit_codes():
                          "2000", "--json"], capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
     data = json.loads(ok.stdout)
-    assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.control:other-law"}
+    assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.control:other-law", "F3AST.LB.5.exact",
+                                       "F3AST.LB.5.exact.control:other-law"}
     for d in data:
         for key in ("id", "verdict", "lhs", "ci", "rhs", "ratio", "instance", "control"):
             assert key in d

@@ -1,6 +1,6 @@
-"""Certificates, rate checks and negative controls, one module per paper.
+"""Deprecated: the hand-built certificate functions became check specs over scenarios.
 
-Each module defines ``CHECKS``: a mapping from check id to a function
-``(ctx: Context) -> list[Verification]`` (one simulation may serve a certificate and its
-hypothesis-breaking control: an instance just outside a named hypothesis).
+Each paper's scenarios and check groups now live together in ``verify.scenarios.<paper>`` (``CHECKS``),
+run by :func:`verify.checks.run_group`. ``verify.certificates.common`` keeps ``Context`` and
+``certificate`` importable for users' plugins, with a DeprecationWarning.
 """

@@ -23,7 +23,7 @@ from verify.scenario import Scenario
 __all__ = ["get", "plugin_file", "register", "registry"]
 
 _REGISTRY: dict[str, Scenario] = {}
-_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf")
+_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
 _PLUGIN_STATE: list[Any] = [None]   # the bounds.plugins.state() the plugin scenarios were merged at
 
 

@@ -19,9 +19,60 @@ from typing import Any
 
 import numpy as np
 
+from verify.checks import Certify, Control, Exact, Group, Sweep
 from verify.scenario import Instance, Param, Scenario
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
 from verify.scenarios.fast import at_round
+
+# Updates v_k of size eta (one unit-gradient step scale) and the local steps E of the sampling lemmas.
+LOCAL_E, UPDATE_ETA = 5, 0.1
+
+
+def selection_instance(name: str, clients: int | None, k: int, d: int, seed: int, antialigned: bool = False):
+    """An availability model's static policy and fixed client updates.
+
+    The policy selects in each configuration the available clients of largest utility p_k^2 / r*_k^2 at
+    the optimal rate r* (the greedy rule frozen at r*); updates v_k ~ N(0, I_d) eta (or +-u eta,
+    alternating, when ``antialigned``), drawn from the ``instance`` stream of ``seed``.
+    Returns (model, p, r (the policy's exact rate), r*, subsets [S, N] float, probs [S], V [N, d]).
+    """
+    from bounds.core.seeds import key, rng
+    from rate_region.cvx import configurations
+    from rate_region.models import named_model
+    from rate_region.optimum import min_variance_rates, resolve_weights
+    from rate_region.policy import priority_policy
+
+    model = named_model(name, clients=clients, seed=seed)
+    p = resolve_weights(model, None)
+    opt = min_variance_rates(model, k, p, "p2")
+    cfg = configurations(model, k)
+    policy = priority_policy(cfg.sets, cfg.caps, cfg.probs, p**2 / np.maximum(opt.r_star, 1e-300) ** 2)
+    subsets, probs = policy.selection_law()
+    r = policy.rate()
+    N = model.n_clients
+    draws = rng(seed, "instance", key("f3ast updates"))
+    if antialigned:
+        u = draws.standard_normal(d)
+        V = np.stack([u if i % 2 == 0 else -u for i in range(N)]) / np.linalg.norm(u)
+    else:
+        V = draws.standard_normal((N, d))
+    return model, p, r, opt.r_star, subsets.astype(float), probs, V * UPDATE_ETA
+
+
+def sampling_variance_lb5(subsets, probs, p, steps: np.ndarray, G2: float) -> tuple[float, float]:
+    """Var2 = sigma_t^2(f^r) bounded via the exact identity of Lemma B.5 and A4.
+
+    E||Delta - vbar||^2 = Tr(Y Y^T Sigma) = sum_kl Sigma_kl (p_k/r_k)(p_l/r_l) <v_k, v_l>
+    <= lambda_max(D Sigma D) sum_k E||v_k||^2, D = diag(p/r), and E||v_k||^2 <= (sum_i eta_(t,i))^2 G^2
+    (Cauchy-Schwarz over the E local steps); divided by eta_(t,E)^2 (spec LB.5), worst round t = 1.
+    Returns (Var2 bound, lambda_max(D Sigma D)).
+    """
+    from rate_region.variance import selection_moments
+
+    r, Sigma = selection_moments(subsets, probs)
+    D = np.diag(p / r)
+    lam = float(np.linalg.eigvalsh(D @ Sigma @ D).max())
+    return len(p) * lam * (steps.sum() / steps[-1]) ** 2 * G2, lam
 
 MODELS = {"table1": (None, 1), "uneven": (6, 2)}   # model -> (clients, clients per round)
 
@@ -74,15 +125,13 @@ def smooth_g2(sim: Any, k: Mapping[str, float], E: int, eta1: float) -> float:
 
 def complete_t35(sim: Any, values: Mapping[str, Any], *, pb: Any, E: int, steps1: np.ndarray, subsets: np.ndarray,
                  probs: np.ndarray, p: np.ndarray) -> dict[str, Any]:
-    """Instance-level G^2 and Var2 over the run (the certificate's rule, verify/certificates/f3ast.py).
+    """Instance-level G^2 and Var2 over the run.
 
     Shared Hessian (``quadratic``): G^2 = (sqrt(max_t mean over trials ||grad F(w_t)||^2)
     + max_k ||grad F_k(w*)||)^2 + sigma^2 + (E-1) eta_(1,1)^2 L^2 sigma^2 (grad F_k - grad F is
     constant there); other families: :func:`smooth_g2`. Var2 from Lemma B.5's identity at the worst
     round t = 1.
     """
-    from verify.certificates.f3ast import _sampling_variance_lb5
-
     k = pb.constants
     if pb.name == "quadratic":
         grad_mean = np.nanmean(sim.metrics["grad_sq"], axis=1)
@@ -91,18 +140,17 @@ def complete_t35(sim: Any, values: Mapping[str, Any], *, pb: Any, E: int, steps1
         G2 = float((np.sqrt(grad_mean.max()) + at_opt.max()) ** 2 + k["sigma2"] + local)
     else:
         G2 = smooth_g2(sim, k, E, float(steps1[0]))
-    var2, _ = _sampling_variance_lb5(subsets, probs, p, steps1, G2)
+    var2, _ = sampling_variance_lb5(subsets, probs, p, steps1, G2)
     return {**dict(values), "G": float(np.sqrt(G2)), "var_s": var2}
 
 
 def build_t35(point: Mapping[str, Any]) -> Instance:
     """F3AST.T3.5@explicit instance at ``point``."""
     from quadratics import f3ast, f3ast_steps, static_policy
-    from verify.certificates.f3ast import _instance
 
     clients, per_round = MODELS[point["model"]]
     d, E, T, draw = int(point["d"]), int(point["E"]), int(point["T"]), int(point["draw"])
-    model, p, _, r_star, subsets, probs, _ = _instance(point["model"], clients, per_round, 2, draw)
+    model, p, _, r_star, subsets, probs, _ = selection_instance(point["model"], clients, per_round, 2, draw)
     pb = strongly_convex(point["problem"], point, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=len(p),
                          zeta=point["zeta"], sigma=point["sigma"], D0=point["D0"])
     k = pb.constants
@@ -137,4 +185,302 @@ SCENARIOS = [
              build_t35, T35_NOTES),
     Scenario("F3AST.T3.5@explicit-eq19", "F3AST.T3.5@explicit-eq19",
              "F3AST Theorem III.5 explicit bound as printed in eq. (19)", T35_SPACE, build_t35, T35_NOTES),
+]
+
+
+# The sampling lemmas: Monte Carlo over draws of the selection S (no engine trajectory) -------------------
+# Delta = sum_{k in S} w_k v_k with w_k = p_k / r_k; LHS sigma^2 = ||Delta - vbar||^2 / eta^2 per draw.
+
+SAMPLING_CASES = {"table1": (None, 1, 2, True), "uneven": (6, 2, 3, False)}  # clients, k, d, anti-aligned
+
+
+def selection_draws(trials: int, seed: int, *, subsets: np.ndarray, probs: np.ndarray, weights: np.ndarray,
+                    V: np.ndarray, p: np.ndarray) -> Any:
+    """``trials`` independent selections S ~ probs (``sample`` stream): per-draw ||Delta - vbar||^2 / eta^2
+    and Delta - vbar for scalar updates, as ``metrics``."""
+    from types import SimpleNamespace
+
+    from bounds.core.seeds import rng
+
+    idx = rng(seed, "sample").choice(len(probs), size=trials, p=probs / probs.sum())
+    delta = (weights[None, :] * subsets[idx]) @ V - (p @ V)[None, :]
+    return SimpleNamespace(metrics={"sigma2": (delta**2).sum(1) / UPDATE_ETA**2, "bias": delta[:, 0]})
+
+
+def draws_of(sim: Any, metric: str) -> np.ndarray:
+    return np.asarray(sim.metrics[metric], dtype=float)
+
+
+L34_SPACE = (
+    Param("model", default="table1", choices=tuple(SAMPLING_CASES),
+          doc="table1: Table I, one client a round, anti-aligned updates in d = 2; uneven: 6 clients, 2 a round, d = 3"),
+    Param("rates", default="policy", choices=("policy", "wrong"),
+          doc="rates in the weights p_k/r_k: the policy's true rates, or wrong ones (a control: the naive sampler's "
+              "rates with one client a round, else every client at the smallest rate)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws"),
+)
+
+
+def build_l34(point: Mapping[str, Any], key: str) -> Instance:
+    """Lemma III.4 (eq. 6 or 7) on an availability model's static policy with fixed updates."""
+    import bounds
+    from quadratics import static_policy
+    from rate_region.region import naive_rate
+
+    name = point["model"]
+    clients, k, d, anti = SAMPLING_CASES[name]
+    model, p, r, r_star, subsets, probs, V = selection_instance(name, clients, k, d, int(point["draw"]), anti)
+    res = bounds.get(key)
+    G = float(np.sqrt((V**2).sum(1).max() / (4 * LOCAL_E**2 * UPDATE_ETA**2)))
+    values = {"E": LOCAL_E, "G": G, "p": p, "r": r}
+    r_used, broken = r, {}
+    if point["rates"] == "wrong":
+        r_used = np.asarray(naive_rate(model, k, p)) if k == 1 else np.full_like(r, r.min())
+        broken = {a.name: f"the aggregate weights use rates {np.round(r_used, 4).tolist()}, not the policy's true "
+                          "rates (Lemma B.1's unbiasedness fails)" for a in res.participation}
+    decided = {}
+    from bounds.f3ast import UNCORRELATED
+
+    if any(a.name == UNCORRELATED.name for a in res.assumptions):
+        decided[UNCORRELATED.name] = model.uncorrelated()
+    return Instance(problem=None, algorithm=None, pattern=static_policy(subsets, probs, p), rounds=0, values=values,
+                    measure=partial(draws_of, metric="sigma2"), decided=decided, broken=broken,
+                    run=partial(selection_draws, subsets=subsets, probs=probs, weights=p / r_used, V=V, p=p),
+                    describe={"model": name, "clients": model.n_clients, "k": k, "p": p.tolist(),
+                              "r_policy": r.tolist(), "r_star": np.asarray(r_star).tolist(),
+                              "r_used_in_weights": np.asarray(r_used).tolist(), "updates": V.tolist(), "E": LOCAL_E,
+                              "eta": UPDATE_ETA, "policy": "greedy priority p^2/r*^2 frozen at r* (static)",
+                              "G_note": "G^2 = max_k ||v_k||^2 / (4 E^2 eta^2), instance level (spec operational LHS)"},
+                    notes=("eq. (6) proof is incomplete (spec flag 13); measured here" if key.endswith("eq6")
+                           else "eq. (7) needs uncorrelated/negatively correlated availability",))
+
+
+def build_l34_eq6(point: Mapping[str, Any]) -> Instance:
+    return build_l34(point, "F3AST.L3.4@eq6")
+
+
+def build_l34_eq7(point: Mapping[str, Any]) -> Instance:
+    return build_l34(point, "F3AST.L3.4@eq7")
+
+
+LB5_SPACE = (
+    Param("law", default="policy", choices=("policy", "other"),
+          doc="law of S: the policy's, or (a control) all mass on the selection of largest ||Delta - vbar||^2 while "
+              "r, Sigma stay the policy law's moments"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws"),
+)
+LB5_MOMENTS = "Sigma is the selection covariance at rates r"
+
+
+def build_lb5(point: Mapping[str, Any]) -> Instance:
+    """Lemma B.5 on the 6-client uneven model (2 a round): E||Delta - vbar||^2/eta^2 = Tr(Y Y^T Sigma)/eta^2."""
+    from quadratics import static_policy
+    from rate_region.variance import selection_moments
+
+    model, p, r, r_star, subsets, probs, V = selection_instance("uneven", 6, 2, 3, int(point["draw"]))
+    r_exact, Sigma = selection_moments(subsets, probs)
+    law = probs
+    decided: dict[str, tuple[bool | None, str]] = {}
+    broken: dict[str, str] = {}
+    if point["law"] == "other":
+        spread = ((((p / r_exact)[None, :] * subsets) @ V - (p @ V)[None, :]) ** 2).sum(1)
+        law = np.zeros_like(probs)
+        law[int(np.argmax(np.where(probs > 0, spread, -np.inf)))] = 1.0
+        broken = {LB5_MOMENTS: "S is drawn from another law than the one whose moments r, Sigma are"}
+    else:
+        decided = {LB5_MOMENTS: (True, "r and Sigma are the exact moments of the law the draws come from "
+                                       "(rate_region.variance.selection_moments)")}
+    exact = partial(exact_sampling_variance, subsets=subsets, law=law, weights=p / r_exact, V=V, p=p)
+    return Instance(problem=None, algorithm=None, pattern=static_policy(subsets, probs, p), rounds=0,
+                    values={"p": p, "r": r_exact, "v": V, "Sigma": Sigma, "eta": UPDATE_ETA},
+                    measure=partial(draws_of, metric="sigma2"), decided=decided, broken=broken,
+                    run=partial(selection_draws, subsets=subsets, probs=law, weights=p / r_exact, V=V, p=p),
+                    exact_lhs=exact,
+                    describe={"model": "uneven", "clients": 6, "k": 2, "p": p.tolist(), "r": r_exact.tolist(),
+                              "updates": V.tolist(), "eta": UPDATE_ETA, "law": point["law"]},
+                    notes=("identity: holds when the exact value lies in the Monte Carlo interval",))
+
+
+def exact_sampling_variance(*, subsets: np.ndarray, law: np.ndarray, weights: np.ndarray, V: np.ndarray,
+                            p: np.ndarray) -> tuple[float, float]:
+    """E||Delta - vbar||^2 / eta^2 summed over the finite law of S (no sampling), with a rounding bound:
+    n terms of size <= max, each with relative error <= ~4 eps, plus the sum's n eps (Higham's bound)."""
+    per = (((weights[None, :] * subsets) @ V - (p @ V)[None, :]) ** 2).sum(1) / UPDATE_ETA**2
+    value = float(law @ per)
+    n = per.size + V.size
+    return value, float(8 * n * np.finfo(float).eps * (np.abs(law) @ np.abs(per)))
+
+
+
+NAIVE_SPACE = (
+    Param("weights", default="f3ast", choices=("f3ast", "plain"),
+          doc="aggregate weights: p_k / r_k at the naive sampler's true rates (F3AST), or a plain average of the "
+              "selected updates (FedAvg-style; a control)"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: Table I has no random draw"),
+)
+STATIC = "participation (static-rate)"
+
+
+def naive_draws(trials: int, seed: int, *, model: Any, p: np.ndarray, r: np.ndarray, v: np.ndarray,
+                plain: bool) -> Any:
+    """``trials`` rounds of Table I availability and the naive sampler (one available client, chosen in
+    proportion to p; ``sample`` stream): per-round Delta - vbar for scalar updates v."""
+    from types import SimpleNamespace
+
+    from bounds.core.seeds import rng
+    from rate_region.sampler import naive_select
+
+    draws = rng(seed, "sample")
+    avail = next(model.stream(draws, trials, 1))[:, 0]
+    sel = naive_select(avail, p, 1, draws).astype(float)
+    if plain:
+        count = sel.sum(1)
+        delta = np.where(count > 0, (sel * v).sum(1) / np.maximum(count, 1), 0.0)
+    else:
+        delta = (sel * (p / r) * v).sum(1)
+    return SimpleNamespace(metrics={"bias": delta - float(p @ v)})
+
+
+def build_naive(point: Mapping[str, Any]) -> Instance:
+    """Table I, one client a round chosen by the naive sampler (in proportion to p among the available),
+    updates v = (1, -1): the bias E[Delta] - vbar of its aggregate (Lemma B.1)."""
+    from rate_region.models import named_model
+    from rate_region.optimum import resolve_weights
+    from rate_region.region import naive_rate
+
+    model = named_model("table1")
+    p = resolve_weights(model, None)
+    r = np.asarray(naive_rate(model, 1, p))  # exact for Table I's cap of one client
+    v = np.array([1.0, -1.0])
+    plain = point["weights"] == "plain"
+    static = ("the naive sampler picks among the available clients by a rule of the configuration only (a static "
+              f"policy), at its exact rates r = {np.round(r, 4).tolist()} (rate_region.region.naive_rate)")
+    return Instance(problem=None, algorithm=None, pattern=None, rounds=0, values={"p": p, "r": r},
+                    measure=partial(draws_of, metric="bias"), decided={STATIC: (True, static)},
+                    broken={STATIC: "plain average of the selected updates, not the weights p_k / r_k"} if plain else {},
+                    run=partial(naive_draws, model=model, p=p, r=r, v=v, plain=plain),
+                    describe={"model": "table1", "k": 1, "p": p.tolist(), "naive_rate": r.tolist(), "v": v.tolist(),
+                              "vbar": float(p @ v), "weights": point["weights"]},
+                    notes=("LHS = E[Delta] - vbar (bias); unbiased means the interval contains 0 (LB.1)",))
+
+# Theorem III.5 (ORDER) with the main-text per-round step eta_t = 2/(mu(gamma + t)): the shape over T --
+
+T35_MAIN_SPACE = (
+    Param("T", 20, 3200, 200, integer=True, log=True, doc="rounds"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and the model's random draws"),
+)
+
+
+def main_text_step(t: int, i: np.ndarray, *, mu: float, gamma: float) -> np.ndarray:
+    """One step per round: eta_t = 2/(mu(gamma + t))."""
+    return np.full_like(i, 2.0 / (mu * (gamma + t)))
+
+
+def build_t35_main(point: Mapping[str, Any]) -> Instance:
+    """Table I availability, the static policy "1 if available, else 2" (rate (3/8, 1/2)), a strongly convex
+    quadratic with 2 clients, E = 5 local steps at the main-text step; G^2 from the gradients at x0 plus
+    noise (the farthest point of the run), var_s from eq. (6)."""
+    from quadratics import f3ast, heterogeneous_quadratic, static_policy, step_schedule
+
+    draw, T = int(point["draw"]), int(point["T"])
+    model, p, r, r_star, subsets, probs, _ = selection_instance("table1", None, 1, 2, draw)
+    pb = heterogeneous_quadratic(L=1.0, mu=0.5, d=4, M=2, zeta=0.5, sigma=1.0, D0=1.0, seed=draw)
+    k = pb.constants
+    Ek = 5
+    gamma = max(8 * k["L"] / k["mu"], Ek)
+    G2 = float((pb.client_grads(pb.x0) ** 2).sum(1).max() + k["sigma2"])
+    var_s = 4 * Ek**2 * G2 * float((p / r).sum() - 1)  # eq. (6) bound on sigma_T^2
+    values = dict(L=k["L"], mu=k["mu"], E=Ek, T=T, G=float(np.sqrt(G2)), Gamma=k["Gamma"], D0=k["D0"], p=p,
+                  sigma2=np.full(2, k["sigma2"]), var_s=var_s)
+    schedule = step_schedule(partial(main_text_step, mu=k["mu"], gamma=gamma), Ek, "2/(mu(gamma+t))")
+    return Instance(problem=pb, algorithm=f3ast(schedule, Ek), pattern=static_policy(subsets, probs, p), rounds=T,
+                    values=values, measure=partial(at_round, metric="gap", r=T),
+                    describe={"model": "table1", "policy_rate": r.tolist(), "r_star": np.asarray(r_star).tolist(),
+                              "problem": pb.describe(), "E": Ek, "gamma": gamma, "G2": G2, "var_s": var_s},
+                    notes=("step eta_t = 2/(mu(gamma+t)) per round (main text); G^2 instance-level (gradient at x0 "
+                           "plus noise), var_s from eq. (6)",))
+
+
+SCENARIOS += [
+    Scenario("F3AST.L3.4@eq6", "F3AST.L3.4@eq6", "F3AST Lemma III.4 eq. (6)", L34_SPACE, build_l34_eq6,
+             ("Monte Carlo over draws of S (no trajectory)",)),
+    Scenario("F3AST.L3.4@eq7", "F3AST.L3.4@eq7", "F3AST Lemma III.4 eq. (7)", L34_SPACE, build_l34_eq7,
+             ("Monte Carlo over draws of S (no trajectory)",)),
+    Scenario("F3AST.LB.5", "F3AST.LB.5", "F3AST Lemma B.5: exact sampling variance", LB5_SPACE, build_lb5,
+             ("Monte Carlo over draws of S; the exact expectation over the finite law is also available",)),
+    Scenario("F3AST.naive", "F3AST.LB.1", "F3AST naive sampler: bias of its aggregate", NAIVE_SPACE, build_naive,
+             ("Monte Carlo over rounds of availability and selection (no trajectory)",)),
+    Scenario("F3AST.T3.5", "F3AST.T3.5", "F3AST Theorem III.5 shape (static policy, main-text step)",
+             T35_MAIN_SPACE, build_t35_main, ("ORDER result: only the 1/(TE + gamma) shape is checkable",)),
+]
+
+
+# Check groups ----------------------------------------------------------------------------------------
+
+
+def false_inverse_square(est: Any, first: Any) -> float:
+    """A false 1/T^2 argument: the RHS scaled by T_0 / T (a control's argument)."""
+    return float(est.rhs) * float(first) / float(est.values["T"])
+
+
+def _l34_specs(model: str) -> tuple[Any, ...]:
+    out: tuple[Any, ...] = ()
+    for eq in ("eq6", "eq7"):
+        key = f"F3AST.L3.4@{eq}"
+        out += (Certify(key, {"model": model}, id=f"{key}:{model}", title=f"F3AST Lemma III.4 {eq} ({model})",
+                        trials=(20000, 200000), stream=model),  # eq6 and eq7 on the same draws of S
+                Control(key, {"model": model, "rates": "wrong"}, broken="participation (static-rate)",
+                        stream=f"{model} wrong rates",
+                        id=f"F3AST.L3.4.control@{eq}:{model}", trials=(20000, 200000),
+                        title=f"F3AST Lemma III.4 {eq} ({model}) with weights from wrong rates",
+                        note="weights p_k/r_k with rates the policy does not achieve: the aggregate is biased, its "
+                             "spread around vbar carries the bias"))
+    return out
+
+
+CHECKS = [
+    Group("F3AST.L3.4", _l34_specs("table1") + _l34_specs("uneven")),
+    Group("F3AST.LB.5", (
+        Certify("F3AST.LB.5", id="F3AST.LB.5", trials=(20000, 200000)),
+        Control("F3AST.LB.5", {"law": "other"}, broken=LB5_MOMENTS, id="F3AST.LB.5.control:other-law",
+                title="F3AST Lemma B.5: exact sampling variance, S from another law", trials=(20000, 200000),
+                note="S always the policy's selection of largest ||Delta - vbar||^2, identity evaluated at the "
+                     "policy law's moments"),
+        # the same identity without sampling error: the expectation summed over the finite law of S
+        Exact("F3AST.LB.5", id="F3AST.LB.5.exact", title="F3AST Lemma B.5, exact expectation over the law of S"),
+        Exact("F3AST.LB.5", point={"law": "other"}, id="F3AST.LB.5.exact.control:other-law", expected="violated",
+              title="F3AST Lemma B.5, exact expectation, S from another law"),
+    )),
+    Group("F3AST.naive.control", (
+        Control("F3AST.naive", {"weights": "plain"}, broken=STATIC, id="F3AST.naive.naive-average",
+                title="F3AST naive sampler bias with naive average", trials=(20000, 200000),
+                note="plain averaging of the naive sampler's selection is biased towards the more available client"),
+        Certify("F3AST.naive", id="F3AST.naive.f3ast-weights", title="F3AST naive sampler bias with f3ast weights",
+                trials=(20000, 200000)),
+    )),
+    Group("F3AST.T3.5", (
+        # the shape and its false-rate control read the same runs (one stream)
+        Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5",
+              stream="shape", title="F3AST Theorem III.5 shape (static policy, main-text step)", trials=(64, 256),
+              x_label="rounds T (count)"),
+        Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5.weak",
+              stream="shape",
+              title="F3AST Theorem III.5 vs a false 1/T^2 argument", trials=(64, 256), argument=false_inverse_square,
+              expected="violated", control=True, x_label="rounds T (count)",
+              notes=("negative control: the fitted constant against an argument decaying like 1/T^2 must exceed "
+                     "the limit",)),
+        Certify("F3AST.T3.5@explicit", id="F3AST.T3.5@explicit", trials=(2000, 10000), stream="explicit",
+                title="F3AST Theorem III.5 explicit bound"),
+        Control("F3AST.T3.5@explicit", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
+                id="F3AST.T3.5.control:schedule@explicit", trials=(256, 1024),
+                title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
+                note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),
+        Certify("F3AST.T3.5@explicit-eq19", id="F3AST.T3.5@explicit-eq19", trials=(2000, 10000), stream="explicit",
+                title="F3AST Theorem III.5 explicit bound as printed in eq. (19)",
+                notes=("printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one",)),
+        Control("F3AST.T3.5@explicit-eq19", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
+                id="F3AST.T3.5.control:schedule@explicit-eq19", trials=(256, 1024),
+                title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
+                note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),
+    )),
 ]

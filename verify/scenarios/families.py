@@ -11,7 +11,7 @@ Two choices of this module set *knobs*, not inputs:
 * the curvature families take the point's L = 1, mu, zeta (heterogeneity at x*), sigma, D0 and the
   ``mix`` axis; their ``sigma_G`` is the exact sup over the ball ||x - x*|| <= radius (default
   2 sqrt(D0) + 1), so FAST A3 is established only while the run stays in the ball
-  (:func:`left_ball`, as ``verify/certificates/drift.py`` does): a run whose recorded global model
+  (:func:`left_ball`, as the FAST.T1.drift scenario does): a run whose recorded global model
   leaves it makes the point inadmissible (never scored); local models are not recorded, which the
   point carries as an assumption (:data:`LOCAL_ASSUMED`), so a confirmed violation there reads
   ``unverified``;

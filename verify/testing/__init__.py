@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bounds.core.stats import MEAN_LEVEL, SLOPE_LEVEL
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 
@@ -35,7 +36,7 @@ def _runner(target: Any):
     return [_as_check(target)]
 
 
-def assert_bound_holds(target: Any, *, level: float = 0.99, trials: int | None = None, seed: int = 0,
+def assert_bound_holds(target: Any, *, level: float = MEAN_LEVEL, trials: int | None = None, seed: int = 0,
                        device: str = "cpu") -> list[Verification]:
     """Run a check group and assert its certificates hold (controls violated) at confidence ``level``.
 
@@ -49,12 +50,16 @@ def assert_bound_holds(target: Any, *, level: float = 0.99, trials: int | None =
     Returns the Verification records (for further assertions). Raises ``AssertionError`` listing
     every record whose verdict is not the expected one.
 
+    What a pass covers: each certificate is the one instance it names (a scenario: its default point,
+    scored by ``verify.scenario.evaluate_point`` as ``verify`` and ``falsify``'s confirmation score it),
+    at this seed; it is not a proof over the result's domain (search the space with ``falsify``).
+
     >>> from verify import Check, Verification
     >>> ok = Check("DEMO", lambda ctx: [Verification(id="DEMO", title="demo", verdict="holds")])
     >>> [v.verdict for v in assert_bound_holds(ok)]
     ['holds']
     """
-    from verify.certificates.common import Context
+    from verify.checks import Context
 
     if not 0 < level < 1:
         raise ValueError(f"level={level} must lie in (0, 1)")
@@ -74,7 +79,7 @@ def assert_bound_holds(target: Any, *, level: float = 0.99, trials: int | None =
 
 
 def assert_rate(x: Sequence[float], y: Sequence[float] | Sequence[Sequence[float]], *, exponent: float,
-                tol: float = 0.0, level: float = 0.95) -> SlopeFit:
+                tol: float = 0.0, level: float = SLOPE_LEVEL) -> SlopeFit:
     """Assert that log y against log x has slope ``exponent`` (inside the interval widened by ``tol``).
 
     ``y`` is one curve (least squares with a t interval on the slope) or one row per seed (a slope per

@@ -9,7 +9,7 @@ a plugin file (as ``convbound --plugin``) before the tests.
 A user's test file::
 
     def test_my_bound(assert_bound_holds):
-        assert_bound_holds("PESTO.SGD", level=0.99, trials=4000)
+        assert_bound_holds("PESTO.SGD", trials=4000)  # level: bounds.core.stats.MEAN_LEVEL
 
     def test_rate(assert_rate):
         assert_rate([10, 100, 1000], [0.3, 0.1, 0.03], exponent=-0.5, tol=0.05)

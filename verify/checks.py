@@ -1,0 +1,550 @@
+"""Check groups as declarative specs over scenarios, and the one runner that turns them into records.
+
+**Setting**: a check group is an id and a tuple of specs; every spec names a scenario
+(:mod:`verify.scenarios`) and the points at which to score it. The runner (:func:`run_group`) scores
+every point through :func:`verify.scenario.evaluate_point` -- the one place where an instance becomes
+evidence -- and turns the estimates into :class:`verify.record.Verification` records:
+
+* :class:`Certify` -- the scenario's verdict at one point (:func:`verdict_of`, the same verdict
+  ``falsify``'s confirmation, ``verify --instance`` and ``assert_bound_holds`` give there);
+* :class:`Control` -- a point just outside one named hypothesis, where the bound must really fail;
+* :class:`Sweep` -- one axis swept, per-seed-group log-log slope against a predicted exponent
+  (``fit="slope"``) or the hidden constant LHS/argument of an ORDER result kept bounded
+  (``fit="constant"``);
+* :class:`Contrast` -- two points compared by a rule (an effect such as client drift);
+* :class:`Exact` -- a scenario whose LHS is computed exactly (no Monte Carlo): equality within a
+  stated floating-point error bound.
+
+Seeds: each spec draws its simulation seed from the ``check`` stream of the base seed, keyed by the
+group id and the spec's position (:func:`bounds.core.seeds.word`), so a group's numbers depend on the
+base seed and its own id only (any subset, order or process gives the same numbers), and base seeds
+0 and 1 share no stream. The scenario's ``draw`` axis (the problem's random draw), when the spec does
+not pin it, is the base seed: ``verify --seed 1`` draws another instance too.
+
+Example (a plugin or paper module)::
+
+    from verify.checks import Certify, Control, Group, Sweep
+
+    CHECKS = [
+        Group("MY.T1", (
+            Certify("MY.T1", title="my bound at its default instance"),
+            Control("MY.T1", {"eta_frac": 30.0}, broken="step size cap", id="MY.T1.control:step",
+                    title="step 30x its cap", note="steps past 2/L diverge"),
+            Sweep("MY.T1", axis="R", values=((100, 200, 400), (100, 200, 400, 800)), exponent=-0.5,
+                  tol=0.1, id="MY.T1.rate", title="R^-1/2"),
+        )),
+    ]
+    records = run_group(CHECKS[0], Context(quick=True, seed=0))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bounds.core.stats import MEAN_LEVEL
+from verify.record import Verification
+from verify.verdict import HOLDS, INAPPLICABLE, UNVERIFIED, VIOLATED, decide, mean_ci, ratio
+
+__all__ = ["Certify", "Context", "Contrast", "Control", "Exact", "Group", "Spec", "Sweep", "run_group",
+           "run_spec", "verdict_of"]
+
+# Largest allowed spread max c / min c of the fitted hidden constant of an ORDER result over a sweep.
+SPREAD_MAX = 4.0
+
+
+@dataclass(frozen=True)
+class Context:
+    """How to run: Monte Carlo size, base seed, device, quick mode, confidence level.
+
+    Args:
+        quick: smaller Monte Carlo sizes and sweeps (each spec's first count / value list).
+        trials: the user's trial count for every spec (overrides the specs' own).
+        seed: base seed; every simulation seed derives from it (see the module docstring).
+        device, threads: where the engine runs.
+        level: two-sided confidence level of the LHS intervals.
+    """
+
+    quick: bool = False
+    trials: int | None = None
+    seed: int = 0
+    device: str = "cpu"
+    level: float = MEAN_LEVEL
+    threads: int | None = 1
+    progress: Callable[[str], None] | None = None
+
+    def n(self, quick: int, full: int) -> int:
+        """Trials: the user's count, else the quick or full default."""
+        if self.trials is not None:
+            return self.trials
+        return quick if self.quick else full
+
+    def pick(self, pair: Sequence[Any]) -> Any:
+        """The quick or full member of a ``(quick, full)`` pair."""
+        return pair[0] if self.quick else pair[1]
+
+    def simulate(self, problem: Any, algorithm: Any, pattern: Any, trials: int, rounds: int, seed_offset: int = 0):
+        """One engine run for users' hand-built ``Check`` functions: at the base seed, or for ``seed_offset``
+        k > 0 at the k-th word of the ``check`` stream (never base seed + k: seeds 0 and 1 share no run)."""
+        from bounds.core.seeds import key, word
+        from quadratics import simulate
+
+        seed = self.seed if not seed_offset else word(int(self.seed), "check", key("Context.simulate"), int(seed_offset))
+        return simulate(problem, algorithm, pattern, trials=trials, rounds=rounds, seed=seed, device=self.device,
+                        threads=self.threads)
+
+
+# Specs ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Certify:
+    """The scenario's verdict at one point (record kind ``certificate``).
+
+    Args:
+        scenario: scenario id (or a ``Scenario`` object, e.g. a plugin's). point: axis overrides of its
+            default point.
+        id: record id (default: the scenario id). title: one line (default: the scenario's title).
+        trials: (quick, full) trial counts.
+        expected: the verdict that counts as success (a documented finding may expect ``violated``).
+        outside: admit values outside the axes' ranges (a point the space's box leaves out on purpose).
+        notes: carried into the record.
+        quick: overrides of ``point`` in quick mode (e.g. fewer rounds).
+        stream: specs of one group with the same ``stream`` share their simulation seed (paired: e.g. a
+            published and a corrected form at one instance, on the same draws); "" = the spec's own.
+    """
+
+    scenario: Any
+    point: Mapping[str, Any] = field(default_factory=dict)
+    id: str = ""
+    title: str = ""
+    trials: tuple[int, int] = (64, 256)
+    expected: str = HOLDS
+    outside: bool = False
+    notes: tuple[str, ...] = ()
+    quick: Mapping[str, Any] = field(default_factory=dict)
+    stream: str = ""
+
+
+@dataclass(frozen=True)
+class Control:
+    """Negative control: the scenario (an id or a ``Scenario``) at a point just outside hypothesis ``broken``;
+    the bound must fail.
+
+    The record is ``violated`` only when the interval clears the RHS and ``broken`` is decided False at
+    the point; if ``broken`` is not decided False the control is ``inapplicable`` (it no longer tests
+    what ``note`` says).
+    """
+
+    scenario: Any
+    point: Mapping[str, Any]
+    broken: str
+    id: str
+    title: str
+    note: str
+    trials: tuple[int, int] = (32, 64)
+    stream: str = ""
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One axis swept; the verdict is a fit over the sweep.
+
+    Args:
+        scenario, point: the scenario and the fixed part of the point.
+        axis: the swept axis; values: (quick, full) value lists (an empty quick list: full mode only).
+        fit: ``"slope"``: per-seed-group log-log slope of the LHS against the axis, ``holds`` when
+            ``exponent`` lies in its interval widened by ``tol``; ``"constant"``: ORDER shape, the
+            fitted constant LHS/argument (argument = the scenario's RHS, or ``argument(est, first)``)
+            keeps max/min <= ``spread``.
+        exponent: predicted exponent, or a result key whose ``rate_map[axis]`` gives it.
+        groups: seed groups the trials are split into (slope: a t interval across groups).
+        statistic: the per-trial LHS samples of one group -> the group's value (default: mean).
+        argument: ``(PointEstimate, first axis value) -> float`` replacing the RHS as the argument of a
+            constant fit (a module-level function, e.g. a false faster rate for a control).
+        expected, control: ``violated`` and True for a control that must fail the fit.
+    """
+
+    scenario: Any
+    axis: str
+    values: tuple[tuple[Any, ...], tuple[Any, ...]]
+    id: str
+    title: str
+    point: Mapping[str, Any] = field(default_factory=dict)
+    fit: str = "slope"
+    exponent: float | str = 0.0
+    tol: float = 0.0
+    spread: float = SPREAD_MAX
+    groups: int = 8
+    trials: tuple[int, int] = (64, 256)
+    statistic: Callable[[np.ndarray], float] | None = None
+    argument: Callable[[Any, Any], float] | None = None
+    expected: str = HOLDS
+    control: bool = False
+    x_label: str = ""
+    y_label: str = ""
+    notes: tuple[str, ...] = ()
+    stream: str = ""
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """Two points of one or two scenarios compared on the same seed (paired trials).
+
+    ``rule="greater"``: ``holds`` when the LHS interval at ``b`` lies wholly above the one at ``a`` and
+    the paired difference's interval lies above 0 (the effect is established); else ``violated``.
+    """
+
+    a: tuple[Any, Mapping[str, Any]]
+    b: tuple[Any, Mapping[str, Any]]
+    id: str
+    title: str
+    rule: str = "greater"
+    trials: tuple[int, int] = (64, 256)
+    expected: str = HOLDS
+    control: bool = False
+    broken: str = ""
+    notes: tuple[str, ...] = ()
+    stream: str = ""
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A lemma checked without simulation: the scenario's exact LHS against its RHS.
+
+    The scenario's instance provides ``exact_lhs`` (``() -> (value, floating-point error bound)``), read by
+    ``evaluate_point(..., exact_lhs=True)``; ``holds`` when the distance between LHS and RHS is at most the
+    error bound (+ ``tol``), else ``violated``. ``expected="violated"`` makes it a control: decided on its own where a hypothesis is broken
+    at the point, ``inapplicable`` where none is (the control no longer tests anything).
+    """
+
+    scenario: Any
+    id: str
+    title: str
+    point: Mapping[str, Any] = field(default_factory=dict)
+    tol: float = 0.0
+    expected: str = HOLDS
+
+
+Spec = Certify | Control | Sweep | Contrast | Exact
+
+
+@dataclass(frozen=True)
+class Group:
+    """A check group: ``verify ID`` runs its specs in order.
+
+    Args:
+        id: the group id (``convbound verify ID``). specs: the specs.
+        title: one line. origin: ``built-in`` or where a plugin came from (set by the registry).
+        finish: optional ``(records) -> records`` run after the specs (e.g. a finding that compares two
+            records' verdicts); a module-level function.
+    """
+
+    id: str
+    specs: tuple[Spec, ...]
+    title: str = ""
+    origin: str = "built-in"
+    finish: Callable[[list[Verification]], list[Verification]] | None = None
+
+    @property
+    def controls(self) -> list[str]:
+        """Ids of the records that must be ``violated`` (negative controls)."""
+        out = []
+        for s in self.specs:
+            if isinstance(s, Control) or getattr(s, "control", False) or (isinstance(s, Exact) and s.expected == VIOLATED):
+                out.append(s.id)
+        return out
+
+    def __call__(self, ctx: Context) -> list[Verification]:
+        return run_group(self, ctx)
+
+
+# Runner -------------------------------------------------------------------------------------------------
+
+
+def verdict_of(est: Any) -> tuple[str, list[str]]:
+    """The one verdict of a scored point (``verify``, falsify's confirmation, ``verify --instance``).
+
+    UPPER/LOWER/EQUALITY: :func:`verify.verdict.decide` on the interval, gated by the hypotheses (False:
+    ``inapplicable``; undecided: ``unverified``); a violation where a hypothesis was only assumed reads
+    ``unverified`` (the assumption may be what fails). ORDER: the constant is hidden, so a point can only
+    bound it from below: ``unverified`` (``inapplicable`` outside the hypotheses).
+    Returns the verdict and the notes that explain it.
+    """
+    notes: list[str] = []
+    applied = [c for c in est.conditions if c.get("assumed")]
+    if applied:
+        notes.append("assumed met: " + "; ".join(f"{c['name']}: {c['assumed']}" for c in applied))
+    if est.kind == "order":
+        verdict = INAPPLICABLE if est.hypotheses is False else UNVERIFIED
+        notes.append("ORDER result: the constant is hidden, one point bounds it from below only")
+        return verdict, notes
+    low, high = est.ci
+    verdict = decide(est.kind, low, high, est.rhs, hypotheses=est.hypotheses)
+    if verdict == VIOLATED and est.assumed:
+        verdict = UNVERIFIED
+        notes.append("interval exceeds the RHS: consistent with the theorem only if an assumed condition fails")
+    return verdict, notes
+
+
+def _seed(ctx: Context, group: str, index: int, j: int = 0, stream: str = "") -> int:
+    """Spec ``index`` of ``group`` (point j of a sweep): its own seed, or its named ``stream``'s (shared)."""
+    from bounds.core.seeds import key, word
+
+    if stream:
+        return word(int(ctx.seed), "check", key(group), 1, key(stream), int(j))
+    return word(int(ctx.seed), "check", key(group), 0, int(index), int(j))
+
+
+def _point(scenario: Any, point: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
+    """The spec's point; the problem's random draw follows the base seed unless the spec pins it (a seed
+    past the ``draw`` axis's range wraps around it: the axis is what a search may draw)."""
+    axes = {p.name: p for p in scenario.space}
+    if "draw" not in axes or "draw" in point or axes["draw"].choices is not None:
+        return dict(point)
+    low, high = int(axes["draw"].low), int(axes["draw"].high)
+    return {"draw": low + int(ctx.seed) % (high - low + 1), **dict(point)}
+
+
+def scenario_of(ref: Any) -> Any:
+    """A spec's scenario: an id of the registry (``verify.scenarios.get``) or a ``Scenario`` object (a plugin's)."""
+    if isinstance(ref, str):
+        from verify.scenarios import get
+
+        return get(ref)
+    return ref
+
+
+def _estimate(ref: Any, point: Mapping[str, Any], ctx: Context, trials: int, seed: int,
+              outside: bool = False) -> Any:
+    from verify.scenario import evaluate_point
+
+    sc = scenario_of(ref)
+    return evaluate_point(sc, _point(sc, point, ctx), trials=int(trials), seed=seed, device=ctx.device,
+                          level=ctx.level, threads=ctx.threads, outside=outside)
+
+
+def _instance(est: Any, ctx: Context, seed: int, **extra: Any) -> dict[str, Any]:
+    """A record's ``instance``: enough to replay the point (scenario, point, trials, seed) and its inputs."""
+    return {**dict(est.describe), "scenario": est.scenario, "result": est.result, "point": dict(est.point), "seeds": [seed],
+            "result_inputs": dict(est.values), "rhs_terms": dict(est.rhs_terms), "level": ctx.level, **extra}
+
+
+def certify_record(est: Any, *, ctx: Context, seed: int, id: str, title: str, expected: str = HOLDS,
+                   notes: Sequence[str] = (), elapsed: float = 0.0) -> Verification:
+    """The certificate record of a scored point (also what ``verify --instance`` prints)."""
+    import bounds
+
+    verdict, why = verdict_of(est)
+    how = f"{est.trials} trials, seed {seed}" if est.trials else "exact moments, no trials"
+    scope = f"one instance (the point above, {how}): evidence at this point, not a proof over the result's domain"
+    return Verification(
+        id=id, title=title, verdict=verdict, expected=expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
+        ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None, instance=_instance(est, ctx, seed),
+        kind="certificate", trials=est.trials, seed=int(ctx.seed), variant=bounds.get(est.result).variant,
+        conditions=tuple(est.conditions), series=dict(est.series),
+        notes=tuple(est.notes) + tuple(notes) + tuple(why) + (scope,), device=ctx.device, elapsed_s=elapsed)
+
+
+def _certify(spec: Certify, ctx: Context, group: str, index: int) -> list[Verification]:
+    t0 = time.perf_counter()
+    seed = _seed(ctx, group, index, stream=spec.stream)
+    point = {**dict(spec.point), **(dict(spec.quick) if ctx.quick else {})}
+    est = _estimate(spec.scenario, point, ctx, ctx.n(*spec.trials), seed, outside=spec.outside)
+    return [certify_record(est, ctx=ctx, seed=seed, id=spec.id or est.scenario,
+                           title=spec.title or scenario_of(spec.scenario).title, expected=spec.expected, notes=spec.notes,
+                           elapsed=time.perf_counter() - t0)]
+
+
+def _control(spec: Control, ctx: Context, group: str, index: int) -> list[Verification]:
+    import bounds
+
+    t0 = time.perf_counter()
+    seed = _seed(ctx, group, index, stream=spec.stream)
+    est = _estimate(spec.scenario, spec.point, ctx, ctx.n(*spec.trials), seed, outside=True)
+    res = bounds.get(est.result)
+    # the inequality is decided on its own: the theorem says nothing here, so 'inapplicable' would hide it
+    inequality = decide(res.kind.value, est.ci[0], est.ci[1], est.rhs, hypotheses=True)
+    named = spec.broken in est.broken
+    notes = [f"negative control: hypothesis '{spec.broken}' broken ({spec.note}); the bound must fail here",
+             f"hypotheses decided False at this point: {', '.join(est.broken) or 'none'}"]
+    if not named:
+        notes.append(f"CONTROL BROKEN: '{spec.broken}' is not decided False at this point")
+    return [Verification(
+        id=spec.id, title=spec.title, verdict=inequality if named else INAPPLICABLE, expected=VIOLATED,
+        lhs=est.lhs, ci=est.ci, rhs=est.rhs, ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None,
+        instance=_instance(est, ctx, seed, broken_hypothesis=spec.broken), control=True, kind="control",
+        trials=est.trials, seed=int(ctx.seed), variant=res.variant, conditions=tuple(est.conditions),
+        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+
+
+def _groups(est: Any, groups: int, statistic: Callable[[np.ndarray], float] | None) -> np.ndarray:
+    """Per-group values of a point's per-trial samples split into ``groups`` equal blocks (the rest dropped);
+    an exact LHS (no trials: ``quadratics.exact``) is every group's value, without sampling spread."""
+    if est.trials == 0:
+        return np.full(groups, float(est.lhs))
+    x = np.asarray(est.samples)
+    blocks = x[: x.shape[0] // groups * groups].reshape(groups, -1, *x.shape[1:])
+    if statistic is None:
+        return blocks.mean(axis=1)
+    return np.array([statistic(b) for b in blocks])
+
+
+def _monte_carlo() -> Any:
+    from verify.exact_score import monte_carlo
+
+    return monte_carlo()
+
+
+def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verification]:
+    import bounds
+    from verify.fit import fit_constant, fit_over_seeds
+
+    t0 = time.perf_counter()
+    xs = list(ctx.pick(spec.values))
+    if not xs:  # a sweep run in full mode only
+        return []
+    trials = ctx.n(*spec.trials)
+    seeds = [_seed(ctx, group, index, j, spec.stream) for j in range(len(xs))]
+    # a statistic reads per-trial samples (curves): simulate even where exact moments would apply
+    with _monte_carlo() if spec.statistic is not None else contextlib.nullcontext():
+        ests = [_estimate(spec.scenario, {**dict(spec.point), spec.axis: x}, ctx, trials, s)
+                for s, x in zip(seeds, xs)]
+    res = bounds.get(ests[0].result)
+    means, lows, highs = [e.lhs for e in ests], [e.ci[0] for e in ests], [e.ci[1] for e in ests]
+    conds = [{spec.axis: x, "checks": list(e.conditions)} for x, e in zip(xs, ests)]
+    series: dict[str, Any] = {"x": xs, "lhs": means, "ci_low": lows, "ci_high": highs,
+                              "x_label": spec.x_label or spec.axis, **({"y_label": spec.y_label} if spec.y_label else {})}
+    instance = {**dict(ests[0].describe), "scenario": ests[0].scenario, "result": ests[0].result,
+                "point": dict(ests[0].point), "axis": spec.axis,
+                "values": xs, "seeds": seeds, "level": ctx.level}
+    notes = list(spec.notes)
+    if spec.fit == "slope":
+        Y = np.stack([_groups(e, spec.groups, spec.statistic) for e in ests], axis=1)
+        fit = fit_over_seeds(xs, Y)
+        predicted = (float(bounds.get(spec.exponent).rate_map[spec.axis]) if isinstance(spec.exponent, str)
+                     else float(spec.exponent))
+        verdict = HOLDS if fit.agrees(predicted, spec.tol) else VIOLATED
+        notes.append(f"slope fitted per seed group ({spec.groups} groups of {trials // spec.groups} trials), "
+                     f"t interval across groups at level {fit.level}; tolerance {spec.tol} on the exponent")
+        return [Verification(
+            id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=fit.slope, ci=fit.ci,
+            rhs=predicted, ratio=ratio(fit.slope, predicted),
+            instance={**instance, "slope_tolerance": spec.tol, "fit": fit.to_dict()}, control=spec.control,
+            kind="control" if spec.control else "rate", trials=trials * len(xs), seed=int(ctx.seed),
+            variant=res.variant, conditions=tuple(conds),
+            series={**series, "fit_slope": fit.slope, "fit_ci": list(fit.ci), "fit_intercept": fit.intercept,
+                    "predicted_slope": predicted},
+            notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+    if spec.fit != "constant":
+        raise ValueError(f"Sweep {spec.id}: fit={spec.fit!r}; valid: slope, constant")
+    args = [float(spec.argument(e, xs[0]) if spec.argument else e.rhs) for e in ests]
+    cmax, cmin, spread = fit_constant(args, means)
+    shape = HOLDS if spread <= spec.spread else VIOLATED
+    notes.insert(0, f"fitted constant c = LHS/argument in [{cmin:.4g}, {cmax:.4g}], spread {spread:.3g} "
+                    f"({'bounded' if shape == HOLDS else 'NOT bounded'}: limit {spec.spread:g})")
+    verdict, expected = shape, spec.expected
+    if not spec.control:
+        hyps = [e.hypotheses for e in ests]
+        if any(h is False for h in hyps):
+            verdict = INAPPLICABLE
+        elif any(h is None for h in hyps) or any(e.assumed for e in ests):
+            # an ORDER bound's admissibility rests on undecided or assumed hypotheses: the shape is
+            # consistent (or not), the theorem is not decided; a failed shape still counts as a failure
+            verdict = UNVERIFIED
+            if shape == VIOLATED:
+                expected = HOLDS
+            notes.append("hypotheses assumed or undecided at the sweep's points: "
+                         + "; ".join(sorted({k for e in ests for k in e.assumed})) or "see conditions")
+    return [Verification(
+        id=spec.id, title=spec.title, verdict=verdict, expected=expected, lhs=cmax, ci=(cmin, cmax),
+        rhs=spec.spread, ratio=spread, instance={**instance, "shape_verdict": shape}, control=spec.control,
+        kind="control" if spec.control else "certificate", trials=trials * len(xs), seed=int(ctx.seed),
+        variant=res.variant, conditions=tuple(conds),
+        series={**series, "rhs": args, "constant": [a / b for a, b in zip(means, args)]},
+        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+
+
+def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Verification]:
+    t0 = time.perf_counter()
+    if spec.rule != "greater":
+        raise ValueError(f"Contrast {spec.id}: rule={spec.rule!r}; valid: greater")
+    trials = ctx.n(*spec.trials)
+    seed = _seed(ctx, group, index, stream=spec.stream)  # one seed for both points: paired (same noise draws)
+    ea = _estimate(spec.a[0], spec.a[1], ctx, trials, seed)
+    eb = _estimate(spec.b[0], spec.b[1], ctx, trials, seed)
+    a, b = mean_ci(ea.samples, ctx.level), mean_ci(eb.samples, ctx.level)
+    diff = mean_ci(eb.samples - ea.samples, ctx.level)
+    found = b.low > a.high and diff.low > 0
+    notes = [f"LHS at a: {a.mean:.6g} [{a.low:.6g}, {a.high:.6g}]; at b: {b.mean:.6g} [{b.low:.6g}, {b.high:.6g}] "
+             f"({trials} trials each, level {ctx.level}, one seed: paired)",
+             f"paired difference b - a {diff.mean:.6g} [{diff.low:.6g}, {diff.high:.6g}]",
+             "holds = the b interval lies wholly above the a interval and the paired difference interval above 0",
+             *spec.notes]
+    return [Verification(
+        id=spec.id, title=spec.title, verdict=HOLDS if found else VIOLATED, expected=spec.expected,
+        lhs=diff.mean, ci=(diff.low, diff.high), rhs=0.0, ratio=float("nan"),
+        instance={"a": {"scenario": ea.scenario, "point": dict(ea.point), "lhs": [a.mean, a.low, a.high],
+                        "problem": ea.describe.get("problem")},
+                  "b": {"scenario": eb.scenario, "point": dict(eb.point), "lhs": [b.mean, b.low, b.high],
+                        "problem": eb.describe.get("problem")},
+                  "seeds": [seed], "level": ctx.level,
+                  **({"broken_hypothesis": spec.broken} if spec.broken else {})},
+        control=spec.control, kind="control" if spec.control else "certificate", trials=trials, seed=int(ctx.seed),
+        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+
+
+def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verification]:
+    import bounds
+    from verify.scenario import evaluate_point
+
+    t0 = time.perf_counter()
+    sc = scenario_of(spec.scenario)
+    est = evaluate_point(sc, _point(sc, spec.point, ctx), trials=2, seed=0, exact_lhs=True)
+    bound = (est.ci[1] - est.ci[0]) / 2 + spec.tol
+    control = spec.expected == VIOLATED
+    if control:
+        verdict = decide("equality", est.lhs, est.lhs, est.rhs, tol=bound) if est.broken else INAPPLICABLE
+    else:
+        verdict = decide("equality", est.lhs, est.lhs, est.rhs, hypotheses=est.hypotheses, tol=bound)
+    return [Verification(
+        id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
+        ratio=ratio(est.lhs, est.rhs), instance={**dict(est.describe), "scenario": est.scenario, "result": est.result,
+                                                 "point": dict(est.point), "error_bound": bound, "seeds": []},
+        control=control, kind="control" if control else "certificate", trials=0, seed=int(ctx.seed),
+        variant=bounds.get(est.result).variant, conditions=tuple(est.conditions),
+        notes=(f"exact LHS (no simulation, no sampling error), floating-point error bound {bound:.3g}",),
+        device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+
+
+_RUNNERS: dict[type, Callable[..., list[Verification]]] = {
+    Certify: _certify, Control: _control, Sweep: _sweep, Contrast: _contrast, Exact: _exact}
+
+
+def run_spec(spec: Spec, ctx: Context, *, group: str, index: int) -> list[Verification]:
+    """The records of one spec of ``group`` (position ``index``): every point through ``evaluate_point``."""
+    runner = _RUNNERS.get(type(spec))
+    if runner is None:
+        raise TypeError(f"check group {group}: {type(spec).__name__} is not a spec; valid: "
+                        + ", ".join(t.__name__ for t in _RUNNERS))
+    return runner(spec, ctx, group, index)
+
+
+def run_group(group: Group, ctx: Context) -> list[Verification]:
+    """Every spec of ``group`` in order, then ``group.finish``; a plugin's records carry its origin."""
+    out: list[Verification] = []
+    for i, spec in enumerate(group.specs):
+        if ctx.progress:
+            ctx.progress(f"{group.id}: {getattr(spec, 'id', '') or getattr(spec, 'scenario', '')}")
+        out += run_spec(spec, ctx, group=group.id, index=i)
+    out = list(group.finish(out)) if group.finish else out
+    if group.origin != "built-in":
+        out = [v.replace(instance={**dict(v.instance), "origin": group.origin},
+                         notes=v.notes + (f"origin: {group.origin}",)) for v in out]
+    return out
