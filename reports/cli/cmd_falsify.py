@@ -45,11 +45,24 @@ def _trace_png(doc, path: str, force: bool) -> None:
     atomic_write_bytes(path, trace_png(falsify_sections([doc])[0]), force=force)
 
 
+def axis_source(p) -> str:
+    """Where an axis's bounds come from: its own ``source``, else said plainly what it is."""
+    if p.source:
+        return p.source
+    if p.name == "draw":
+        return "the instance's random draw (any seed)"
+    if p.choices is not None:
+        return "the alternatives this check compares (categorical; not derived from the hypotheses)"
+    if p.low == p.high:
+        return "fixed by the check"
+    return "a box chosen by hand for this check (not derived from the hypotheses)"
+
+
 def _print_space(sc, preset, as_json) -> None:
     """The space a search draws from: each axis's range, scale, default and where its bounds come from."""
     if as_json:
-        echo_json({"id": sc.id, "result": sc.result, "preset": preset, "space": [p.to_dict() for p in sc.space],
-                   "notes": list(sc.notes)})
+        echo_json({"id": sc.id, "result": sc.result, "preset": preset,
+                   "space": [{**p.to_dict(), "source": axis_source(p)} for p in sc.space], "notes": list(sc.notes)})
         return
     click.echo(f"{sc.id} ({sc.result}; {sc.origin}){' preset ' + preset if preset else ''}: the space a search draws "
                "from")
@@ -65,7 +78,7 @@ def _print_space(sc, preset, as_json) -> None:
             if p.integer and p.log:
                 scale = "integer, log"
         click.echo(f"  {p.name:<10} {rng:<24} {scale:<12} default {p.default}")
-        click.echo(f"      bounds from: {p.source or 'not stated'}")
+        click.echo(f"      bounds from: {axis_source(p)}")
         if p.doc:
             click.echo(f"      {p.doc}")
     for n in sc.notes:

@@ -37,6 +37,18 @@ def test_every_axis_of_every_built_in_scenario_says_where_its_bounds_come_from(s
     assert all(p.low == 1e-4 and p.high == 1.0 and p.log for p in steps)  # 1e-4 of the cap up to the cap
 
 
+def test_every_registered_scenario_prints_a_source_for_every_axis(convbound):
+    from reports.cli.cmd_falsify import axis_source
+
+    for sid, sc in registry().items():
+        run = convbound("falsify", sid, "--space")
+        assert run.code == 0, (sid, run.err)
+        assert run.out.count("bounds from:") == len(sc.space) and "not stated" not in run.out
+    hand = [(sid, p.name) for sid, sc in registry().items() for p in sc.space
+            if "chosen by hand" in axis_source(p)]
+    assert not [h for h in hand if h[0] in BUILT_IN]  # the theorems' own spaces are all derived
+
+
 def test_space_as_json_lists_each_axis_with_its_source(convbound):
     doc = convbound("falsify", "FAST.T2@corrected", "--space", "--json").json()
     assert [a["name"] for a in doc["space"]] == [p.name for p in get("FAST.T2@corrected").space]
