@@ -20,8 +20,9 @@ executor's seeds; with both, FAST.T2@corrected at budget 500 is violated from se
 confirmed) and not from seed 1 (0.945): see ``falsify_runs/REPORT.md``.
 2026-11-24, spaces derived from the hypotheses: on the planted benchmark (``tests/benchmarks/planted``,
 13 planted errors x 10 seeds, budget 300) ``random`` and ``stratified`` both found all 130 (mean
-evaluations to the first confirmed violation 19.2 vs 15.2) with no false alarm in 20 searches of the
-correct bound, too close to move the default from the cheaper ``random``; on FAST.T2@corrected
+evaluations to the first confirmed violation 19.2 vs 15.2; after the merge with exact scoring, at a
+lighter load, 19.1 vs 13.5; optuna CMA-ES 101/130, 69.9) with no false alarm in 20 searches of the
+correct bound: a third fewer evaluations, not enough to move the default from the cheaper ``random``; on FAST.T2@corrected
 ``stratified`` confirmed a violation from 3 of 5 seeds, each from a term stratum.)
 The
 objective is log(LHS/RHS) of a short Monte Carlo estimate (``trials`` per point); inadmissible points get

@@ -41,7 +41,14 @@ def run_one(sid: str, seed: int, args: argparse.Namespace) -> dict:
     return {"id": sid, "seed": seed, "found": hit, "evaluations": rec.evaluations,
             "first_violation": rec.first_violation, "wall_s": wall, "claims_tried": rec.claims_tried,
             "verdict": rec.confirmation.get("verdict"), "ratio": rec.confirmation.get("ratio"),
-            "point": rec.best.get("point"), "outside_domain": rec.outside_domain}
+            "point": rec.best.get("point"), "best_evaluation": rec.best.get("evaluation"),
+            "outside_domain": rec.outside_domain}
+
+
+def found_at(run: dict) -> int:
+    """The evaluation of the first confirmed violation: the stop's, else (confirmed only by the final
+    confirmation of the best point) the best point's."""
+    return int((run.get("first_violation") or {}).get("evaluation") or run["best_evaluation"])
 
 
 def table(runs: list[dict], planted: dict) -> str:
@@ -52,7 +59,7 @@ def table(runs: list[dict], planted: dict) -> str:
         if not mine:
             continue
         hits = [r for r in mine if r["found"]]
-        evals = statistics.median(r["first_violation"]["evaluation"] for r in hits) if hits else None
+        evals = statistics.median(found_at(r) for r in hits) if hits else None
         walls = statistics.median(r["wall_s"] for r in hits) if hits else None
         label = f"{len(hits)}/{len(mine)}" + (" false alarms" if sid == "PLANT.correct" else "")
         rows.append(f"| {sid} | {what} | {label} | {'-' if evals is None else f'{evals:g}'} | "
@@ -71,7 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--population", type=int, default=8)
     ap.add_argument("--ids", default=None, help="comma-separated subset of the planted ids")
     ap.add_argument("--out", default=None, help="write every run (JSON)")
+    ap.add_argument("--table", default=None, metavar="JSON", help="print the table of a results file and exit")
     args = ap.parse_args(argv)
+    if args.table:
+        from bounds import plugins
+
+        print(table(json.loads(Path(args.table).read_text())["runs"],
+                    plugins.load_file(str(HERE / "planted.py")).PLANTED))
+        return 0
     if not 1 <= args.budget <= 300:
         ap.error(f"--budget {args.budget}: the protocol allows 1..300 evaluations")
     from bounds import plugins
