@@ -142,3 +142,21 @@ def test_a_search_without_a_violation_never_says_holds(convbound):
                     "--confirm-trials", "8")
     assert "finding: no violation among 4 admissible points" in run.out and "not a proof" in run.out
     assert "holds" not in run.out
+
+
+def test_the_planted_benchmark_command_runs_and_records_its_protocol(tmp_path, capsys):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("planted_run", ROOT / "tests" / "benchmarks" / "planted" / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = tmp_path / "r.json"
+    assert mod.main(["--ids", "PLANT.opt-100x", "--seeds", "2", "--budget", "16", "--trials", "8",
+                     "--confirm-trials", "64", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["seeds"] == [0, 1] and doc["protocol"]["budget"] == 16 and doc["versions"]
+    assert [r["found"] for r in doc["runs"]] == [True, True]  # 100x too small: found at once
+    assert "| PLANT.opt-100x | optimisation term 100x too small | 2/2 |" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        mod.main(["--budget", "301"])  # the protocol's cap
