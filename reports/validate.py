@@ -40,6 +40,7 @@ DOCUMENT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
     "large_n": ((Mapping,), None),
     "sampler": ((Mapping,), None),
     "participation": ((Mapping,), None),
+    "comparisons": ((list,), []),
     "verifications": ((list,), []),
     "expected_controls": ((list,), None),
     "searches": ((list,), []),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -88,87 +90,133 @@ def _figure_bytes(fig, path: str) -> bytes:
                    "(default: the arrays are printed whole inside the JSON).")
 @click.option("--plot", default=None, metavar="FILE", help="Write a plot (.png/.pdf/.svg) of R, or of r(t) with --simulate.")
 @click.option("--force", is_flag=True, help="Overwrite the --plot (or --arrays) file (a regular file only).")
-def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, method, check, simulate, sampler, beta,
-               rounds, runs, seed, as_json, plot, force, arrays_file=None) -> None:
+def region_cmd(**options: Any) -> None:
     """Achievable participation rates R (F3AST eq. 2), r* = argmin H (eq. 3), membership, and the sampler."""
+    o = RegionOptions(**options)
+    r = _checked(o)
+    model, cap, p = _model(o)
+    if r is not None:
+        _membership(o, model, cap, r)
+    elif o.simulate:
+        _simulation(o, model, cap, p)
+    else:
+        _optimum(o, model, cap, p)
+
+
+@dataclass(frozen=True)
+class RegionOptions:
+    """The command line of ``region``, one field per option (click passes them by name)."""
+
+    model_spec: str
+    clients: int | None
+    model_seed: int
+    k: int | None
+    objective: str
+    weights_file: str | None
+    method: str
+    check: str | None
+    simulate: bool
+    sampler: str
+    beta: float
+    rounds: int
+    runs: int
+    seed: int
+    as_json: bool
+    plot: str | None
+    force: bool
+    arrays_file: str | None = None
+
+
+def _checked(o: RegionOptions) -> list[float] | None:
+    """Refuse contradictory or out-of-range options before any work; the rates of ``--check`` if given."""
+    if o.arrays_file is not None:
+        if not o.as_json or o.check is not None or o.simulate:
+            raise UserInputError("--arrays goes with --json when computing r* (not with --check or --simulate)")
+        if Path(o.arrays_file).suffix.lower() != ".npz":
+            raise UserInputError(f"--arrays {o.arrays_file}: the file name must end in .npz")
+        check_output_path(o.arrays_file, force=o.force)
+    if o.check is not None and o.simulate:
+        raise UserInputError("--check and --simulate cannot be combined; run them separately")
+    if o.plot is not None:
+        check_output_path(o.plot, force=o.force)  # before the work, not after
+        if Path(o.plot).suffix.lower() not in (".png", ".pdf", ".svg", ""):
+            raise UserInputError(f"--plot {short_text(o.plot)}: unsupported format; use .png, .pdf or .svg")
+    if not 0 < o.beta <= 1:
+        raise UserInputError(f"--beta {o.beta} must lie in (0, 1] (rate smoothing of eq. (5))")
+    r = None
+    if o.check is not None:
+        r = parse_float_list("--check", o.check)
+        if any(not 0 <= x <= 1 for x in r):
+            raise UserInputError(f"--check {short_text(o.check)}: rates are probabilities per round and must lie "
+                                 "in [0, 1]")
+    if o.clients is not None:
+        from reports.cli.limits import refuse_if_too_big, region_cost
+
+        refuse_if_too_big(region_cost(o.clients, o.rounds if o.simulate else 0, o.runs if o.simulate else 0),
+                          "lower --clients" + (", --rounds or --runs" if o.simulate else ""))
+    return r
+
+
+def _model(o: RegionOptions) -> tuple[Any, Any, Any]:
+    """The availability model (a name or a file), its cap and the weights p (None: the model's)."""
     import numpy as np
 
     from rate_region.availability import make_cap
-    from rate_region.models import get_model
-
-    if arrays_file is not None:
-        if not as_json or check is not None or simulate:
-            raise UserInputError("--arrays goes with --json when computing r* (not with --check or --simulate)")
-        if Path(arrays_file).suffix.lower() != ".npz":
-            raise UserInputError(f"--arrays {arrays_file}: the file name must end in .npz")
-        check_output_path(arrays_file, force=force)
-    if check is not None and simulate:
-        raise UserInputError("--check and --simulate cannot be combined; run them separately")
-    if plot is not None:
-        check_output_path(plot, force=force)  # before the work, not after
-        if Path(plot).suffix.lower() not in (".png", ".pdf", ".svg", ""):
-            raise UserInputError(f"--plot {short_text(plot)}: unsupported format; use .png, .pdf or .svg")
-    if not 0 < beta <= 1:
-        raise UserInputError(f"--beta {beta} must lie in (0, 1] (rate smoothing of eq. (5))")
-    r = None
-    if check is not None:
-        r = parse_float_list("--check", check)
-        if any(not 0 <= x <= 1 for x in r):
-            raise UserInputError(f"--check {short_text(check)}: rates are probabilities per round and must lie in [0, 1]")
-    if clients is not None:
-        from reports.cli.limits import refuse_if_too_big, region_cost
-
-        refuse_if_too_big(region_cost(clients, rounds if simulate else 0, runs if simulate else 0),
-                          "lower --clients" + (", --rounds or --runs" if simulate else ""))
     from rate_region.modelfile import is_model_file
-    from rate_region.models import MODEL_NAMES
+    from rate_region.models import MODEL_NAMES, get_model
     from reports.cli.limits import region_max_clients
 
-    if not is_model_file(model_spec):
-        model_spec = canonical_name("availability model", model_spec, MODEL_NAMES)  # home_devices = home-devices
-    model = get_model(model_spec, clients, model_seed, k=k, max_clients=region_max_clients())
-    cap = make_cap(k, model.cap)
-    p = None if weights_file is None else np.asarray(_read_weights(weights_file))
+    spec = o.model_spec
+    if not is_model_file(spec):
+        spec = canonical_name("availability model", spec, MODEL_NAMES)  # home_devices = home-devices
+    model = get_model(spec, o.clients, o.model_seed, k=o.k, max_clients=region_max_clients())
+    cap = make_cap(o.k, model.cap)
+    p = None if o.weights_file is None else np.asarray(_read_weights(o.weights_file))
+    return model, cap, p
 
-    if check is not None:
-        from rate_region.region import membership
 
-        res = membership(model, cap, r)
-        fig = None
-        if plot is not None and model.n_clients <= 64:
-            from rate_region.plots import plot_region
+def _membership(o: RegionOptions, model: Any, cap: Any, r: list[float]) -> None:
+    import numpy as np
 
-            fig = plot_region(model, cap, points={"r": np.asarray(r)})
-        if as_json:
-            echo_json(res.to_dict())
-        else:
-            _print_membership(res)
-        if fig is not None:
-            atomic_write_bytes(plot, _figure_bytes(fig, plot), force=force)
-        return
+    from rate_region.region import membership
 
-    if simulate:
-        from rate_region.sampler import simulate_sampler
+    res = membership(model, cap, r)
+    fig = None
+    if o.plot is not None and model.n_clients <= 64:
+        from rate_region.plots import plot_region
 
-        run = simulate_sampler(model, cap, p, beta=beta, rounds=rounds, runs=runs, seed=seed, sampler=sampler,
-                               objective=objective)
-        if as_json:
-            echo_json(run.to_dict())
-        else:
-            _print_simulation(run)
-        if plot is not None:
-            from rate_region.plots import plot_trajectory
+        fig = plot_region(model, cap, points={"r": np.asarray(r)})
+    if o.as_json:
+        echo_json(res.to_dict())
+    else:
+        _print_membership(res)
+    if fig is not None and o.plot is not None:
+        atomic_write_bytes(o.plot, _figure_bytes(fig, o.plot), force=o.force)
 
-            atomic_write_bytes(plot, _figure_bytes(plot_trajectory(run), plot), force=force)
-        return
 
+def _simulation(o: RegionOptions, model: Any, cap: Any, p: Any) -> None:
+    from rate_region.sampler import simulate_sampler
+
+    run = simulate_sampler(model, cap, p, beta=o.beta, rounds=o.rounds, runs=o.runs, seed=o.seed, sampler=o.sampler,
+                           objective=o.objective)
+    if o.as_json:
+        echo_json(run.to_dict())
+    else:
+        _print_simulation(run)
+    if o.plot is not None:
+        from rate_region.plots import plot_trajectory
+
+        atomic_write_bytes(o.plot, _figure_bytes(plot_trajectory(run), o.plot), force=o.force)
+
+
+def _optimum(o: RegionOptions, model: Any, cap: Any, p: Any) -> None:
     from rate_region.optimum import min_variance_rates
 
-    opt = min_variance_rates(model, cap, p, objective, method=method)
-    if as_json:
-        if arrays_file is not None:
-            atomic_write_bytes(arrays_file, opt.arrays_npz(), force=force)
-        d = opt.to_dict(arrays_file=arrays_file)
+    opt = min_variance_rates(model, cap, p, o.objective, method=o.method)
+    if o.as_json:
+        if o.arrays_file is not None:
+            atomic_write_bytes(o.arrays_file, opt.arrays_npz(), force=o.force)
+        d = opt.to_dict(arrays_file=o.arrays_file)
         d["model"] = model.describe()
         if model.n_clients <= 4:
             from rate_region.region import extreme_points, naive_rate
@@ -179,11 +227,11 @@ def region_cmd(model_spec, clients, model_seed, k, objective, weights_file, meth
         echo_json(d)
     else:
         _print_optimum(model, opt)
-    if plot is not None:
+    if o.plot is not None:
         from rate_region.plots import plot_region
 
         fig = plot_region(model, cap, points={"r*": opt.r_star})
-        atomic_write_bytes(plot, _figure_bytes(fig, plot), force=force)
+        atomic_write_bytes(o.plot, _figure_bytes(fig, o.plot), force=o.force)
     if not opt.success:
         raise UserInputError(f"no optimum: {opt.message}")
 

@@ -124,8 +124,8 @@ def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | Non
     """Refuse ``s`` when its estimated time exceeds ``max_seconds`` or its memory ``max_gb`` (default: the
     memory ``max_seconds`` allows, at most half of this machine's), with the estimate and what would fit."""
     if not (isinstance(max_seconds, (int, float)) and math.isfinite(max_seconds) and max_seconds > 0):
-        raise UserInputError(f"max-seconds={max_seconds} must be a positive finite number of seconds "
-                             f"(default {MAX_SECONDS:g})")
+        raise UserInputError(f"max_seconds={max_seconds} must be a positive finite number of seconds "
+                             f"(default {MAX_SECONDS:g})", param="max_seconds")
     size = estimate(s, relaxed)
     cap = memory_cap_gb(max_seconds) if max_gb is None else max_gb
     if size.seconds > max_seconds or size.gb > cap:
