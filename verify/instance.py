@@ -29,7 +29,7 @@ SEED_LIMIT = 2**63
 #: Confidence levels a confirmation may use: below 0.5 an interval says nothing, above 1 - 1e-6 the
 #: Student-t quantile leaves float64's useful range (0.5 + level / 2 rounds to 1).
 LEVEL_RANGE = (0.5, 0.999999)
-_KEYS = ("format", "scenario", "point", "trials", "seeds", "level", "device", "expect")
+_KEYS = ("format", "scenario", "point", "trials", "seeds", "level", "device", "expect", "plugin")
 _LIMIT = 2**20  # an instance file is about 1 kB
 _WRITTEN_BY = "as written by `convbound falsify --instance-out`"
 
@@ -69,6 +69,7 @@ def check_instance(data: Any, where: str) -> dict[str, Any]:
     if data["format"] != INSTANCE_FORMAT:
         raise UserInputError(f"{where}: format {_clip(data['format'])} is not {INSTANCE_FORMAT!r}; give a file "
                              f"{_WRITTEN_BY}")
+    plugin = _plugin(data, where) if "plugin" in data else None
     scenario = _scenario(data["scenario"], where)
     point = _point(scenario, data["point"], where)
     trials = _integer(data["trials"], "trials", where, low=2, high=None, hint="an integer >= 2 (an interval needs two)")
@@ -89,7 +90,41 @@ def check_instance(data: Any, where: str) -> dict[str, Any]:
         out["device"] = device
     if "expect" in data:
         out["expect"] = _expect(data["expect"], where)
+    if plugin is not None:
+        out["plugin"] = plugin
     return out
+
+
+def _plugin(data: Mapping[str, Any], where: str) -> dict[str, str]:
+    """The plugin file a plugin scenario's instance records, loaded when its content is as recorded.
+
+    A recorded plugin is reloaded when its file exists with the recorded sha256 (and its scenario is not
+    registered yet); otherwise the refusal names the file it needs: missing, or changed since the search.
+    """
+    import hashlib
+
+    from bounds.plugins import add_files
+    from verify.scenarios import registry
+
+    rec = data["plugin"]
+    if not (isinstance(rec, dict) and set(rec) == {"path", "sha256"} and isinstance(rec["path"], str)
+            and isinstance(rec["sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", rec["sha256"])):
+        raise UserInputError(f"{where}: plugin must be {{\"path\": file, \"sha256\": 64 hex digits}}, not "
+                             f"{_kind(rec)} {_clip(rec)}")
+    need = rec["path"]
+    give = f"give it with `convbound --plugin {need} verify --instance ...`"
+    try:
+        with open(need, "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        raise UserInputError(f"{where} needs plugin file {need} (scenario {_clip(data.get('scenario'))}), which "
+                             f"cannot be read here; {give} (from where it is)") from None
+    if digest != rec["sha256"]:
+        raise UserInputError(f"{where} needs plugin file {need} as it was (sha256 {rec['sha256'][:12]}...); that "
+                             f"file has changed since (sha256 {digest[:12]}...): restore it to replay these numbers")
+    if data.get("scenario") not in registry():
+        add_files([need])
+    return {"path": need, "sha256": digest}
 
 
 def instance_sizes(scenario: Any, point: Mapping[str, Any]) -> dict[str, int]:

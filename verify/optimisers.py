@@ -18,17 +18,33 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bounds.core.errors import unknown
+from bounds.core.errors import UserInputError, unknown
 from verify.scenario import Param, Scenario
 
-__all__ = ["OPTIMISERS", "make_optimiser"]
+__all__ = ["OPTIMISERS", "clip", "make_optimiser"]
 
-OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random")
+OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified")
 EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its two ends
 
 
 def _free(space: Sequence[Param]) -> list[Param]:
     return [p for p in space if p.choices is None and p.low < p.high or p.choices is not None and len(p.choices) > 1]
+
+
+def clip(space: Sequence[Param], point: Mapping[str, Any]) -> dict[str, Any]:
+    """``point`` with each numeric value put back inside its axis (integers rounded, then clipped).
+
+    Why: an optimiser's own transforms round-trip through floats (nevergrad's log axis returns
+    0.010000000000000004 for an upper end of 0.01), and a value one ulp outside its axis is refused by
+    ``Param.coerce``; the search must only ever propose points of its space.
+    """
+    out = dict(point)
+    for p in space:
+        if p.choices is not None or p.name not in out:
+            continue
+        x = min(float(p.high), max(float(p.low), float(out[p.name])))
+        out[p.name] = int(min(p.high, max(p.low, round(x)))) if p.integer else x
+    return out
 
 
 def _fixed(space: Sequence[Param]) -> dict[str, Any]:
@@ -79,6 +95,7 @@ class _Nevergrad:
         import numpy as np
 
         self.fixed = _fixed(scenario.space)
+        self.space = tuple(scenario.space)
         axes: dict[str, Any] = {}
         for p in _free(scenario.space):
             if p.choices is not None:
@@ -101,7 +118,7 @@ class _Nevergrad:
         if self.first:  # start from the default point (categorical inits are random in nevergrad)
             self.pending[0] = self.opt.parametrization.spawn_child(new_value=self.defaults)
             self.first = False
-        return [{**self.fixed, **c.value} for c in self.pending]
+        return [clip(self.space, {**self.fixed, **c.value}) for c in self.pending]
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         for c, s in zip(self.pending, scores):
@@ -139,8 +156,95 @@ class _Random:
         pass
 
 
-def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int) -> Any:
-    """An ask/tell optimiser ``name`` (one of ``OPTIMISERS``) over ``scenario``'s space, seeded."""
+class _Stratified:
+    """Random search aimed, point by point, at the strata "RHS term t dominates" and one plain stratum.
+
+    Why: a constant that is too small in one term of a bound shows only where that term is most of the
+    right side; a plain draw lands there rarely when several axes must conspire (a tiny step for the
+    noise floor, a long horizon for the drift). The RHS is symbolic and cheap (no simulation), so each
+    point of stratum t is the best of ``CANDIDATES`` edge-weighted random draws by t's share of the RHS
+    (``share_t = term_t / sum of the terms``, read from ``bounds`` at the built instance's inputs). The
+    strata take turns (t_1, ..., t_k, random, t_1, ...); the first point is the default.
+    """
+
+    CANDIDATES = 16
+
+    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
+        import bounds
+
+        self.scenario, self.base = scenario, _Random(scenario, seed)
+        self.base.first = False
+        self.first = True
+        self.result = bounds.get(scenario.result)
+        names = [t.name for t in self.result.terms]
+        words = ([w.strip() for w in terms.split(",") if w.strip()] if isinstance(terms, str)
+                 else list(terms) if terms is not None else None)
+        if words is not None:
+            bad = [w for w in words if w not in names]
+            if bad or not words:
+                raise UserInputError(f"--terms {','.join(words) or repr(terms)}: {scenario.result} has RHS terms "
+                                     f"{', '.join(names)}")
+        chosen = words or names
+        # a stratum no candidate can reach (its term is 0 everywhere sampled) is empty: refused when asked for
+        probe = [self.shares(self.base.ask(1)[0]) for _ in range(4 * self.CANDIDATES)]
+        reach = {t: max((sh.get(t, 0.0) for sh in probe if sh), default=0.0) for t in chosen}
+        empty = [t for t, r in reach.items() if not r > 0]
+        if words is not None and empty:
+            raise UserInputError(f"--terms {','.join(empty)}: that term is 0 at all {len(probe)} points sampled from "
+                                 f"{scenario.id}'s space (an empty stratum); terms that are not: "
+                                 f"{', '.join(t for t in names if t not in empty) or 'none'}")
+        self.strata = [t for t in chosen if t not in empty] + ["random"]
+        self.k = 0
+        self.last_strata: list[str] = []
+
+    def shares(self, point: Mapping[str, Any]) -> dict[str, float] | None:
+        """Each term's share of the RHS at ``point`` (None when the point cannot be built or checked)."""
+        from bounds.evaluate import evaluate
+
+        try:
+            inst = self.scenario.build(self.scenario.point(point))
+            terms = evaluate(self.result, dict(inst.values)).terms  # the RHS only: hypotheses are the run's
+            vals = {k: abs(float(v)) for k, v in terms.items()}
+        except Exception:  # a point the builder or the result refuses: no share (the evaluation will say why)
+            return None
+        total = sum(vals.values())
+        if not math.isfinite(total) or total <= 0:
+            return None
+        return {k: v / total for k, v in vals.items()}
+
+    def _aimed(self, term: str) -> dict[str, Any]:
+        cands = self.base.ask(self.CANDIDATES)
+        scored = [((sh or {}).get(term, -1.0), i) for i, sh in enumerate(map(self.shares, cands))]
+        return cands[max(scored)[1]]
+
+    def ask(self, n: int) -> list[dict[str, Any]]:
+        out, self.last_strata = [], []
+        for _ in range(n):
+            if self.first:
+                out.append({**self.base.fixed, **{p.name: p.default for p in self.base.space}})
+                self.last_strata.append("default")
+                self.first = False
+                continue
+            stratum = self.strata[self.k % len(self.strata)]
+            self.k += 1
+            out.append(self.base.ask(1)[0] if stratum == "random" else self._aimed(stratum))
+            self.last_strata.append(stratum)
+        return out
+
+    def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
+        pass
+
+
+def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int,
+                   terms: Sequence[str] | str | None = None) -> Any:
+    """An ask/tell optimiser ``name`` (one of ``OPTIMISERS``) over ``scenario``'s space, seeded.
+
+    ``terms`` (the ``stratified`` optimiser only): the RHS terms whose strata it aims at.
+    """
+    if terms is not None and name != "stratified":
+        raise UserInputError(f"--terms aims the stratified optimiser; it does not apply to --optimiser {name}")
+    if name == "stratified":
+        return _Stratified(scenario, seed, terms)
     if name == "optuna-cmaes":
         return _Optuna(scenario, "cmaes", seed, population)
     if name == "optuna-tpe":

@@ -56,6 +56,7 @@ class Param:
         searched: the categorical values a search draws from unless told otherwise (None: every choice);
             the other choices stay admissible (``falsify --problems`` widens the problem axis).
         doc: what the axis means, e.g. "step size as a fraction of the 1/(20 m L K) cap".
+        source: where its bounds come from (a hypothesis, a symbol's domain, or a named cost cap).
     """
 
     name: str
@@ -67,6 +68,7 @@ class Param:
     choices: tuple | None = None
     searched: tuple | None = None
     doc: str = ""
+    source: str = ""  # where low/high come from: a hypothesis, a domain, or a cost cap (``falsify --space``)
 
     def __post_init__(self) -> None:
         if self.choices is None:
@@ -100,7 +102,7 @@ class Param:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "low": self.low, "high": self.high, "default": self.default, "log": self.log,
                 "integer": self.integer, "choices": list(self.choices) if self.choices else None,
-                "searched": list(self.searched) if self.searched else None, "doc": self.doc}
+                "searched": list(self.searched) if self.searched else None, "doc": self.doc, "source": self.source}
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,46 @@ def _trace_png(doc, path: str, force: bool) -> None:
     atomic_write_bytes(path, trace_png(falsify_sections([doc])[0]), force=force)
 
 
+def axis_source(p) -> str:
+    """Where an axis's bounds come from: its own ``source``, else said plainly what it is."""
+    if p.source:
+        return p.source
+    if p.name == "draw":
+        return "the instance's random draw (any seed)"
+    if p.choices is not None:
+        return "the alternatives this check compares (categorical; not derived from the hypotheses)"
+    if p.low == p.high:
+        return "fixed by the check"
+    return "a box chosen by hand for this check (not derived from the hypotheses)"
+
+
+def _print_space(sc, preset, as_json) -> None:
+    """The space a search draws from: each axis's range, scale, default and where its bounds come from."""
+    if as_json:
+        echo_json({"id": sc.id, "result": sc.result, "preset": preset,
+                   "space": [{**p.to_dict(), "source": axis_source(p)} for p in sc.space], "notes": list(sc.notes)})
+        return
+    click.echo(f"{sc.id} ({sc.result}; {sc.origin}){' preset ' + preset if preset else ''}: the space a search draws "
+               "from")
+    for p in sc.space:
+        if p.choices is not None:
+            rng = "{" + ", ".join(map(str, p.searched or p.choices)) + "}"
+            if p.searched:
+                rng += f" (also admissible: {', '.join(str(c) for c in p.choices if c not in p.searched)})"
+            scale = "categorical"
+        else:
+            rng, scale = f"[{p.low:g}, {p.high:g}]", ("fixed" if p.low == p.high else
+                                                       "log" if p.log else "integer" if p.integer else "linear")
+            if p.integer and p.log:
+                scale = "integer, log"
+        click.echo(f"  {p.name:<10} {rng:<24} {scale:<12} default {p.default}")
+        click.echo(f"      bounds from: {axis_source(p)}")
+        if p.doc:
+            click.echo(f"      {p.doc}")
+    for n in sc.notes:
+        click.echo(f"  note: {n}")
+
+
 def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int, confirm_trials: int) -> None:
     """Refuse, before anything is drawn or simulated, sizes that cannot fit: the search's bookkeeping
     over --budget, and --trials / --confirm-trials at the largest instance the search may draw.
@@ -80,7 +120,16 @@ def register(cli: click.Group) -> None:
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="random", show_default=True,
-              help="random | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma (see verify.falsify)")
+              help="random | stratified | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma "
+                   "(see verify.falsify)")
+@click.option("--terms", default=None, metavar="TERM,...",
+              help="stratified only: the RHS terms whose strata to aim at (default: every term)")
+@click.option("--preset", default=None, metavar="NAME",
+              help="search a named hand-narrowed box instead of the hypotheses' space (see --space)")
+@click.option("--space", "show_space", is_flag=True,
+              help="print the space searched (each axis's range and where it comes from) and exit")
+@click.option("--stop-at-violation", is_flag=True,
+              help="confirm apparent violations as they come and stop at the first confirmed one")
 @click.option("--problems", default=None, metavar="NAME,...|all",
               help="problem families to search (default: the scenario's; 'all' = every admissible family)")
 @click.option("--population", type=COUNT, default=8, show_default=True, help="points per generation")
@@ -92,7 +141,8 @@ def register(cli: click.Group) -> None:
 @click.option("--force", is_flag=True, help="overwrite --out, --instance-out and --trace files (regular files only)")
 @scheduler_options
 def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, problems, population, device,
-                as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None) -> int:
+                as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None, terms=None,
+                preset=None, show_space=False, stop_at_violation=False) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
@@ -105,6 +155,13 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     from verify.optimisers import OPTIMISERS
 
     sc = _scenario(scenario_id)
+    if preset is not None:
+        from verify.scenarios.presets import apply
+
+        sc = apply(sc, preset)
+    if show_space:
+        _print_space(sc, preset, as_json)
+        return 0
     check_device(device)
     announce_workers = check_workers(scheduler, workers)
     # checked here, before the progress bar starts, so the refusal is the only line on stderr
@@ -120,9 +177,18 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     search_space(sc, problems)  # unknown family names fail here, not after the cluster starts
     if budget < 1:
         raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
-    _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
+    from verify.falsify import plugin_guard
+
+    with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
+        _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
     if optimiser not in OPTIMISERS:
         raise UserInputError(f"--optimiser {optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}")
+    if terms is not None and optimiser != "stratified":
+        raise UserInputError(f"--terms aims the stratified optimiser; add --optimiser stratified (not {optimiser})")
+    if optimiser == "stratified":
+        from verify.optimisers import make_optimiser
+
+        make_optimiser("stratified", search_space(sc, problems), seed=seed, population=1, budget=1, terms=terms)
     if __import__("bounds").get(sc.result).kind.value not in ("upper", "order"):
         raise UserInputError(f"{scenario_id} is neither an upper bound nor an order result; falsify searches "
                              "LHS/RHS of those only")
@@ -143,7 +209,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
                          confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
                          progress=progress, map_points=None if where is None else executor_map(where),
-                         problems=problems)
+                         problems=problems, stop_at_violation=stop_at_violation, terms=terms)
     doc = rec.to_dict()
     if out_path is not None:
         atomic_write_text(out_path, dumps(doc) + "\n", force=force)
@@ -171,10 +237,14 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                             for k, v in rec.best["point"].items()))
         if c.get("ci"):
-            click.echo(f"confirmation: {c['verdict']}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, {c['ci'][1]:.4g}] "
+            # a search's confirmation speaks for its one best point: never "holds" for the space
+            said = "not violated at this point" if c["verdict"] == "holds" else c["verdict"]
+            click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
+                       f"{c['ci'][1]:.4g}] "
                        f"vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {c['trials']} trials, seed {c['seeds'][0]})")
         else:
             click.echo(f"confirmation: {c.get('verdict')} ({c.get('reason', '')})")
+        click.echo(f"finding: {rec.finding}")
         if c.get("constant_lower_bound") is not None:
             click.echo(f"hidden constant C >= {c['constant_lower_bound']:.4g} (confirmed CI low / argument; "
                        "conditional on the lost constants admitting this instance)")

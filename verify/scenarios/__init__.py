@@ -1,18 +1,30 @@
 """Built-in scenarios (one module per paper) and the scenario registry.
 
-**Registry**: a plain mapping id -> :class:`verify.scenario.Scenario`, filled with the built-ins first;
-plugins (``bounds.plugins``) add theirs with :func:`register`. Each built-in scenario's default point
-is the instance that ``verify`` ships, so its check keeps its id and numbers.
+**Registry**: a plain mapping id -> :class:`verify.scenario.Scenario`, filled with the built-ins first,
+then the :class:`Scenario` objects that plugins contribute (``scenarios()`` of a ``--plugin`` file or
+of an entry point in group ``convbound.scenarios``; ``bounds.plugins``), each tagged with its origin
+(``file /abs/path`` or ``entry point NAME (DIST)``), then whatever :func:`register` added. The other
+items a plugin's ``scenarios()`` returns (``verify.Check`` objects) are check groups only
+(``verify.extensions``); every Scenario is also a check group, scored at its default point.
+The plugin part is rebuilt whenever the plugin set changes (``bounds.plugins.state()``), so a
+``--plugin`` file given after the first lookup, or a worker that loads a task's plugin files, sees it.
+A scenario id that a built-in (or another plugin) already defines is refused, naming both sources.
+Each built-in scenario's default point is the instance that ``verify`` ships, so its check keeps its
+id and numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 from verify.scenario import Scenario
 
-__all__ = ["get", "register", "registry"]
+__all__ = ["get", "plugin_file", "register", "registry"]
 
 _REGISTRY: dict[str, Scenario] = {}
 _MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
+_PLUGIN_STATE: list[Any] = [None]   # the bounds.plugins.state() the plugin scenarios were merged at
 
 
 def _builtins() -> None:
@@ -23,15 +35,42 @@ def _builtins() -> None:
             _REGISTRY.setdefault(sc.id, sc)
 
 
+def _from_plugin(sc: Scenario) -> bool:
+    return sc.origin.startswith(("file ", "entry point "))
+
+
+def _merge_plugins() -> None:
+    """Drop the plugin scenarios merged before, then merge the current plugin set's."""
+    from bounds import plugins
+    from bounds.core.errors import UserInputError
+
+    for key in [k for k, sc in _REGISTRY.items() if _from_plugin(sc)]:
+        del _REGISTRY[key]
+    _PLUGIN_STATE[0] = plugins.state()
+    for item, where in plugins.contributions("scenarios"):
+        if not isinstance(item, Scenario):
+            continue  # a Check: a check group only (verify.extensions)
+        if item.id in _REGISTRY:
+            if where.startswith("file "):
+                plugins._rejected.add(where[len("file "):])
+            raise UserInputError(f"{where} defines scenario {item.id!r}, which {_REGISTRY[item.id].origin} already "
+                                 "defines; rename it (scenario ids must be unique)")
+        _REGISTRY[item.id] = dataclasses.replace(item, origin=where)
+
+
 def registry() -> dict[str, Scenario]:
-    """Scenario id -> Scenario (built-ins first, then registered plugins)."""
+    """Scenario id -> Scenario (built-ins, then plugin scenarios, then :func:`register`'s)."""
+    from bounds import plugins
+
     if not _REGISTRY or not any(s.origin == "built-in" for s in _REGISTRY.values()):
         _builtins()
+    if _PLUGIN_STATE[0] != plugins.state():
+        _merge_plugins()
     return _REGISTRY
 
 
 def register(scenario: Scenario) -> None:
-    """Add a plugin's scenario; an id that exists already is refused (one line, exit 2)."""
+    """Add a scenario from code (a notebook, a test); an id that exists already is refused (one line, exit 2)."""
     from bounds.core.errors import UserInputError
 
     reg = registry()
@@ -39,6 +78,11 @@ def register(scenario: Scenario) -> None:
         raise UserInputError(f"scenario {scenario.id!r} from {scenario.origin} clashes with one from "
                              f"{reg[scenario.id].origin}")
     reg[scenario.id] = scenario
+
+
+def plugin_file(scenario: Scenario) -> str | None:
+    """The plugin file a scenario came from (``None`` for built-ins, entry points and code)."""
+    return scenario.origin[len("file "):] if scenario.origin.startswith("file ") else None
 
 
 def get(scenario_id: str) -> Scenario:

@@ -78,19 +78,29 @@ MODELS = {"table1": (None, 1), "uneven": (6, 2)}   # model -> (clients, clients 
 
 T35_SPACE = (
     Param("problem", default="quadratic", choices=STRONGLY_CONVEX,
-          doc="objective family (every F_k strongly convex): shared-Hessian quadratic, distinct client Hessians "
+          source="families whose every F_k is mu-strongly convex and L-smooth (A1, A2)", doc="objective family (every F_k strongly convex): shared-Hessian quadratic, distinct client Hessians "
               "(diagonal, rotated) or logistic (see verify.scenarios.families)"),
-    Param("model", default="table1", choices=tuple(MODELS), doc="availability model (rate_region)"),
-    Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)"),
-    Param("mu_frac", 0.1, 1.0, 1.0, doc="mu / L"),
-    Param("zeta", 1e-2, 10.0, 1.0, log=True, doc="heterogeneity"),
-    Param("sigma", 0.0, 3.0, 1.0, doc="stochastic-gradient noise std. dev."),
-    Param("D0", 1e-4, 10.0, 0.01, log=True, doc="||w_1 - w*||^2"),
-    Param("E", 1, 5, 2, integer=True, doc="local steps per round"),
-    Param("T", 20, 400, 200, integer=True, log=True, doc="rounds"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws"),
+    Param("model", default="table1", choices=tuple(MODELS), doc="availability model (rate_region)",
+          source="the availability models whose static policy attains its rates (the static-rate hypothesis)"),
+    Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)", source="1: domain; 8: Monte Carlo cost cap"),
+    Param("mu_frac", 0.1, 1.0, 1.0, doc="mu / L",
+          source="0 < mu <= L; 0.1: the schedule's gamma' = max(E, 8L/mu) makes steps ~ mu/L smaller, so smaller mu "
+                 "needs T beyond the cost cap to leave the transient"),
+    Param("zeta", 1e-4, 10.0, 1.0, log=True, doc="heterogeneity",
+          source="Gamma >= 0 (domain): 1e-4 stands for 0 on a log scale; 10: 10x the gradient scale"),
+    Param("sigma", 1e-4, 3.0, 1.0, log=True,
+          doc="stochastic-gradient noise std. dev.; log scale from 1e-4 (not 0: F3AST's A3 domain states "
+              "sigma_k^2 > 0, so sigma = 0 is outside the result)",
+          source="sigma_k^2 > 0 (A3's domain): 1e-4..3 on a log scale"),
+    Param("D0", 1e-4, 10.0, 0.01, log=True, doc="||w_1 - w*||^2", source="a scale >= 0: 1e-4 stands for 0"),
+    Param("E", 1, 5, 2, integer=True, doc="local steps per round", source="1: domain; 5: Monte Carlo cost cap"),
+    Param("T", 1, 400, 200, integer=True, log=True, doc="rounds",
+          source="1: domain T >= 1; 400: Monte Carlo cost cap (G^2 is measured on the run, so no exact shortcut)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws",
+          source="the family's random draw (any seed)"),
     Param("step_scale", 1.0, 1.0, 1.0, doc="multiplier of the proof's schedule (fixed at 1: the theorem's own; "
-                                         "controls step outside)"),
+                                         "controls step outside)",
+          source="fixed by the schedule hypothesis eta_(t,i) = beta/((t-1)E + i + gamma'), beta = 2/mu"),
     *FAMILY_AXES,
 )
 

@@ -41,10 +41,13 @@ LOCAL_ASSUMED = ("sigma_G is the sup over the ball ||x - x*|| <= radius; every r
                  "lie inside it (else the point is inadmissible), local models are not recorded and are taken to")
 
 FAMILY_AXES = (
-    Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)"),
-    Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)"),
+    Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)",
+          source="the family's own range: 0 (shared Hessian) to 1 (client curvatures spread over [mu, L])"),
+    Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)",
+          source="0: no heterogeneity (domain >= 0); 4: the family's separable regime (larger adds nothing new)"),
     # few samples: a logistic step costs O(samples d) per client, at up to R_MAX x K steps a point
-    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client"),
+    Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client",
+          source="4..16: Monte Carlo cost cap (a logistic step costs O(samples d) per client)"),
 )
 
 
@@ -68,7 +71,30 @@ def strongly_convex(family: str, point: Mapping[str, Any], *, mu: float, d: int,
                                   seed=seed)
         c1 = logistic_regression(lam=1.0, **kw).constants
         return logistic_regression(lam=mu * (c1["L"] - c1["mu"]), **kw)
-    raise ValueError(f"family {family!r} is not strongly convex; valid: {', '.join(STRONGLY_CONVEX)}")
+    return plugin_problem(family, point, L=L, mu=mu, d=d, M=M, zeta=zeta, sigma=sigma, D0=D0)
+
+
+#: the knobs a plugin problem may take, by the name of its ``quadratics.registry.Spec`` key
+PLUGIN_KEYS = ("L", "mu", "d", "M", "zeta", "sigma", "D0", "instance")
+
+
+def plugin_problem(family: str, point: Mapping[str, Any], **knobs: Any) -> Any:
+    """A plugin problem (``problems()`` of a plugin, ``quadratics.registry.problems()``) at ``point``.
+
+    Why here: a scenario family (a ``problem`` axis whose choices include a plugin problem's name) builds
+    it like the built-in families. The problem's builder receives each of its keys named in
+    :data:`PLUGIN_KEYS` (``instance`` is the point's ``draw``); its other keys keep their defaults. Its
+    ``constants`` must carry what the scenario reads (``L``, ``mu``, ``sigma``, ``sigma_G``, ``D0``, ...).
+    """
+    from quadratics.registry import problems
+
+    table = problems()
+    spec = table.get(family)
+    if spec is None or spec.origin == "built-in":
+        raise ValueError(f"family {family!r} is neither a strongly convex family ({', '.join(STRONGLY_CONVEX)}) "
+                         f"nor a plugin problem ({', '.join(k for k, v in table.items() if v.origin != 'built-in')})")
+    given = {**knobs, "instance": int(point["draw"])}
+    return spec.builder(**{k: given[k] for k in spec.keys if k in given})
 
 
 def left_ball(sim: Any, radius: float) -> dict[str, str]:

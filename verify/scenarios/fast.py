@@ -51,22 +51,32 @@ def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
 
 T1_SPACE = (
     Param("problem", default="nonconvex", choices=SMOOTH,
-          doc="objective family: cosine non-convex (exact L, sigma_G, inf F), shared-Hessian quadratic, distinct "
+          source="the engine's families whose F_i are L-smooth (A1; verify.scenarios.families.SMOOTH)", doc="objective family: cosine non-convex (exact L, sigma_G, inf F), shared-Hessian quadratic, distinct "
               "client Hessians (diagonal, rotated: sigma_G on a ball, see verify.scenarios.families) or logistic"),
-    Param("M", 2, 16, 10, integer=True, doc="clients"),
-    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M (n = m: q = 1)"),
-    Param("K", 1, 10, 5, integer=True, doc="local steps per round"),
-    Param("R", 20, 400, 400, integer=True, log=True, doc="rounds"),
-    Param("d", 1, 16, 10, integer=True, doc="dimension"),
-    Param("mu_frac", 0.05, 1.0, 0.2, doc="smallest curvature as a fraction of its largest allowed value"),
-    Param("beta", 0.05, 0.9, 0.5, doc="cosine amplitude (non-convexity; nonconvex family only)"),
-    Param("zeta", 1e-3, 10.0, 1.0, log=True, doc="heterogeneity (largest client-gradient deviation)"),
-    Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev."),
-    Param("x0_scale", 0.05, 10.0, 3.0, log=True,
+    Param("M", 2, 16, 10, integer=True, log=True, doc="clients",
+          source="2: the fewest clients with heterogeneity (zeta > 0 needs M >= 2); 16: Monte Carlo cost cap"),
+    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M (n = m: q = 1)",
+          source="1 <= m <= M (domain): m = round(m_frac M) clipped to [1, M], so 0.05 reaches m = 1 for M <= 30"),
+    Param("K", 1, 10, 5, integer=True, log=True, doc="local steps per round",
+          source="1: domain K >= 1; 10: Monte Carlo cost cap (a point costs R K steps)"),
+    Param("R", 1, 400, 400, integer=True, log=True, doc="rounds",
+          source="1: domain R >= 1; 400: Monte Carlo cost cap (the bound has none; exact evaluation would lift it)"),
+    Param("d", 1, 16, 10, integer=True, doc="dimension", source="1: domain; 16: Monte Carlo cost cap"),
+    Param("mu_frac", 0.05, 1.0, 0.2, doc="smallest curvature as a fraction of its largest allowed value",
+          source="a knob of the family (curvature spread), not an input of Theorem 1; (0, 1] by construction"),
+    Param("beta", 0.05, 0.9, 0.5, doc="cosine amplitude (non-convexity; nonconvex family only)",
+          source="the cosine family's own range (beta < 1 keeps it L-smooth with L = 1)"),
+    Param("zeta", 1e-6, 10.0, 1.0, log=True, doc="heterogeneity (largest client-gradient deviation)",
+          source="sigma_G >= 0 (domain): 1e-6 stands for 0 on a log scale; 10: 10x the default scale 1 of x0"),
+    Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev.",
+          source="sigma >= 0 (domain; linear so 0 itself is drawn); 4: 4x the default scale of the gradients"),
+    Param("x0_scale", 0.05, 10.0, 3.0, log=True, source="a scale (Delta >= 0); 0.05..10 relative to L = 1",
           doc="x0 distance: spread of the optimum's entries (nonconvex), sqrt(D0) (quadratic families; "
               "logistic: unused, x0 = 0 and x* is the data's)"),
-    Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+    Param("eta_frac", 1e-4, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1",
+          source="Theorem 1's step hypotheses: from 1e-4 of the cap up to the cap"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts",
+          source="the family's random draw (any seed)"),
     *FAMILY_AXES,
 )
 
@@ -114,32 +124,50 @@ T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the sourc
 
 T2_SPACE = (
     Param("problem", default="quadratic", choices=STRONGLY_CONVEX, searched=("quadratic",),
-          doc="objective family (every F_i strongly convex): shared-Hessian quadratic (A3 globally), distinct client "
+          source="the engine's families whose every F_i is mu-strongly convex (A4; STRONGLY_CONVEX)", doc="objective family (every F_i strongly convex): shared-Hessian quadratic (A3 globally), distinct client "
               "Hessians (A3 on a ball, see verify.scenarios.families), logistic (A3 by a global data bound). "
               "Searched by default: the quadratic only. A violation on a distinct-Hessian family could only be "
               "'unverified' (A3 holds there on a ball that local models are assumed, not seen, to stay in), and a "
               "logistic point at FAST.T2's horizons costs 10-50x a quadratic one; with all four, seed 0 at budget "
               "500 found no violation (0.877 best; tests/benchmarks/falsify_runs/REPORT.md). "
               "falsify --problems all searches every family"),
-    Param("M", 2, 16, 4, integer=True, log=True, doc="clients"),
-    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M"),
-    Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M"),
-    Param("K", 1, 8, 2, integer=True, doc="local steps per round"),
+    Param("M", 2, 16, 4, integer=True, log=True, doc="clients",
+          source="2: the fewest clients with heterogeneity (sigma_G > 0 needs M >= 2); 16: Monte Carlo cost cap"),
+    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M",
+          source="1 <= m <= M (domain): m = round(m_frac M) clipped to [1, M]"),
+    Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M",
+          source="1 <= n <= M (domain): n = round(n_frac M) clipped to [1, M]"),
+    Param("K", 1, 8, 2, integer=True, doc="local steps per round",
+          source="1: domain K >= 1; 8: Monte Carlo cost cap (a point costs R K steps)"),
     Param("horizon", 1.0, 30.0, 2.5, log=True,
-          doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), at most R_MAX)"),
-    Param("d", 2, 8, 4, integer=True, doc="dimension"),
-    Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L"),
+          doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), at most R_MAX)",
+          source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
+                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others). R is capped at R_MAX = 3000 "
+                 "rounds, a Monte Carlo cost cap: a point whose R is capped has fewer e-folds than its axis value "
+                 "(exact evaluation, quadratics/exact, would lift the cap)"),
+    Param("d", 2, 8, 4, integer=True, doc="dimension",
+          source="2: the smallest d with mu < L for the quadratic; 8: Monte Carlo cost cap"),
+    Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
+          source="0 < mu <= L (A1, A4); 0.05: smaller mu needs R ~ horizon/(mu K eta) beyond the R_MAX cost cap"),
     Param("het", 1e-2, 1e4, 16.0, log=True,
           doc="heterogeneity sigma_G^2 relative to the q-threshold's scale s = (mu K eta - 16 L^2 K^2 eta^2)/4: "
               "the printed threshold is 1 - 1/het (the hypothesis's own coordinate, like a step's fraction of "
               "its cap); distinct-Hessian families: zeta^2 at x* (their sigma_G^2 on the ball is larger, so the "
-              "threshold is higher); logistic: unused (spread sets heterogeneity)"),
-    Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)"),
-    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2 (logistic: unused, the data's)"),
-    Param("eta_frac", 0.01, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)"),
-    Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]"),
-    Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts"),
+              "threshold is higher); logistic: unused (spread sets heterogeneity)",
+          source="sigma_G >= 0 (domain): 1e-2 (threshold below 0: any q) up to 1e4 (threshold 1 - 1e-4: q near 1)"),
+    Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)",
+          source="sigma >= 0 (domain): 1e-4 stands for 0 on a log scale; 2: twice the gradient scale L sqrt(D0)"),
+    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2 (logistic: unused, the data's)",
+          source="kappa >= 0 (domain; the family needs > 0): a scale, 1e-3..10 against the other terms"),
+    Param("eta_frac", 1e-4, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)",
+          source="the step-cap hypotheses eta_c <= 1/(20 m L K), 1/(20 n L K): from 1e-4 of the cap up to the cap"),
+    Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]",
+          source="the snapshot-probability hypothesis q >= threshold, and q <= 1 (a probability)"),
+    Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients",
+          source="'otherwise n clients chosen by any process' admits any propensities; Beta(a, a), a in 0.02..5 "
+                 "spans near-deterministic to near-uniform choice"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts",
+          source="the family's random draw (any seed)"),
     *FAMILY_AXES,
 )
 
