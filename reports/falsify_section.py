@@ -95,6 +95,14 @@ def _point_text(point: Mapping[str, Any]) -> str:
     return ", ".join(f"{k} = {fmt(v, 4) if isinstance(v, float) else v}" for k, v in point.items())
 
 
+def search_verdict(s: Mapping[str, Any]) -> str:
+    """What a search established: a confirmed violation, or what it covered (never "holds": not a proof)."""
+    if s.get("verdict") == "violated":
+        return "violated (confirmed on fresh trials)"
+    return (f"not violated at the best point ({s.get('verdict')}); no violation among {s.get('admissible')} "
+            "admissible points searched, not a proof")
+
+
 def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str, str] | None = None) -> str:
     """Markdown: one subsection per result (figure paths from ``figures`` by id, else ``falsify-ID.png``)."""
     lines = ["## Worst instances found by search (falsify)", ""]
@@ -104,7 +112,7 @@ def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str,
                   f"- hand-picked ratio: {fmt(s['hand_picked_ratio'])} ({s['hand_picked_source']})",
                   f"- searched ratio: {fmt(s['searched_ratio'])} (confirmation CI of the ratio "
                   f"[{fmt((s.get('ratio_ci') or [None])[0])}, {fmt((s.get('ratio_ci') or [None, None])[1])}], "
-                  f"{s.get('trials')} fresh trials, seed {(s.get('seeds') or ['-'])[0]}); verdict **{s['verdict']}**",
+                  f"{s.get('trials')} fresh trials, seed {(s.get('seeds') or ['-'])[0]}); **{search_verdict(s)}**",
                   f"- LHS {fmt(s['lhs'])} in [{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}",
                   f"- points tried: {s['evaluations']} ({s['admissible']} admissible), {s['optimiser']}, "
                   f"stopped by {s['stopped_by']}",
@@ -138,7 +146,7 @@ def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
                      f"<span class=\"meta\">({e(s['hand_picked_source'])})</span></td></tr>"
                      f"<tr><th>searched ratio</th><td>{fmt(s['searched_ratio'])} [{fmt(rci[0])}, {fmt(rci[1])}] "
                      f"({s.get('trials')} fresh trials)</td></tr>"
-                     f"<tr><th>verdict</th><td>{e(str(s['verdict']))}: LHS {fmt(s['lhs'])} "
+                     f"<tr><th>verdict</th><td>{e(search_verdict(s))}: LHS {fmt(s['lhs'])} "
                      f"[{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}</td></tr>"
                      f"<tr><th>points tried</th><td>{s['evaluations']} ({s['admissible']} admissible)</td></tr>"
                      f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table></div>")
