@@ -105,3 +105,18 @@ def test_stop_at_violation_claims_a_diverged_lhs():
         del reg.registry()["STUB.diverged"]
     assert rec.stopped_by == "confirmed violation" and rec.confirmation["verdict"] == "violated"
     assert rec.first_violation["evaluation"] == 1 and rec.evaluations == 4
+
+
+def test_t2_threshold_without_heterogeneity_is_its_limit_not_a_crash():
+    """sigma_G = 0 (reached by a default random search of FAST.T2@corrected at seed 0): the printed threshold
+    1 - (mu K eta - 16 L^2 K^2 eta^2) / (4 sigma_G^2) tends to -inf when the numerator is positive (every q
+    admitted) and to +inf when it is not; on 883def8 it raised ZeroDivisionError and falsify exited 1."""
+    import math
+
+    from verify.scenarios.fast import t2_threshold
+
+    c = {"mu": 0.5, "L": 1.0, "sigma_G2": 0.0}
+    assert t2_threshold(c, K=2, eta=1e-3) == -math.inf  # 0.5*2*1e-3 - 16*4*1e-6 = 9.36e-4 > 0
+    assert t2_threshold(c, K=2, eta=1.0) == math.inf  # 1 - 64 < 0
+    # away from zero the printed formula, by hand: 1 - 9.36e-4 / (4 * 0.01) = 0.9766
+    assert abs(t2_threshold({**c, "sigma_G2": 0.01}, K=2, eta=1e-3) - (1 - 9.36e-4 / 0.04)) < 1e-12

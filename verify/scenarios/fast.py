@@ -177,8 +177,14 @@ R_MAX = 3000
 
 
 def t2_threshold(c: Mapping[str, float], K: int, eta: float) -> float:
-    """Theorem 2's printed q-threshold 1 - (mu K eta - 16 L^2 K^2 eta^2) / (4 sigma_G^2)."""
-    return 1 - (c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2) / (4 * c["sigma_G2"])
+    """Theorem 2's printed q-threshold 1 - (mu K eta - 16 L^2 K^2 eta^2) / (4 sigma_G^2).
+
+    With sigma_G = 0 (no heterogeneity, or one that underflows) it is the limit: -inf when the numerator is
+    positive (every q admitted), +inf otherwise (none); the result's own check decides the point either way."""
+    num = c["mu"] * K * eta - 16 * c["L"] ** 2 * K**2 * eta**2
+    if c["sigma_G2"] == 0:
+        return -math.inf if num > 0 else math.inf
+    return 1 - num / (4 * c["sigma_G2"])
 
 
 def build_t2(point: Mapping[str, Any]) -> Instance:
