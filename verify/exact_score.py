@@ -194,8 +194,7 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
     both paths decline instances that have them). Returns a ``PointEstimate`` or None."""
     import numpy as np
 
-    import bounds
-    from verify.scenario import PointEstimate, _num, hypotheses_of, realised_participation
+    from verify.scenario import PointEstimate, _num, decide_hypotheses
     from verify.verdict import mean_ci, ratio
 
     ex: ExactLHS | PerTrialLHS | str = exact_lhs(inst)
@@ -217,14 +216,7 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
         note = (f"per-trial exact LHS ({ex.measure}; {ex.law}): participation and noise integrated exactly given "
                 f"each of {trials} trials' propensities; the interval is over the propensities only")
     values = dict(inst.values)
-    res = bounds.get(scenario.result)
-    decided = {**realised_participation(inst.pattern, res, values), **dict(getattr(inst, "decided", {}) or {})}
-    report = res.check(values, decided)
-    hyp, conds = hypotheses_of(report, inst.assumed)
-    if inst.broken:
-        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
-                   "decided_by": "scenario builder"} for k, v in inst.broken.items()]
-        hyp = False
+    res, report, hyp, conds, decided = decide_hypotheses(scenario, inst, values)
     rhs = float(report.evaluation.value)
     return PointEstimate(
         scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples,

@@ -317,6 +317,30 @@ def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any])
     return out
 
 
+def decide_hypotheses(scenario: Scenario, inst: Instance, values: Mapping[str, Any],
+                      sim: Any = None) -> tuple[Any, Any, bool | None, list[dict[str, Any]], dict[str, Any]]:
+    """The one rule deciding a point's hypotheses, for every scoring path (simulated or exact).
+
+    ``bounds`` checks the values, with what the pattern guarantees by construction and the builder's own
+    decisions; ``Instance.assumed`` is applied; a hypothesis the builder (``Instance.broken``) or the run
+    (``Instance.run_broken``, only with a simulation ``sim``) broke makes the point inadmissible.
+    Returns (result, its check report, hypotheses, conditions, decided)."""
+    import bounds
+
+    res = bounds.get(scenario.result)
+    decided = {**realised_participation(inst.pattern, res, values), **dict(getattr(inst, "decided", {}) or {})}
+    report = res.check(values, decided)
+    hyp, conds = hypotheses_of(report, inst.assumed)
+    run_broken = dict(inst.run_broken(sim)) if inst.run_broken and sim is not None else {}
+    if inst.broken or run_broken:
+        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
+                   "decided_by": by}
+                  for by, broken in (("scenario builder", inst.broken), ("the run", run_broken))
+                  for k, v in broken.items()]
+        hyp = False
+    return res, report, hyp, conds, decided
+
+
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
                    device: str = "cpu", level: float = MEAN_LEVEL, threads: int | None = 1,
                    outside: bool = False, instance: Instance | None = None,
@@ -332,7 +356,6 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         exact_lhs: take the LHS from ``Instance.exact_lhs`` (no simulation; ``verify.checks.Exact``): the
             "interval" is the value plus or minus its floating-point error bound.
     """
-    import bounds
     from quadratics import simulate
 
     if int(trials) != trials or trials < 2:
@@ -359,17 +382,7 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         samples = np.asarray(inst.measure(sim), dtype=float)
         samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
     values = dict(inst.complete(sim, inst.values)) if inst.complete and sim is not None else dict(inst.values)
-    res = bounds.get(scenario.result)
-    decided = {**realised_participation(inst.pattern, res, values), **dict(inst.decided)}
-    report = res.check(values, decided)
-    hyp, conds = hypotheses_of(report, inst.assumed)
-    run_broken = dict(inst.run_broken(sim)) if inst.run_broken and sim is not None else {}
-    if inst.broken or run_broken:
-        conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
-                   "decided_by": by}
-                  for by, broken in (("scenario builder", inst.broken), ("the run", run_broken))
-                  for k, v in broken.items()]
-        hyp = False
+    res, report, hyp, conds, decided = decide_hypotheses(scenario, inst, values, sim)
     rhs = float(report.evaluation.value)
     # a measure may return per-trial curves [T, X] (a sweep's statistic reads them): the LHS is their row mean
     per_trial = samples if samples.ndim == 1 else samples.reshape(samples.shape[0], -1).mean(axis=1)
