@@ -10,15 +10,24 @@ claim a violation of it.
 Load: ``convbound --plugin tests/benchmarks/planted/planted.py falsify PLANT.noise-10x``.
 Run all: ``python tests/benchmarks/planted/run.py`` (see its docstring).
 
-Not covered: client drift. On a shared Hessian the local models drift by nothing beyond the sampling
-term (x+ - x* is B^K (x - x*) plus zero-mean parts), so 'heterogeneity' here is the client-sampling
-term; a drift family (distinct Hessians) needs a drift bound whose proof we have not written.
+Client drift: on a shared Hessian the local models drift by nothing beyond the sampling term (x+ - x* is
+B^K (x - x*) plus zero-mean parts), so 'heterogeneity' in the entries above is the client-sampling term.
+The PLANT.drift-* entries plant errors in a second correct bound, ``docs/examples/fedavg_drift.py``
+(FedAvg with all M clients on quadratics with distinct client Hessians: optimisation, drift, cross and
+noise terms; proof in that file, checked against an independent exact computation in
+``tests/plugins/test_drift_bound.py``), beside its own counterpart PLANT.drift-correct. A drift term
+"10x too small" is the drift amplitude B_R scaled by 1/sqrt(10), so that its square (the drift term) is 10x
+too small and the cross term 2 A_R B_R shrinks with it, as a too-small constant in B_R would do.
 """
 from pathlib import Path
 
+import sympy
+
 from bounds import plugins
 
-_BASE = plugins.load_file(str(Path(__file__).resolve().parents[3] / "docs" / "examples" / "fedavg_local_sgd.py"))
+_EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
+_BASE = plugins.load_file(str(_EXAMPLES / "fedavg_local_sgd.py"))
+_DRIFT = plugins.load_file(str(_EXAMPLES / "fedavg_drift.py"))
 T = _BASE.TERMS
 eta, K, R, m, M, L, sigma, mu = _BASE.eta, _BASE.K, _BASE.R, _BASE.m, _BASE.M, _BASE.L, _BASE.sigma, _BASE.mu
 rho, S_R = _BASE.rho, _BASE.S_R
@@ -44,11 +53,29 @@ PLANTED = {
                                       "instead of sigma^2 / m", {**T, "noise": T["noise"] * m**2 / M**2}, 1),
     "PLANT.step-generous": ("too generous step condition: eta <= 2.5/L instead of eta <= 1/L", T, 2.5),
 }
+_SHARED = set(PLANTED)
+
+_DT = _DRIFT.TERMS
+#: the drift bound's entries (base docs/examples/fedavg_drift.py), same layout
+PLANTED.update({
+    "PLANT.drift-correct": ("nothing: the drift bound's correct counterpart", _DT, 1),
+    "PLANT.drift-10x": ("drift term 10x too small (drift amplitude / sqrt(10); cross term with it)",
+                        _DRIFT.drift_terms(sympy.Rational(1, 10)), 1),
+    "PLANT.drift-100x": ("drift term 100x too small (drift amplitude / 10; cross term with it)",
+                         _DRIFT.drift_terms(sympy.Rational(1, 100)), 1),
+    "PLANT.drift-dropped": ("dropped term: client drift missing (drift and cross terms)",
+                            {k: v for k, v in _DT.items() if k not in ("drift", "cross")}, 1),
+})
+
+
+def _base(key):
+    return _BASE if key in _SHARED else _DRIFT
 
 
 def results():
-    return [_BASE.make_result(key, terms, cap, title=f"{key}: {what}") for key, (what, terms, cap) in PLANTED.items()]
+    return [_base(key).make_result(key, terms, cap, title=f"{key}: {what}")
+            for key, (what, terms, cap) in PLANTED.items()]
 
 
 def scenarios():
-    return [_BASE.make_scenario(key, step_cap=cap) for key, (_, _, cap) in PLANTED.items()]
+    return [_base(key).make_scenario(key, step_cap=cap) for key, (_, _, cap) in PLANTED.items()]
