@@ -158,7 +158,7 @@ def space(step_cap: float = STEP_CAP) -> tuple[Param, ...]:
                      "others by 1e4"),
         Param("zeta", 1e-4, 1.0, 0.1, log=True, doc="largest ||grad F_i(x*)|| (L = 1)",
               source="homogeneity (see D0); 1e-4 stands for 0 (no heterogeneity)"),
-        Param("sigma", 1e-4, 1.0, 0.01, log=True, doc="noise std. dev. (E||xi||^2 = sigma^2)",
+        Param("sigma", 1e-4, 1.0, 0.1, log=True, doc="noise std. dev. (E||xi||^2 = sigma^2)",
               source="homogeneity (see D0); 1e-4 stands for 0 (no noise)"),
         Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random Hessians, directions and shifts",
               source="any seed"),
