@@ -138,7 +138,7 @@ def test_the_bound_is_tight_on_swapped_spectra_by_hand_arithmetic(K, R, eta_frac
     rhs_hand = (A_R + B_R) ** 2 + noise
     rhs = float(bounds.get("USER.FEDAVG-DRIFT").check(dict(v)).evaluation.value)
     assert np.isclose(rhs, rhs_hand, rtol=1e-9)
-    assert 0.98 <= lhs / rhs <= 1 + 1e-9  # tight: LHS/RHS measured 0.99-1.0 at these points
+    assert 0.999 <= lhs / rhs <= 1 + 1e-9  # tight: LHS/RHS measured 0.99999995-1 at these points (noise, D0 ~ 0)
 
 
 def test_the_planted_drift_errors_are_false_where_the_bound_is_tight_and_the_correct_one_is_not():
