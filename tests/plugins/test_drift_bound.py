@@ -181,3 +181,21 @@ def test_every_axis_says_where_its_bounds_come_from(convbound):
     assert axes["R"].high == 10**6 and axes["R"].log and axes["M"].low == 2
     run = convbound("--plugin", str(EXAMPLE), "falsify", "USER.FEDAVG-DRIFT", "--space")
     assert run.code == 0 and run.out.count("bounds from:") == len(sc.space) and "not stated" not in run.out
+
+
+def test_falsify_confirms_the_planted_10x_drift_error_and_not_the_correct_bound():
+    """End to end through ``falsify``'s search and confirmation, at the benchmark's random seed 1 (which found the
+    10x error in its first generation): same seed, same points, both bounds."""
+    from verify.falsify import search
+    from verify.scenario import evaluate_point
+
+    found = search(_scenario("PLANT.drift-10x", PLANTED), budget=16, seed=1, trials=4, confirm_trials=16,
+                   optimiser="random", stop_at_violation=True)
+    assert found.stopped_by == "confirmed violation" and found.confirmation["verdict"] == "violated"
+    assert found.confirmation["ci"][0] > found.confirmation["rhs"]
+    point = found.best["point"]
+    correct = evaluate_point(_scenario("PLANT.drift-correct", PLANTED), point, trials=2, seed=0)
+    assert correct.ratio < 1 and correct.exact.get("method") == "exact"
+    clean = search(_scenario("PLANT.drift-correct", PLANTED), budget=16, seed=1, trials=4, confirm_trials=16,
+                   optimiser="random", stop_at_violation=True)
+    assert clean.confirmation["verdict"] != "violated" and "not a proof" in clean.finding
