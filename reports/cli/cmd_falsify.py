@@ -119,7 +119,7 @@ def register(cli: click.Group) -> None:
 @seed_option(help="Seed of the search; the confirmation's seeds are spawned from it (0 <= seed < 2^63).")
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
-@click.option("--optimiser", default="random", show_default=True,
+@click.option("--optimiser", default="stratified", show_default=True,
               help="random | stratified | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma "
                    "(see verify.falsify)")
 @click.option("--terms", default=None, metavar="TERM,...",
