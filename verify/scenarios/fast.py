@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from verify.checks import Certify, Contrast, Control, Group, Sweep
-from verify.scenario import Instance, Param, Scenario
+from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds  # noqa: F401 (re-exported)
 from verify.scenarios.families import FAMILY_AXES, SMOOTH, STRONGLY_CONVEX, ball_terms, strongly_convex
 
 # q = 1 is the one q decidable for Theorem 1 without the appendix constants G1..G3 (see G_ASSUMED).
@@ -33,18 +33,6 @@ Q_MIN = "snapshot probability q >= q_min(G1,G2,G3)"
 def _count(frac: float, M: int) -> int:
     """A client count as a fraction of M (at least 1, at most M)."""
     return int(min(M, max(1, round(frac * M))))
-
-
-def mean_over_rounds(sim: Any, metric: str, first: int, last: int) -> np.ndarray:
-    """Per-trial average of ``metric`` over rounds first..last (a diverged trial -> inf)."""
-    out = sim.metrics[metric][first:last + 1].mean(axis=0)
-    return np.where(np.isfinite(out), out, math.inf)
-
-
-def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
-    """Per-trial ``metric`` at round r (a diverged trial -> inf)."""
-    out = sim.metrics[metric][r]
-    return np.where(np.isfinite(out), out, math.inf)
 
 
 # Theorem 1 ---------------------------------------------------------------------------------------
