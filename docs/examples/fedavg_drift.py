@@ -42,9 +42,9 @@ chord of step 2 is exact), Bbar = kappa I and ||(phi(A_1) - phi(A_2)) g|| = (phi
 an equality); with D0 and sigma near 0 the drift alone gives LHS/RHS = 1. Looser: more clients (their g_i
 partly cancel), larger d (g_i off the extreme eigenvectors, eigenvalues inside (mu, L)).
 
-The scenario's axes follow the hypotheses (see ``--space``); its instances are scored by the exact path
-(``quadratics.exact``: full participation and Gaussian noise, no Monte Carlo error), which is why the
-horizon reaches 10^6 rounds.
+The scenario's axes follow the hypotheses (see ``--space``); its measure is ``verify.scenario.at_round``, so
+its instances are scored by the exact path (``quadratics.exact``: full participation and Gaussian noise, no
+Monte Carlo error), which is why the horizon reaches 10^6 rounds.
 """
 from functools import partial
 
@@ -53,7 +53,7 @@ from sympy import Float, Max, Min, exp, sqrt
 from sympy.codegen.cfunctions import expm1, log1p
 
 from bounds import Domain, Hypothesis, Kind, Provenance, Result, SymbolInfo, Term, sym
-from verify.scenario import Instance, Param, Scenario
+from verify.scenario import Instance, Param, Scenario, at_round
 
 L, mu, mu_F, eta, D0 = (sym(s, Domain.POSITIVE) for s in ("L", "mu", "mu_F", "eta", "D0"))
 sigma, zeta_bar, delta_A = (sym(s, Domain.NONNEGATIVE) for s in ("sigma", "zeta_bar", "delta_A"))
@@ -169,7 +169,6 @@ def build(point, step_cap: float = STEP_CAP):
     """The instance at ``point``: a distinct-Hessian quadratic, FedAvg, all M clients every round."""
     from quadratics import fedavg, uniform
     from verify.scenarios.families import strongly_convex
-    from verify.scenarios.fast import at_round
 
     M_, K_, R_, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
     pb = strongly_convex(str(point["problem"]), point, L=1.0, mu=float(point["mu_frac"]), d=d, M=M_,
