@@ -182,3 +182,22 @@ def _machine_gb() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
     except (ValueError, OSError, AttributeError):
         return 16.0
+
+
+# The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about 2 K R cones of M (w + 2) + M
+# rows; time measured on the shared 2-core machine (tests/benchmarks/bench_pep.py --banded), linear model
+_BAND_SECONDS_PER_GRAD = 0.05
+_BAND_BASE_SECONDS = 0.5
+
+
+def banded_estimate(s: Setting, window: int) -> Size:
+    """Size and cost of the banded route for ``s`` (two clients after the symmetry reduction) and ``window``."""
+    n = min(_f(s.K) * _f(s.R), _BIG)
+    M = min(_f(s.M), 2.0)
+    w = min(float(window), n)
+    rows = min(1.0 + M * n + (M - 1), _BIG)
+    cons = min(M * n * (2 * w + 2), _BIG)
+    clique = M * (w + 2) + M
+    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * (clique / 8.0) ** 3, _BIG)
+    gb = _BASE_GB + min(rows * rows * 8 * 3 / 1e9 + cons * clique * clique * 200 / 1e9, _BIG)
+    return Size(min(M * n, _BIG), rows, cons, seconds, gb)

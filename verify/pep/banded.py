@@ -1,0 +1,508 @@
+"""A certified upper bound on the finite-R worst case at long horizons: a windowed PEP with a chordal certificate.
+
+**Statement**: for local GD with full participation (any M, reduced to two clients by agent symmetry as in
+:func:`verify.pep.core.reduce_symmetric`), no noise and the measure ``dist_sq``, the value is a proved upper
+bound on the worst case of ||x_R - x*||^2 over the class of :mod:`verify.pep.setting`; exact when the window
+keeps every pair (``window >= K R - 1``: the full PEP of verify.pep.solve).
+**Window**: of each client's interpolation inequalities (Taylor, Hendrickx & Glineur) only those between
+points at most ``window`` local steps apart and those with x* are kept. Dropping constraints of a
+maximisation can only raise its value, so every window gives an upper bound; the gap to the full PEP is
+measured (tests/verify/test_pep_band.py, README), not proved small.
+**Basis**: the Gram matrix is written over e0 = x_0 - x*, the clients' local iterates and, at the end of each
+round, the next model x_{r+1} with the local iterates of clients 1..M-1 (client M's is then a fixed
+combination); then s_i = grad f_i(x*) last. This is an invertible linear change from the gradient basis of
+verify.pep.sdp (each gradient is (y_t - y_{t+1}) / eta), so PSD-ness is unchanged, and every kept inequality,
+the objective and the bounds touch only iterates a few steps apart plus the s_i: the aggregate sparsity
+pattern is a band with a border. Its chordal extension in this order (symbolic elimination, border last)
+has cliques of about M (window + 2) + M vectors, and a partial Gram matrix whose clique blocks are PSD has a
+PSD completion (Grone et al. 1984), so the SDP is solved with one small PSD cone per clique: size linear
+in K R. Clarabel is called directly (cvxpy's compilation of thousands of cones would dominate the time).
+**Certificate**: the multipliers of the kept inequalities and bounds, rounded to multiples of 2^-40 (value
+balance restored exactly by raising a pair with x*, as verify.pep.exact does), give S = sum lambda A +
+sum beta B - C in exact rationals; S is proved PSD by a float Cholesky factor R of S - tI in the same
+elimination order (R has no fill outside the chordal pattern) and the exact check ||S - tI - R R^T||_F <= t.
+Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whatever the solver did.
+``certified`` means exactly that (the record's exactness says ``upper bound``); the solver's trace weight
+(S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
+about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
+windowed problem too, measured), so the weight starts at 1e-8 and is raised until the recheck passes.
+**Lower bound**: the worst of a grid of 1-D two-client quadratic instances f_i = h_i/2 (x - a_i)^2 (h_i in
+[mu, L], |h_i a_i| = zeta), run exactly by their closed-form recursion in floats: a value attained by an
+instance of the class (float error below 1e-12 relative), so [lower, upper] brackets the exact worst case.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from bounds.core.errors import UserInputError
+from verify.pep.setting import Setting, validate, validate_scale
+from verify.pep.size import MAX_SECONDS, Size, banded_estimate
+
+_GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact)
+_CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this scale
+DELTA = 1e-8  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
+RETRY_DELTAS = (1e-7, 1e-6)
+TOL = 1e-8  # Clarabel gap and feasibility tolerances
+VERBOSE = False
+SUPPORTED = ("the banded route supports method local_gd, full participation (any M; M > 2 is solved with 2 by "
+             "agent symmetry), sigma = 0 and measure dist_sq")
+
+Key = tuple[int, int]  # (a, b) with a <= b: the Gram entry G[a, b] = G[b, a]
+
+
+def _quad(u: dict[int, Fraction], v: dict[int, Fraction], coef: Fraction, out: dict[Key, Fraction]) -> None:
+    """out += coef <u, G v>, as coefficients of the upper-triangle entries."""
+    for a, ca in u.items():
+        for b, cb in v.items():
+            k = (a, b) if a <= b else (b, a)
+            out[k] = out.get(k, 0) + coef * ca * cb
+
+
+def _lin(*terms: tuple[Fraction, dict[int, Fraction]]) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for c, v in terms:
+        for k, x in v.items():
+            out[k] = out.get(k, 0) + c * x
+    return {k: x for k, x in out.items() if x}
+
+
+@dataclass
+class Banded:
+    """The windowed PEP in the iterate basis: rows ``phi <= 0`` (Gram part, value part) and bounds.
+
+    ``rows``: per inequality (client, j, k, Gram coefficients, {value index: coefficient}); ``bounds``:
+    (name, Gram coefficients, rhs); ``objective``: Gram coefficients of ||x_R||^2; ``nf``: values."""
+
+    setting: Setting
+    window: int
+    d: int
+    nf: int
+    rows: list[tuple[int, int, int, dict[Key, Fraction], dict[int, int]]] = field(default_factory=list)
+    bounds: list[tuple[str, dict[Key, Fraction], Fraction]] = field(default_factory=list)
+    objective: dict[Key, Fraction] = field(default_factory=dict)
+    pairs_kept: int = 0
+    pairs_full: int = 0
+
+    def denominator(self) -> int:
+        """The least common denominator of every coefficient (rows, bounds, objective)."""
+        dens = {c.denominator for _, _, _, q, _ in self.rows for c in q.values()}
+        dens |= {c.denominator for _, q, _ in self.bounds for c in q.values()}
+        dens |= {c.denominator for c in self.objective.values()}
+        return math.lcm(*dens)
+
+
+def build_banded(s: Setting, window: int) -> Banded:
+    """The windowed PEP of ``s`` (validated, supported, in units L = D0 = 1 or not) with exact coefficients."""
+    F = (lambda v: Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
+    L, mu, eta, eta_g, M, K, R = F(s.L), F(s.mu), F(s.eta), F(s.eta_g), s.M, s.K, s.R
+    n = K * R
+    hetero = s.zeta > 0 and M > 1
+    d = 1 + M * K * R + (M - 1 if hetero else 0)
+    one = Fraction(1)
+    # basis: 0 = e0 = x_0; round r: the gradients g_{i,r,k} (k-major) except client M's last, then x_{r+1}
+    # (which fixes that gradient); the s_i at the end (eliminated last). Iterates are x_r minus at most K - 1
+    # gradients of their own round, so every vector is local in time; gradients (not iterates) as basis vectors
+    # keep the Gram matrix as well conditioned as verify.pep.sdp's (an iterate basis, measured, is not)
+    idx = 1
+    x = [{0: one}]  # the models x_r as combinations
+    ys: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, its points y_t, t = 0..n-1
+    gr: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, g_t = grad f_i(y_t)
+    for r in range(R):
+        g = [[{} for _ in range(K)] for _ in range(M)]
+        for k in range(K):
+            for i in range(M):
+                if (i, k) != (M - 1, K - 1):
+                    g[i][k] = {idx: one}
+                    idx += 1
+        xr1 = {idx: one}
+        idx += 1
+        # x_{r+1} = x_r - eta eta_g / M sum_{i,k} g_{i,r,k} fixes client M's last gradient of the round
+        g[M - 1][K - 1] = _lin((M / (eta * eta_g), x[r]), (-M / (eta * eta_g), xr1),
+                               *((-one, g[i][k]) for i in range(M) for k in range(K) if (i, k) != (M - 1, K - 1)))
+        x.append(xr1)
+        for i in range(M):
+            y = x[r]
+            for k in range(K):
+                ys[i].append(y)
+                gr[i].append(g[i][k])
+                y = _lin((one, y), (-eta, g[i][k]))
+    svec: list[dict[int, Fraction]] = []
+    if hetero:
+        svec = [{idx + i: one} for i in range(M - 1)]
+        svec.append(_lin(*((-one, v) for v in svec)))
+    else:
+        svec = [{} for _ in range(M)]
+    if idx + (M - 1 if hetero else 0) != d:  # pragma: no cover - the count above and the basis agree
+        raise AssertionError("banded basis size")
+    kappa = 1 / (2 * (1 - mu / L))
+    pb = Banded(s, window, d, M * n)
+    stride, s0 = M * K, d - (M - 1 if hetero else 0)  # basis shift per round; the s_i from s0 on
+    memo: dict[Any, dict[Key, Fraction]] = {}
+    for i in range(M):
+        # points: 0 is x* (x = 0, g = s_i, f = 0), t + 1 is y_t with g_t = (y_t - y_{t+1}) / eta
+        xs = [{}] + ys[i]
+        gs = [svec[i]] + gr[i]
+        fidx = [-1] + [i * n + t for t in range(n)]
+        pairs = [(0, t) for t in range(1, n + 1)] + [(t, 0) for t in range(1, n + 1)]
+        pairs += [(t, u) for t in range(1, n + 1) for u in range(max(1, t - window), min(n, t + window) + 1) if u != t]
+        pb.pairs_kept += len(pairs)
+        pb.pairs_full += (n + 1) * n
+        for j, k in pairs:
+            # phi = f_k - f_j + <g_k, x_j - x_k> + kappa (||g_j - g_k||^2 / L + mu ||x_j - x_k||^2
+            #       - 2 mu / L <g_j - g_k, x_j - x_k>)  <= 0. Rounds repeat: the basis of round r + 1 is round r's
+            # shifted by M K, so a row is computed once per shape (its vectors moved to the earliest round) and
+            # shifted (exact either way; this only saves the rational arithmetic)
+            shift = stride * ((min(t for t in (j, k) if t) - 1) // K)
+            key = tuple(tuple(sorted((a - shift if a < s0 else a, c) for a, c in v.items()))
+                        for v in (xs[j], gs[j], xs[k], gs[k]))
+            base = memo.get(key)
+            if base is None:
+                dx = _lin((one, xs[j]), (-one, xs[k]))
+                dg = _lin((one, gs[j]), (-one, gs[k]))
+                q: dict[Key, Fraction] = {}
+                _quad(gs[k], dx, one, q)
+                _quad(dg, dg, kappa / L, q)
+                if mu:
+                    _quad(dx, dx, kappa * mu, q)
+                    _quad(dg, dx, -2 * kappa * mu / L, q)
+                base = memo[key] = {(a - shift if a < s0 else a, b - shift if b < s0 else b): c
+                                    for (a, b), c in q.items() if c}
+            q = {(a + shift if a < s0 else a, b + shift if b < s0 else b): c for (a, b), c in base.items()} \
+                if shift else dict(base)
+            fv = {}
+            if fidx[k] >= 0:
+                fv[fidx[k]] = 1
+            if fidx[j] >= 0:
+                fv[fidx[j]] = -1
+            pb.rows.append((i, j, k, q, fv))
+    init: dict[Key, Fraction] = {}
+    _quad({0: one}, {0: one}, one, init)
+    pb.bounds.append(("initial distance", init, F(s.D0)))
+    if hetero:
+        for i, v in enumerate(svec):
+            h: dict[Key, Fraction] = {}
+            _quad(v, v, one, h)
+            pb.bounds.append((f"heterogeneity of client {i}", h, F(s.zeta) ** 2))
+    _quad(x[R], x[R], one, pb.objective)
+    return pb
+
+
+def chordal_cliques(d: int, entries: list[Key]) -> tuple[list[list[int]], set[Key]]:
+    """Maximal cliques of the chordal extension of the pattern ``entries`` by elimination in the order 0..d-1,
+    and the filled pattern (upper-triangle keys, diagonal included)."""
+    higher: list[set[int]] = [set() for _ in range(d)]
+    for a, b in entries:
+        if a != b:
+            higher[a].add(b)
+    cands = []
+    for v in range(d):
+        nb = higher[v]
+        if nb:
+            p = min(nb)
+            higher[p] |= nb - {p}  # fill: v's later neighbours become the parent's
+        cands.append((v, sorted(nb)))
+    # {v} + N+(v) is a maximal clique unless a child u (parent v) has |N+(u)| = |N+(v)| + 1 (then it contains it)
+    absorbed = {nb[0] for v, nb in cands if nb and len(nb) == len(cands[nb[0]][1]) + 1}
+    cliques = [[v, *nb] for v, nb in cands if v not in absorbed]
+    filled = {(v, v) for v in range(d)} | {(v, u) for v in range(d) for u in higher[v]}
+    return cliques, filled
+
+
+@dataclass
+class BandSolved:
+    status: str
+    value: float | None
+    primal: float | None
+    lam: np.ndarray | None
+    beta: np.ndarray | None
+    seconds: float
+    delta: float
+
+
+def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delta: float = DELTA) -> BandSolved:
+    """Maximise <C, G> + delta tr(G) over the kept inequalities, each clique block PSD (Clarabel, directly)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    t0 = time.perf_counter()
+    col = {k: j for j, k in enumerate(keys)}
+    ng = len(keys)
+    nv = ng + pb.nf
+    ri, ci, vals = [], [], []
+    b = []
+    row = 0
+    for _, _, _, q, fv in pb.rows:
+        for k, c in q.items():
+            ri.append(row)
+            ci.append(col[k])
+            vals.append(float(c))
+        for f, c in fv.items():
+            ri.append(row)
+            ci.append(ng + f)
+            vals.append(float(c))
+        b.append(0.0)
+        row += 1
+    for _, q, rhs in pb.bounds:
+        for k, c in q.items():
+            ri.append(row)
+            ci.append(col[k])
+            vals.append(float(c))
+        b.append(float(rhs))
+        row += 1
+    nlin = row
+    cones: list[Any] = [clarabel.NonnegativeConeT(nlin)]
+    r2 = math.sqrt(2.0)
+    for cl in cliques:
+        m = len(cl)
+        for jj in range(m):  # Clarabel's svec: upper triangle, column by column, off-diagonal times sqrt(2)
+            for ii in range(jj + 1):
+                a, bb = cl[ii], cl[jj]
+                ri.append(row)
+                ci.append(col[(a, bb) if a <= bb else (bb, a)])
+                vals.append(-1.0 if ii == jj else -r2)
+                b.append(0.0)
+                row += 1
+        cones.append(clarabel.PSDTriangleConeT(m))
+    A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
+    q = np.zeros(nv)
+    for k, c in pb.objective.items():
+        q[col[k]] -= float(c)
+    for a in range(pb.d):
+        q[col[(a, a)]] -= delta
+    settings = clarabel.DefaultSettings()
+    settings.verbose = VERBOSE
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
+    settings.max_iter = 400
+    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), q, A, np.array(b), cones, settings)
+    sol = solver.solve()
+    status = str(sol.status)
+    if "Solved" not in status:
+        return BandSolved(status, None, None, None, None, time.perf_counter() - t0, delta)
+    xv = np.asarray(sol.x)
+    z = np.asarray(sol.z)
+    primal = float(sum(float(c) * xv[col[k]] for k, c in pb.objective.items()))
+    return BandSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal,
+                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta)
+
+
+def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, Any]:
+    """Round the multipliers, restore the value balance exactly, form S exactly, prove it PSD (module doc)."""
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"ok": False, "bound": None, "gram_rows": pb.d}
+    if sol.lam is None or sol.beta is None:
+        return {**out, "reason": "the solver returned no multipliers"}
+    most_negative = float(min(np.min(sol.lam), np.min(sol.beta)))
+    lam = [Fraction(round(max(v, 0.0) * _GRID), _GRID) for v in sol.lam]
+    # (1) value balance: for each value f, sum of its coefficients times multipliers = 0 (the objective has none)
+    net: dict[int, Fraction] = {}
+    down: dict[int, int] = {}  # value f_t -> the row of pair (t, *), where f_t has coefficient -1
+    up: dict[int, int] = {}  # value f_t -> the row of pair (*, t), where it has +1
+    for r, (_, j, k, _, fv) in enumerate(pb.rows):
+        for f, c in fv.items():
+            net[f] = net.get(f, 0) + c * lam[r]
+        if k == 0:
+            down[next(iter(fv))] = r
+        if j == 0:
+            up[next(iter(fv))] = r
+    fix = Fraction(0)
+    for f, v in net.items():
+        if v:
+            if v > 0:  # f has coefficient -1 in row (t, *): raise it
+                lam[down[f]] += v
+            else:
+                lam[up[f]] += -v
+            fix = max(fix, abs(v))
+    # (2) S = sum lam phi_G + sum beta B - C, exactly: integers over the common denominator DEN = D 2^40
+    # (D: the data's, lam and beta on the 2^40 grid); C's coefficients carry the whole DEN
+    D = pb.denominator()
+    S: dict[Key, int] = {}
+    for r, (_, _, _, q, _) in enumerate(pb.rows):
+        li = int(lam[r] * _GRID)
+        if li:
+            for k, c in q.items():
+                S[k] = S.get(k, 0) + li * (c.numerator * (D // c.denominator))
+    tau = Fraction(0)
+    for (_, q, rhs), bv in zip(pb.bounds, sol.beta):
+        bi = round(max(float(bv), 0.0) * _GRID)
+        tau += Fraction(bi, _GRID) * rhs
+        for k, c in q.items():
+            S[k] = S.get(k, 0) + bi * (c.numerator * (D // c.denominator))
+    for k, c in pb.objective.items():
+        S[k] = S.get(k, 0) - c.numerator * (D // c.denominator) * _GRID
+    den = D * _GRID
+    out.update(balance_fix=float(fix), negative_multipliers=most_negative)
+    if any(k not in filled for k, v in S.items() if v):
+        return {**out, "reason": "S has an entry outside the chordal pattern"}
+    d = pb.d
+    # S as a matrix: S[a, b] = coefficient / den on the diagonal, coefficient / (2 den) off it (the coefficient
+    # of G[a, b] counts both (a, b) and (b, a))
+    Sf = np.zeros((d, d))
+    for (a, bb), v in S.items():
+        Sf[a, bb] = Sf[bb, a] = v / den if a == bb else v / (2 * den)
+    # the margin t: S >= delta I at the solver's optimum up to its accuracy; try smaller margins (each a float
+    # Cholesky, cheap) before giving up; the exact check below needs ||S - tI - RR^T||_F <= t
+    Rf = None
+    for t in (Fraction(round(sol.delta / 2 * 10**-j * _GRID), _GRID) for j in range(4)):
+        try:
+            Rf = np.linalg.cholesky(Sf - float(t) * np.eye(d))
+            break
+        except np.linalg.LinAlgError:
+            continue
+    if Rf is None:
+        eig = float(np.linalg.eigvalsh(Sf)[0])
+        return {**out, "min_eig_float": eig, "seconds": time.perf_counter() - t0,
+                "reason": f"S - tI not positive definite (t = {float(t):.2g}; smallest eigenvalue of S {eig:.3g})"}
+    # R's pattern: the filled (chordal) pattern, lower triangle; entries outside are zero in a Cholesky factor
+    # without fill in a perfect elimination order, and are not read here, so the check below is exact for the R
+    # it reads. (R R^T)[a, b] needs a column k with R[a, k], R[b, k] != 0: k < min(a, b) adjacent to both in the
+    # filled graph, so a ~ b there (perfect elimination order): R R^T lives on the filled pattern, as S does
+    rows: list[dict[int, int]] = [{} for _ in range(d)]
+    for a, bb in filled:  # a <= bb: R[bb, a]
+        v = int(round(float(Rf[bb, a]) * _CHOL_SCALE))
+        if v:
+            rows[bb][a] = v
+    # residual numerators over Q = 2 den 2^120 (S's off-diagonal halves, t on 2^40, R R^T on 2^120)
+    Q = 2 * den * _CHOL_SCALE * _CHOL_SCALE
+    fs, ft, fr = Q // den, Q // _GRID, Q // (_CHOL_SCALE * _CHOL_SCALE)
+    ti = int(t * _GRID)
+    frob2 = 0
+    for a, bb in filled:
+        ra, rb = rows[a], rows[bb]
+        if len(ra) > len(rb):
+            ra, rb = rb, ra
+        rr = sum(v * rb[k] for k, v in ra.items() if k in rb)
+        if a == bb:
+            e = S.get((a, bb), 0) * fs - ti * ft - rr * fr
+            frob2 += e * e
+        else:
+            e = S.get((a, bb), 0) * (fs // 2) - rr * fr
+            frob2 += 2 * e * e
+    lim = ti * ft
+    ok = frob2 <= lim * lim
+    out.update(t=float(t), frobenius_residual=math.sqrt(frob2) / Q, seconds=time.perf_counter() - t0)
+    if not ok:
+        return {**out, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
+    bound = float(tau)
+    if Fraction(bound) < tau:
+        bound = math.nextafter(bound, math.inf)
+    return {**out, "ok": True, "bound": bound, "tau": tau}
+
+
+def quadratic_lower_bound(s: Setting, points: int = 201) -> tuple[float, tuple[float, float]]:
+    """max over a grid of (h_1, h_2) in [mu, L]^2 of ||x_R - x*||^2 for two clients f_i = h_i/2 (x - a_i)^2 in
+    1-D with grad f_1(x*) = -grad f_2(x*) = +-zeta, |x_0 - x*| = sqrt(D0): each is an instance of the class
+    (any M >= 2 with full participation: half the clients of each kind when M is even). Returns the value
+    and the worst (h_1, h_2). The recursion x_{r+1} = A x_r + b is run in closed form, vectorised."""
+    lo = s.mu if s.mu > 0 else s.L / points
+    hs = np.linspace(lo, s.L, points)
+    h1, h2 = np.meshgrid(hs, hs, indexing="ij")
+    M = 2 if s.M >= 2 else 1
+    z = s.zeta if M == 2 else 0.0
+    qK = [(1 - s.eta * h) ** s.K for h in (h1, h2)]
+    a = [-z / h1, z / h2]  # grad f_1(0) = -h1 a1 = z, grad f_2(0) = -h2 a2 = -z
+    if M == 1:
+        qK, a = [qK[0]], [np.zeros_like(h1)]
+    A = 1 + s.eta_g * sum(q - 1 for q in qK) / M
+    bvec = -s.eta_g * sum((q - 1) * ai for q, ai in zip(qK, a)) / M
+    AR = A ** s.R
+    geo = np.where(np.abs(1 - A) > 1e-12, (1 - AR) / np.where(np.abs(1 - A) > 1e-12, 1 - A, 1.0), s.R)
+    r0 = math.sqrt(s.D0)
+    best = np.maximum((AR * r0 + bvec * geo) ** 2, (-AR * r0 + bvec * geo) ** 2)
+    i, j = np.unravel_index(int(np.argmax(best)), best.shape)
+    return float(best[i, j]), (float(hs[i]), float(hs[j]))
+
+
+def supports(s: Setting) -> str | None:
+    """None when the banded route covers ``s``, else what it supports (one line)."""
+    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round():
+        return SUPPORTED
+    return None
+
+
+def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECONDS, recheck: bool = True,
+                 lower: bool = True) -> Any:
+    """The windowed, chordal PEP of ``s``: a certified upper bound on its worst case (module doc), as a WorstCase."""
+    from verify.pep.core import WorstCase, _solver_versions, _up, _versions, normalise, reduce_symmetric
+
+    validate(s)
+    why = supports(s)
+    if why is not None:
+        raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
+                             f"sigma={s.sigma}, measure={s.measure}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise UserInputError(f"window={window} must be an integer >= 0 (local steps apart; 0: pairs with x* only)")
+    solved, symmetry = reduce_symmetric(s)
+    size = check_banded(solved, window, max_seconds)  # before anything is built
+    validate_scale(solved)
+    unit, factor = normalise(solved)
+    t0 = time.perf_counter()
+    pb = build_banded(unit, window)
+    keys = {k for _, _, _, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
+    cliques, filled = chordal_cliques(pb.d, sorted(keys))
+    order = sorted(filled)
+    build_s = time.perf_counter() - t0
+    sol = solve_banded_sdp(pb, order, cliques)
+    notes = [f"windowed PEP: {pb.pairs_kept} of {pb.pairs_full} interpolation inequalities kept (window {window}); "
+             f"{len(cliques)} PSD cones of at most {max(len(c) for c in cliques)} rows on a chordal pattern of "
+             f"{len(filled)} Gram entries (d = {pb.d}); built in {build_s:.2f} s"]
+    rc: dict[str, Any] = recheck_banded(pb, sol, filled) if recheck and sol.value is not None else \
+        {"ok": False, "reason": "exact recheck not requested" if sol.value is not None else "no solution"}
+    for delta in RETRY_DELTAS:
+        if not recheck or sol.value is None or rc.get("ok"):
+            break
+        # the solver's residual S misses the margin: a larger trace weight (the bound moves up by about
+        # delta * trace(G), reported as gap_to_primal)
+        notes.append(f"the certificate at trace weight {sol.delta:g} missed the exact recheck ({rc.get('reason')}); "
+                     f"solved again with {delta:g}")
+        sol = solve_banded_sdp(pb, order, cliques, delta=delta)
+        rc = recheck_banded(pb, sol, filled) if sol.value is not None else {"ok": False, "reason": "no solution"}
+    seconds = time.perf_counter() - t0
+    value, primal = sol.value, sol.primal
+    bound = rc.get("bound") if rc.get("ok") else None
+    if factor != 1.0:
+        notes.append(f"solved in units L = D0 = 1 and scaled back by {factor:g} (the proved bound rounded up)")
+        value = _up(value, factor)
+        primal = None if primal is None else primal * factor
+        bound = _up(bound, factor)
+    full = window >= s.K * s.R - 1
+    gap = None if bound is None or primal is None else bound - primal
+    # certified: the exact recheck proved the value an upper bound (all this route claims); how far the attained
+    # value of the windowed problem lies below it is gap_to_primal, and the bracket bounds the exact worst case
+    status = "failed" if sol.value is None else "certified" if bound is not None else "approximate"
+    cert: dict[str, Any] = {
+        "status": status, "recheck": "exact rational, chordal Cholesky (verify.pep.banded)",
+        "proved_upper_bound": bound, "reason": rc.get("reason", "") if status != "certified" else "",
+        "primal_objective": primal, "solver_objective": value, "gap_to_primal": gap, "trace_weight": sol.delta,
+        **{k: rc[k] for k in ("t", "frobenius_residual", "balance_fix", "negative_multipliers", "min_eig_float",
+                              "seconds") if k in rc}}
+    exactness = "exact" if full and status == "certified" else f"upper bound (sparse certificate, window {window})"
+    if lower:
+        lb, (h1, h2) = quadratic_lower_bound(s)
+        cert.update(lower_bound=lb, lower_bound_instance=f"1-D quadratics, curvatures {h1:.6g} and {h2:.6g}")
+        up = bound if bound is not None else value
+        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: 1-D quadratic instance with "
+                     f"curvatures {h1:.4g}, {h2:.4g}; float, relative error below 1e-12)")
+    if full:
+        notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
+    return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
+                     tuple(notes), {**_versions(), **_solver_versions()}, exactness, symmetry,
+                     {"gradients": size.gradients, "gram_rows": pb.d, "estimated_seconds": size.seconds,
+                      "estimated_gb": size.gb, "window": window, "cliques": len(cliques)})
+
+
+def check_banded(s: Setting, window: int, max_seconds: float) -> Size:
+    """Refuse a banded instance whose estimated time exceeds ``max_seconds``, with the estimate."""
+    if not (isinstance(max_seconds, (int, float)) and math.isfinite(max_seconds) and max_seconds > 0):
+        raise UserInputError(f"max_seconds={max_seconds} must be a positive finite number of seconds")
+    size = banded_estimate(s, window)
+    if size.seconds > max_seconds:
+        raise UserInputError(f"this banded worst case is too large: {size.describe()}, over the limit of "
+                             f"{max_seconds:g} s; fewer rounds or local steps (K x R) or a smaller window would fit")
+    return size
