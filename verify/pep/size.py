@@ -184,10 +184,14 @@ def _machine_gb() -> float:
         return 16.0
 
 
-# The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about 2 K R cones of M (w + 2) + M
-# rows; time measured on the shared 2-core machine (tests/benchmarks/bench_pep.py --banded), linear model
-_BAND_SECONDS_PER_GRAD = 0.05
-_BAND_BASE_SECONDS = 0.5
+# The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about one PSD cone per round, of
+# about M (K + w) + 2 rows (a round's gradients, the window's reach into the next round, two models). Measured on
+# the shared 2-core machine (tests/benchmarks/bench_pep.py --banded, K = 5, w = 1: 14-row cones): 0.25 s at
+# K x R = 20, 1.5 s at 200, 11.6 s at 1,000 (build, solve, exact recheck): about 0.012 s per gradient
+# evaluation per client, times the cube of the cone size relative to 14 (an interior-point step factors each cone)
+_BAND_SECONDS_PER_GRAD = 0.012
+_BAND_BASE_SECONDS = 0.3
+_BAND_CONE_AT = 14.0
 
 
 def banded_estimate(s: Setting, window: int) -> Size:
@@ -197,7 +201,10 @@ def banded_estimate(s: Setting, window: int) -> Size:
     w = min(float(window), n)
     rows = min(1.0 + M * n + (M - 1), _BIG)
     cons = min(M * n * (2 * w + 2), _BIG)
-    clique = M * (w + 2) + M
-    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * (clique / 8.0) ** 3, _BIG)
-    gb = _BASE_GB + min(rows * rows * 8 * 3 / 1e9 + cons * clique * clique * 200 / 1e9, _BIG)
+    cone = min(M * (min(_f(s.K), n) + w) + 2, rows)
+    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * (cone / _BAND_CONE_AT) ** 3, _BIG) \
+        if n < 1e100 else _BIG
+    # the dense float copy of S for its Cholesky factor (rows^2), and the cones' KKT blocks
+    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + 8 * (n / max(_f(s.K), 1.0)) * cone**4 / 1e9, _BIG) \
+        if n < 1e100 else _BIG
     return Size(min(M * n, _BIG), rows, cons, seconds, gb)
