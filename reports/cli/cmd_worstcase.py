@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from bounds.core.errors import UserInputError
-
 from reports.cli.common import COUNT, echo_json
 
 

@@ -26,16 +26,16 @@ Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whate
 (S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
 about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
 windowed problem too, measured), so the weight starts at 1e-8 and is raised until the recheck passes.
-**Lower bound**: the worst of a grid of 1-D two-client quadratic instances f_i = h_i/2 (x - a_i)^2 (h_i in
-[mu, L], |h_i a_i| = zeta), run exactly by their closed-form recursion in floats: a value attained by an
-instance of the class (float error below 1e-12 relative), so [lower, upper] brackets the exact worst case.
+**Lower bound**: the worst two-client quadratic instance in one or two dimensions that verify.pep.lower
+finds (a grid and a seeded search): a value attained by an instance of the class (float64), so
+[lower, upper] brackets the exact worst case.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -395,30 +395,6 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
-def quadratic_lower_bound(s: Setting, points: int = 201) -> tuple[float, tuple[float, float]]:
-    """max over a grid of (h_1, h_2) in [mu, L]^2 of ||x_R - x*||^2 for two clients f_i = h_i/2 (x - a_i)^2 in
-    1-D with grad f_1(x*) = -grad f_2(x*) = +-zeta, |x_0 - x*| = sqrt(D0): each is an instance of the class
-    (any M >= 2 with full participation: half the clients of each kind when M is even). Returns the value
-    and the worst (h_1, h_2). The recursion x_{r+1} = A x_r + b is run in closed form, vectorised."""
-    lo = s.mu if s.mu > 0 else s.L / points
-    hs = np.linspace(lo, s.L, points)
-    h1, h2 = np.meshgrid(hs, hs, indexing="ij")
-    M = 2 if s.M >= 2 else 1
-    z = s.zeta if M == 2 else 0.0
-    qK = [(1 - s.eta * h) ** s.K for h in (h1, h2)]
-    a = [-z / h1, z / h2]  # grad f_1(0) = -h1 a1 = z, grad f_2(0) = -h2 a2 = -z
-    if M == 1:
-        qK, a = [qK[0]], [np.zeros_like(h1)]
-    A = 1 + s.eta_g * sum(q - 1 for q in qK) / M
-    bvec = -s.eta_g * sum((q - 1) * ai for q, ai in zip(qK, a)) / M
-    AR = A ** s.R
-    geo = np.where(np.abs(1 - A) > 1e-12, (1 - AR) / np.where(np.abs(1 - A) > 1e-12, 1 - A, 1.0), s.R)
-    r0 = math.sqrt(s.D0)
-    best = np.maximum((AR * r0 + bvec * geo) ** 2, (-AR * r0 + bvec * geo) ** 2)
-    i, j = np.unravel_index(int(np.argmax(best)), best.shape)
-    return float(best[i, j]), (float(hs[i]), float(hs[j]))
-
-
 def supports(s: Setting) -> str | None:
     """None when the banded route covers ``s``, else what it supports (one line)."""
     if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round():
@@ -484,11 +460,14 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
                               "seconds") if k in rc}}
     exactness = "exact" if full and status == "certified" else f"upper bound (sparse certificate, window {window})"
     if lower:
-        lb, (h1, h2) = quadratic_lower_bound(s)
-        cert.update(lower_bound=lb, lower_bound_instance=f"1-D quadratics, curvatures {h1:.6g} and {h2:.6g}")
+        from verify.pep.lower import quadratic_lower_bound
+
+        t1 = time.perf_counter()
+        lb, inst = quadratic_lower_bound(solved)
         up = bound if bound is not None else value
-        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: 1-D quadratic instance with "
-                     f"curvatures {h1:.4g}, {h2:.4g}; float, relative error below 1e-12)")
+        cert.update(lower_bound=lb, lower_bound_instance=inst, lower_bound_seconds=time.perf_counter() - t1)
+        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: the worst {inst['dimension']}-D "
+                     f"two-client quadratic instance found, verify.pep.lower; float64)")
     if full:
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
