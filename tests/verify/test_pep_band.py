@@ -45,6 +45,15 @@ def test_banded_never_below_the_full_pep_and_equal_when_every_pair_is_kept(K, R)
     assert abs(every.value - full.value) <= 1e-6 * full.value, (every.value, full.value)
 
 
+@pytest.mark.parametrize("over", [dict(eta_g=0.5), dict(eta_g=1.5), dict(mu=0.0), dict(M=1)])
+def test_server_step_convex_class_and_one_client_against_the_full_pep(over):
+    s = Setting("local_gd", **{**BASE, "eta": 0.2, "K": 2, "R": 3, **over})
+    full = _full(s)
+    every = solve_banded(s, window=5, lower=False)
+    assert abs(every.value - full.value) <= 1e-5 * full.value, (every.value, full.value)
+    assert solve_banded(s, window=1, lower=False).value >= full.primal_value - 1e-8
+
+
 @pytest.mark.parametrize("eta,mu,L,D0,M", [(0.1, 0.1, 1.0, 1.0, 2), (1.5, 0.1, 1.0, 1.0, 2), (1.9, 0.1, 1.0, 1.0, 2),
                                             (0.5, 0.2, 2.0, 2.0, 3)])
 def test_one_gd_step_matches_its_closed_form(eta, mu, L, D0, M):
@@ -98,7 +107,7 @@ def test_more_clients_are_solved_with_two_under_full_participation():
 
 @pytest.mark.parametrize("over,word", [
     (dict(method="scaffold"), "supports"), (dict(sigma=0.1), "supports"), (dict(measure="gap"), "supports"),
-    (dict(law=Law("uniform", m=1)), "supports"), (dict(R=10**22), "too large"), (dict(K=1000), "too large"),
+    (dict(law=Law("uniform", m=1)), "supports"), (dict(mu=1.0), "mu < L"), (dict(R=10**22), "too large"), (dict(K=1000), "too large"),
 ])
 def test_unsupported_or_oversized_settings_are_refused_in_one_line(over, word):
     s = replace(Setting("local_gd", K=2, R=2, **BASE), **over)

@@ -43,7 +43,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 from verify.pep.setting import Setting, validate, validate_scale
-from verify.pep.size import MAX_SECONDS, Size, banded_estimate
+from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
 
 _GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact)
 _CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this scale
@@ -52,7 +52,9 @@ RETRY_DELTAS = (1e-7, 1e-6)
 TOL = 1e-8  # Clarabel gap and feasibility tolerances
 VERBOSE = False
 SUPPORTED = ("the banded route supports method local_gd, full participation (any M; M > 2 is solved with 2 by "
-             "agent symmetry), sigma = 0 and measure dist_sq")
+             "agent symmetry), sigma = 0, mu < L (mu = L: the regular route needs no inequalities) and measure dist_sq")
+# the bracket [lower, upper] counts as closed below this relative width
+CLOSED = 1e-6
 
 Key = tuple[int, int]  # (a, b) with a <= b: the Gram entry G[a, b] = G[b, a]
 
@@ -397,7 +399,8 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
 
 def supports(s: Setting) -> str | None:
     """None when the banded route covers ``s``, else what it supports (one line)."""
-    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round():
+    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
+            or not s.mu < s.L:
         return SUPPORTED
     return None
 
@@ -411,7 +414,7 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
     why = supports(s)
     if why is not None:
         raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
-                             f"sigma={s.sigma}, measure={s.measure}")
+                             f"sigma={s.sigma}, mu={s.mu}, L={s.L}, measure={s.measure}")
     if isinstance(window, bool) or not isinstance(window, int) or window < 0:
         raise UserInputError(f"window={window} must be an integer >= 0 (local steps apart; 0: pairs with x* only)")
     solved, symmetry = reduce_symmetric(s)
@@ -468,6 +471,9 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         cert.update(lower_bound=lb, lower_bound_instance=inst, lower_bound_seconds=time.perf_counter() - t1)
         notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: the worst {inst['dimension']}-D "
                      f"two-client quadratic instance found, verify.pep.lower; float64)")
+        if bound is not None and not full and bound - lb <= CLOSED * bound:
+            exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                         f"{window}; lower: a quadratic instance)")
     if full:
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
@@ -481,7 +487,9 @@ def check_banded(s: Setting, window: int, max_seconds: float) -> Size:
     if not (isinstance(max_seconds, (int, float)) and math.isfinite(max_seconds) and max_seconds > 0):
         raise UserInputError(f"max_seconds={max_seconds} must be a positive finite number of seconds")
     size = banded_estimate(s, window)
-    if size.seconds > max_seconds:
+    cap = _machine_gb() / 2
+    if size.seconds > max_seconds or size.gb > cap:
         raise UserInputError(f"this banded worst case is too large: {size.describe()}, over the limit of "
-                             f"{max_seconds:g} s; fewer rounds or local steps (K x R) or a smaller window would fit")
+                             f"{max_seconds:g} s and {cap:.3g} GB; fewer rounds or local steps (K x R) or a smaller "
+                             f"window would fit")
     return size

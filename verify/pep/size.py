@@ -185,13 +185,17 @@ def _machine_gb() -> float:
 
 
 # The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about one PSD cone per round, of
-# about M (K + w) + 2 rows (a round's gradients, the window's reach into the next round, two models). Measured on
-# the shared 2-core machine (tests/benchmarks/bench_pep.py --banded, K = 5, w = 1: 14-row cones): 0.25 s at
-# K x R = 20, 1.5 s at 200, 11.6 s at 1,000 (build, solve, exact recheck): about 0.012 s per gradient
-# evaluation per client, times the cube of the cone size relative to 14 (an interior-point step factors each cone)
-_BAND_SECONDS_PER_GRAD = 0.012
+# about M (K + 1) + 2 rows (a round's gradients, two models), more with a wider window. Measured on the shared
+# 2-core machine (tests/benchmarks/bench_pep.py --banded; build, solve with the retries of the trace weight,
+# exact recheck) at K x R = 1,000: K = 5, window 1: 11.2 s (14-row cones); K = 10: 124 s (24-row cones);
+# K = 1: 16.8 s (window 1; 1.7 s with window 0); K = 5, window 3: 148 s (11.3 s at K x R = 200). The model
+# below is an envelope of these: 0.017 s per gradient evaluation per client, times (cone / 14)^4.5 above 14
+# rows, times 4 per window step above 1
+_BAND_SECONDS_PER_GRAD = 0.017
 _BAND_BASE_SECONDS = 0.3
 _BAND_CONE_AT = 14.0
+_BAND_CONE_EXPONENT = 4.5
+_BAND_WINDOW_FACTOR = 4.0
 
 
 def banded_estimate(s: Setting, window: int) -> Size:
@@ -201,10 +205,14 @@ def banded_estimate(s: Setting, window: int) -> Size:
     w = min(float(window), n)
     rows = min(1.0 + M * n + (M - 1), _BIG)
     cons = min(M * n * (2 * w + 2), _BIG)
-    cone = min(M * (min(_f(s.K), n) + w) + 2, rows)
-    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * (cone / _BAND_CONE_AT) ** 3, _BIG) \
-        if n < 1e100 else _BIG
+    cone = min(M * (min(_f(s.K), n) + 1) + 2, rows)
+    if n > 1e100 or w > 60:
+        return Size(min(M * n, _BIG), rows, cons, _BIG, _BIG)
+    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * max(1.0, cone / _BAND_CONE_AT) ** _BAND_CONE_EXPONENT
+                  * _BAND_WINDOW_FACTOR ** max(w - 1, 0), _BIG)
+    # a window that reaches across most of the horizon makes one dense cone: no slower than the full PEP's model
+    # (three times it: this route does not use the swap symmetry)
+    seconds = min(seconds, 3 * estimate(s).seconds)
     # the dense float copy of S for its Cholesky factor (rows^2), and the cones' KKT blocks
-    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + 8 * (n / max(_f(s.K), 1.0)) * cone**4 / 1e9, _BIG) \
-        if n < 1e100 else _BIG
+    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + 8 * (n / max(_f(s.K), 1.0)) * (cone + M * w) ** 4 / 1e9, _BIG)
     return Size(min(M * n, _BIG), rows, cons, seconds, gb)
