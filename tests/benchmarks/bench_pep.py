@@ -1,7 +1,7 @@
 """Solve time and peak memory of the finite-R worst case against K x R (gradient evaluations per client).
 
 Run: python tests/benchmarks/bench_pep.py [--max-kr 30] [--pepit] [--json OUT]
-     python tests/benchmarks/bench_pep.py --banded [--window 1] [--max-kr 1000] [--gap] [--json OUT]
+     python tests/benchmarks/bench_pep.py --banded [--window 1] [--max-kr 1000] [--gap] [--limits] [--json OUT]
   or python -m pytest tests/benchmarks/bench_pep.py -s   (K x R up to 10)
 ``--banded``: the windowed chordal route (verify.pep.banded) on the same setting, K = 5 and R = 2 .. 200
 (K x R = 10 .. 1,000): wall time of build + solve + exact recheck, the lower bound's time apart, peak RSS,
@@ -192,6 +192,8 @@ if __name__ == "__main__":
     ap.add_argument("--banded", action="store_true")
     ap.add_argument("--window", type=int, default=1)
     ap.add_argument("--gap", action="store_true")
+    ap.add_argument("--limits", action="store_true", help="--banded: also K = 1, R = 1000 (windows 0, 1) and K = 10, "
+                                                          "R = 100 (window 1), where the route is slower or loose")
     args = ap.parse_args()
     if args.banded:
         import datetime
@@ -203,7 +205,9 @@ if __name__ == "__main__":
                   .isoformat(timespec="seconds"), "machine": machine(), "window": args.window,
                   "setting": "local_gd, full participation, M=2, L=1, mu=0.1, zeta=0.5, eta=0.1, dist_sq",
                   "time_exponent": slope(brows, start=20), "memory_exponent": slope(brows, "peak_gb", start=20),
-                  "rows": brows, "gap": gap_table(GAP_SIZES) if args.gap else []}
+                  "rows": brows, "gap": gap_table(GAP_SIZES) if args.gap else [],
+                  "limits": (measure_banded([(1, 1000)], 0) + measure_banded([(1, 1000), (10, 100)], 1))
+                  if args.limits else []}
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump(record, fh, indent=2)
