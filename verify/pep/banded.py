@@ -117,7 +117,7 @@ def build_banded(s: Setting, window: int) -> Banded:
     ys: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, its points y_t, t = 0..n-1
     gr: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, g_t = grad f_i(y_t)
     for r in range(R):
-        g = [[{} for _ in range(K)] for _ in range(M)]
+        g: list[list[dict[int, Fraction]]] = [[{} for _ in range(K)] for _ in range(M)]
         for k in range(K):
             for i in range(M):
                 if (i, k) != (M - 1, K - 1):
@@ -149,7 +149,7 @@ def build_banded(s: Setting, window: int) -> Banded:
     memo: dict[Any, dict[Key, Fraction]] = {}
     for i in range(M):
         # points: 0 is x* (x = 0, g = s_i, f = 0), t + 1 is y_t with g_t = (y_t - y_{t+1}) / eta
-        xs = [{}] + ys[i]
+        xs: list[dict[int, Fraction]] = [{}, *ys[i]]
         gs = [svec[i]] + gr[i]
         fidx = [-1] + [i * n + t for t in range(n)]
         pairs = [(0, t) for t in range(1, n + 1)] + [(t, 0) for t in range(1, n + 1)]
@@ -245,10 +245,10 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
             ri.append(row)
             ci.append(col[k])
             vals.append(float(c))
-        for f, c in fv.items():
+        for f, cf in fv.items():
             ri.append(row)
             ci.append(ng + f)
-            vals.append(float(c))
+            vals.append(float(cf))
         b.append(0.0)
         row += 1
     for _, q, rhs in pb.bounds:
@@ -273,16 +273,16 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
                 row += 1
         cones.append(clarabel.PSDTriangleConeT(m))
     A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
-    q = np.zeros(nv)
-    for k, c in pb.objective.items():
-        q[col[k]] -= float(c)
+    qvec = np.zeros(nv)
+    for key, c in pb.objective.items():
+        qvec[col[key]] -= float(c)
     for a in range(pb.d):
-        q[col[(a, a)]] -= delta
+        qvec[col[(a, a)]] -= delta
     settings = clarabel.DefaultSettings()
     settings.verbose = VERBOSE
     settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
     settings.max_iter = 400
-    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), q, A, np.array(b), cones, settings)
+    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qvec, A, np.array(b), cones, settings)
     sol = solver.solve()
     status = str(sol.status)
     if "Solved" not in status:
@@ -306,12 +306,12 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     net: dict[int, Fraction] = {}
     down: dict[int, int] = {}  # value f_t -> the row of pair (t, *), where f_t has coefficient -1
     up: dict[int, int] = {}  # value f_t -> the row of pair (*, t), where it has +1
-    for r, (_, j, k, _, fv) in enumerate(pb.rows):
-        for f, c in fv.items():
-            net[f] = net.get(f, 0) + c * lam[r]
-        if k == 0:
+    for r, (_, pj, pk, _, fv) in enumerate(pb.rows):
+        for f, cf in fv.items():
+            net[f] = net.get(f, 0) + cf * lam[r]
+        if pk == 0:
             down[next(iter(fv))] = r
-        if j == 0:
+        if pj == 0:
             up[next(iter(fv))] = r
     fix = Fraction(0)
     for f, v in net.items():
@@ -346,8 +346,8 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     # S as a matrix: S[a, b] = coefficient / den on the diagonal, coefficient / (2 den) off it (the coefficient
     # of G[a, b] counts both (a, b) and (b, a))
     Sf = np.zeros((d, d))
-    for (a, bb), v in S.items():
-        Sf[a, bb] = Sf[bb, a] = v / den if a == bb else v / (2 * den)
+    for (a, bb), num in S.items():
+        Sf[a, bb] = Sf[bb, a] = num / den if a == bb else num / (2 * den)
     # the margin t: S >= delta I at the solver's optimum up to its accuracy; try smaller margins (each a float
     # Cholesky, cheap) before giving up; the exact check below needs ||S - tI - RR^T||_F <= t
     Rf = None
@@ -367,9 +367,9 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     # filled graph, so a ~ b there (perfect elimination order): R R^T lives on the filled pattern, as S does
     rows: list[dict[int, int]] = [{} for _ in range(d)]
     for a, bb in filled:  # a <= bb: R[bb, a]
-        v = int(round(float(Rf[bb, a]) * _CHOL_SCALE))
-        if v:
-            rows[bb][a] = v
+        rv = int(round(float(Rf[bb, a]) * _CHOL_SCALE))
+        if rv:
+            rows[bb][a] = rv
     # residual numerators over Q = 2 den 2^120 (S's off-diagonal halves, t on 2^40, R R^T on 2^120)
     Q = 2 * den * _CHOL_SCALE * _CHOL_SCALE
     fs, ft, fr = Q // den, Q // _GRID, Q // (_CHOL_SCALE * _CHOL_SCALE)

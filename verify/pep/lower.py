@@ -126,9 +126,9 @@ def two_dimensional(s: Setting, samples: int = 4000, seed: int = 0, refine: int 
         v = value(p)
         if v > best_v:
             best_v, best_p = v, p
-    th, lm, u, v = unpack(best_p)  # type: ignore[arg-type]
+    th, lm, u, w = unpack(best_p)  # type: ignore[arg-type]
     return best_v, {"dimension": 2, "rotations": th[0].tolist(), "curvatures": lm[0].tolist(),
-                    "x0_direction": u.tolist(), "c_direction": v.tolist(), "samples": samples, "seed": seed}
+                    "x0_direction": u.tolist(), "c_direction": w.tolist(), "samples": samples, "seed": seed}
 
 
 def quadratic_lower_bound(s: Setting, samples: int = 4000, seed: int = 0) -> tuple[float, dict[str, Any]]:
