@@ -25,10 +25,12 @@ Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whate
 ``certified`` means exactly that (the record's exactness says ``upper bound``); the solver's trace weight
 (S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
 about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
-windowed problem too, measured), so the weight starts at 1e-8 and is raised until the recheck passes.
+windowed problem too, measured), so the weight starts at 3e-9 and is raised (1e-8, 1e-7, 1e-6) until the recheck passes.
 **Lower bound**: the worst two-client quadratic instance in one or two dimensions that verify.pep.lower
-finds (a grid and a seeded search): a value attained by an instance of the class (float64), so
-[lower, upper] brackets the exact worst case.
+finds (a grid and a seeded search; float64): an instance of the class, so [lower, upper] brackets the exact
+worst case. Beside it, not proved: the farthest fixed point of one round (:func:`fixed_point_value`; started
+there, the method never moves, at every R), whose one-round PEP keeps every pair, so its primal value is
+attained by an instance up to the solver's accuracy (its residual is recorded).
 """
 
 from __future__ import annotations
@@ -47,8 +49,8 @@ from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
 
 _GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact)
 _CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this scale
-DELTA = 1e-8  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
-RETRY_DELTAS = (1e-7, 1e-6)
+DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
+RETRY_DELTAS = (1e-8, 1e-7, 1e-6)
 TOL = 1e-8  # Clarabel gap and feasibility tolerances
 VERBOSE = False
 SUPPORTED = ("the banded route supports method local_gd, full participation (any M; M > 2 is solved with 2 by "
@@ -100,13 +102,16 @@ class Banded:
         return math.lcm(*dens)
 
 
-def build_banded(s: Setting, window: int) -> Banded:
-    """The windowed PEP of ``s`` (validated, supported, in units L = D0 = 1 or not) with exact coefficients."""
+def build_banded(s: Setting, window: int, fixed_point: bool = False) -> Banded:
+    """The windowed PEP of ``s`` (validated, supported, in units L = D0 = 1 or not) with exact coefficients.
+
+    ``fixed_point``: instead, one round whose model comes back to x_0 (x_1 = x_0 imposed by not giving x_1 a
+    basis vector of its own), maximising ||x_0 - x*||^2: the largest distance of a fixed point of the method."""
     F = (lambda v: Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
-    L, mu, eta, eta_g, M, K, R = F(s.L), F(s.mu), F(s.eta), F(s.eta_g), s.M, s.K, s.R
+    L, mu, eta, eta_g, M, K, R = F(s.L), F(s.mu), F(s.eta), F(s.eta_g), s.M, s.K, (1 if fixed_point else s.R)
     n = K * R
     hetero = s.zeta > 0 and M > 1
-    d = 1 + M * K * R + (M - 1 if hetero else 0)
+    d = 1 + M * K * R + (M - 1 if hetero else 0) - (1 if fixed_point else 0)
     one = Fraction(1)
     # basis: 0 = e0 = x_0; round r: the gradients g_{i,r,k} (k-major) except client M's last, then x_{r+1}
     # (which fixes that gradient); the s_i at the end (eliminated last). Iterates are x_r minus at most K - 1
@@ -123,8 +128,8 @@ def build_banded(s: Setting, window: int) -> Banded:
                 if (i, k) != (M - 1, K - 1):
                     g[i][k] = {idx: one}
                     idx += 1
-        xr1 = {idx: one}
-        idx += 1
+        xr1 = x[r] if fixed_point else {idx: one}
+        idx += 0 if fixed_point else 1
         # x_{r+1} = x_r - eta eta_g / M sum_{i,k} g_{i,r,k} fixes client M's last gradient of the round
         g[M - 1][K - 1] = _lin((M / (eta * eta_g), x[r]), (-M / (eta * eta_g), xr1),
                                *((-one, g[i][k]) for i in range(M) for k in range(K) if (i, k) != (M - 1, K - 1)))
@@ -192,7 +197,7 @@ def build_banded(s: Setting, window: int) -> Banded:
             h: dict[Key, Fraction] = {}
             _quad(v, v, one, h)
             pb.bounds.append((f"heterogeneity of client {i}", h, F(s.zeta) ** 2))
-    _quad(x[R], x[R], one, pb.objective)
+    _quad(x[0 if fixed_point else R], x[0 if fixed_point else R], one, pb.objective)
     return pb
 
 
@@ -226,6 +231,7 @@ class BandSolved:
     beta: np.ndarray | None
     seconds: float
     delta: float
+    r_prim: float | None = None
 
 
 def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delta: float = DELTA) -> BandSolved:
@@ -291,7 +297,7 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
     z = np.asarray(sol.z)
     primal = float(sum(float(c) * xv[col[k]] for k, c in pb.objective.items()))
     return BandSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal,
-                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta)
+                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta, float(sol.r_prim))
 
 
 def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, Any]:
@@ -397,6 +403,18 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
+def fixed_point_value(s: Setting) -> tuple[float | None, str, float | None]:
+    """The largest ||x_bar - x*||^2 over fixed points x_bar of one round (capped by D0), by the one-round PEP with
+    every pair kept (exact): started at x_bar, the method stays there, so this bounds the worst case at every R
+    from below, up to the solver's accuracy. Returns the primal value at the solver's Gram matrix, the solver's
+    status and its relative primal residual (not a proof: an interior-point iterate is feasible only to that)."""
+    pb = build_banded(s, s.K, fixed_point=True)
+    keys = {k for *_, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
+    cliques, filled = chordal_cliques(pb.d, sorted(keys))
+    sol = solve_banded_sdp(pb, sorted(filled), cliques, delta=0.0)
+    return sol.primal, sol.status, sol.r_prim
+
+
 def supports(s: Setting) -> str | None:
     """None when the banded route covers ``s``, else what it supports (one line)."""
     if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
@@ -474,6 +492,14 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         if bound is not None and not full and bound - lb <= CLOSED * bound:
             exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
                          f"{window}; lower: a quadratic instance)")
+        fix, fix_status, fix_res = fixed_point_value(unit)
+        if fix is not None and up is not None:
+            fix *= factor
+            cert.update(fixed_point_value=fix, fixed_point_solver=fix_status, fixed_point_residual=fix_res)
+            notes.append(f"the farthest fixed point of one round lies at squared distance {fix:.10g} (one-round PEP, "
+                         f"every pair kept; solver {fix_status}, relative primal residual {fix_res:.1e}: attained up to "
+                         f"that accuracy, not proved), {(up - fix) / up:.1e} relative below the upper bound: started "
+                         "there the method never moves")
     if full:
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
