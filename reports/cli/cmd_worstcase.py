@@ -44,9 +44,9 @@ from reports.cli.common import COUNT, echo_json
               help="long horizons (K x R up to about 1,000): a certified upper bound from the PEP restricted to pairs of "
                    "points at most --window local steps apart, solved on its chordal pattern (local_gd, full "
                    "participation, dist_sq), with a lower bound from 1-D quadratic instances")
-@click.option("--window", type=int, default=1, show_default=True,
+@click.option("--window", type=int, default=None,
               help="--banded: keep the interpolation inequalities of points at most this many local steps apart "
-                   "(and those with x*); K x R - 1 or more keeps them all (the full PEP)")
+                   "(and those with x*); K x R - 1 or more keeps them all (the full PEP)  [default: 1]")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
                    max_seconds, relaxed, per_round, banded, window, as_json) -> None:
@@ -67,13 +67,15 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     if per_round:
         _per_round(setting, solver, max_seconds, as_json)
         return
+    if window is not None and not banded:
+        raise UserInputError(f"--window {window} needs --banded (the window of the banded route)")
     if banded:
         from verify.pep.banded import solve_banded
 
         if relaxed or not isinstance(solver, str) or solver.upper() != "CLARABEL":
             raise UserInputError("--banded solves with Clarabel and full participation: drop --relaxed and "
                                  "--solver (valid: --solver CLARABEL)")
-        wc = solve_banded(setting, window=window, max_seconds=max_seconds)
+        wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
     else:
         wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
@@ -119,9 +121,10 @@ def _print(record: dict) -> None:
     con.print("parameters: " + ", ".join(f"{k}={v}" for k, v in p.items() if k != "schedule"))
     con.print(f"symmetry: {record['symmetry']}")
     if cert.get("status") != "failed":
+        margin = (f"residual smallest eigenvalue {cert['min_eig_float']:.2e}" if "min_eig_float" in cert else
+                  f"residual proved positive semidefinite (margin t = {cert.get('t', float('nan')):.2e})")
         con.print(f"dual certificate ({cert.get('recheck')}): proved upper bound {cert.get('proved_upper_bound')}; "
-                  f"residual smallest eigenvalue {cert.get('min_eig_float', float('nan')):.2e}, largest multiplier "
-                  f"fix {cert.get('balance_fix', float('nan')):.2e}"
+                  f"{margin}, largest multiplier fix {cert.get('balance_fix', float('nan')):.2e}"
                   + (f"; {cert['reason']}" if cert.get("reason") else ""))
     else:
         con.print(f"no value: {cert.get('reason')}")

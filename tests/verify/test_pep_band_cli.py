@@ -34,3 +34,8 @@ def test_banded_bad_input_is_one_line_and_exit_2(convbound, extra, word):
     assert time.perf_counter() - t0 < 2.0
     assert res.code == 2, (res.code, res.out[-300:], res.err)
     assert len(res.err.strip().splitlines()) == 1 and word in res.err, res.err
+
+
+def test_window_without_banded_is_refused(convbound):
+    res = convbound("worst-case", "--eta", "0.1", "--window", "2")
+    assert res.code == 2 and len(res.err.strip().splitlines()) == 1 and "--banded" in res.err, res.err
