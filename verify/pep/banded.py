@@ -26,11 +26,10 @@ Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whate
 (S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
 about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
 windowed problem too, measured), so the weight starts at 3e-9 and is raised (1e-8, 1e-7, 1e-6) until the recheck passes.
-**Lower bound**: the worst two-client quadratic instance in one or two dimensions that verify.pep.lower
-finds (a grid and a seeded search; float64): an instance of the class, so [lower, upper] brackets the exact
-worst case. Beside it, not proved: the farthest fixed point of one round (:func:`fixed_point_value`; started
-there, the method never moves, at every R), whose one-round PEP keeps every pair, so its primal value is
-attained by an instance up to the solver's accuracy (its residual is recorded).
+**Lower bound**: the larger of the worst two-client quadratic instance in one or two dimensions that
+verify.pep.lower finds (a grid and a seeded search; float64) and the farthest fixed point of one round,
+proved by an exactly feasible point of its one-round PEP (verify.pep.fixed_point; started there the method
+never moves, at every R): [lower, upper] brackets the exact worst case.
 """
 
 from __future__ import annotations
@@ -232,10 +231,13 @@ class BandSolved:
     seconds: float
     delta: float
     r_prim: float | None = None
+    gram: dict[Key, float] | None = None  # the primal Gram entries on the filled pattern
 
 
-def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delta: float = DELTA) -> BandSolved:
-    """Maximise <C, G> + delta tr(G) over the kept inequalities, each clique block PSD (Clarabel, directly)."""
+def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delta: float = DELTA,
+                     margin: float = 0.0) -> BandSolved:
+    """Maximise <C, G> + delta tr(G) over the kept inequalities, each clique block PSD (Clarabel, directly);
+    ``margin``: the interpolation inequalities tightened to phi <= -margin (verify.pep.fixed_point)."""
     import clarabel
     import scipy.sparse as sp
 
@@ -255,7 +257,7 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
             ri.append(row)
             ci.append(ng + f)
             vals.append(float(cf))
-        b.append(0.0)
+        b.append(-margin)
         row += 1
     for _, q, rhs in pb.bounds:
         for k, c in q.items():
@@ -297,7 +299,8 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
     z = np.asarray(sol.z)
     primal = float(sum(float(c) * xv[col[k]] for k, c in pb.objective.items()))
     return BandSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal,
-                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta, float(sol.r_prim))
+                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta, float(sol.r_prim),
+                      {k: float(xv[j]) for k, j in col.items()})
 
 
 def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, Any]:
@@ -403,18 +406,6 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
-def fixed_point_value(s: Setting) -> tuple[float | None, str, float | None]:
-    """The largest ||x_bar - x*||^2 over fixed points x_bar of one round (capped by D0), by the one-round PEP with
-    every pair kept (exact): started at x_bar, the method stays there, so this bounds the worst case at every R
-    from below, up to the solver's accuracy. Returns the primal value at the solver's Gram matrix, the solver's
-    status and its relative primal residual (not a proof: an interior-point iterate is feasible only to that)."""
-    pb = build_banded(s, s.K, fixed_point=True)
-    keys = {k for *_, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
-    cliques, filled = chordal_cliques(pb.d, sorted(keys))
-    sol = solve_banded_sdp(pb, sorted(filled), cliques, delta=0.0)
-    return sol.primal, sol.status, sol.r_prim
-
-
 def supports(s: Setting) -> str | None:
     """None when the banded route covers ``s``, else what it supports (one line)."""
     if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
@@ -492,14 +483,24 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         if bound is not None and not full and bound - lb <= CLOSED * bound:
             exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
                          f"{window}; lower: a quadratic instance)")
-        fix, fix_status, fix_res = fixed_point_value(unit)
+        from verify.pep.fixed_point import down, fixed_point_lower_bound
+
+        fix, info = fixed_point_lower_bound(unit)
+        cert.update(fixed_point=info)
         if fix is not None and up is not None:
-            fix *= factor
-            cert.update(fixed_point_value=fix, fixed_point_solver=fix_status, fixed_point_residual=fix_res)
-            notes.append(f"the farthest fixed point of one round lies at squared distance {fix:.10g} (one-round PEP, "
-                         f"every pair kept; solver {fix_status}, relative primal residual {fix_res:.1e}: attained up to "
-                         f"that accuracy, not proved), {(up - fix) / up:.1e} relative below the upper bound: started "
-                         "there the method never moves")
+            fixf = down(fix * Fraction(repr(factor)))
+            cert.update(fixed_point_lower_bound=fixf)
+            notes.append(f"the farthest fixed point of one round lies at squared distance >= {fixf:.10g} (proved: an "
+                         f"exactly feasible point of the one-round PEP, verify.pep.fixed_point), {(up - fixf) / up:.1e} "
+                         "relative below the upper bound; started there the method never moves, at every R")
+            if fixf > lb:
+                lb = fixf
+                cert.update(lower_bound=lb, lower_bound_instance={"kind": "fixed point of one round",
+                                                                  "theta": info.get("theta")})
+            if bound is not None and not full and bound - lb <= CLOSED * bound:
+                exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                             f"{window}; lower: a fixed point of one round)")
+        notes.append(f"proved bracket of the exact worst case: [{lb:.10g}, {up:.10g}]")
     if full:
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
