@@ -41,15 +41,15 @@ def _quadratic_point(s: Setting, d: int) -> list[Fraction] | None:
     K = s.K
     h = [mu + (L - mu) / 3, mu + 2 * (L - mu) / 3]
     a = [-c / h[0], c / h[1]]  # grad f_1(0) = -h_1 a_1 = c, grad f_2(0) = -c
-    q = [(1 - eta * hi) ** K - 1 for hi in h]
+    q = [Fraction((1 - eta * hi) ** K) - 1 for hi in h]
     if sum(q) == 0:
         return None
-    xbar = sum(qi * ai for qi, ai in zip(q, a)) / sum(q)  # sum_i (q_i - 1)(x - a_i) = 0
+    xbar = Fraction(sum(qi * ai for qi, ai in zip(q, a))) / sum(q)  # sum_i (q_i - 1)(x - a_i) = 0
     grads: list[list[Fraction]] = [[], []]
     for i in range(2):
         y = xbar
         for _ in range(K):
-            g = h[i] * (y - a[i])
+            g = Fraction(h[i] * (y - a[i]))
             grads[i].append(g)
             y = y - eta * g
     vals = [xbar] + [grads[i][k] for k in range(K) for i in range(2) if (i, k) != (1, K - 1)] + [c]
@@ -112,8 +112,8 @@ def _prove(s: Setting, pb: Any, gram: dict[tuple[int, int], float], base: list[F
     quadratic point ``base``, and the weight on the latter (see the module doc)."""
     d = pb.d
     G = np.zeros((d, d))
-    for (a, b), v in gram.items():
-        G[a, b] = G[b, a] = v
+    for (a, b), entry in gram.items():
+        G[a, b] = G[b, a] = entry
     lam, U = np.linalg.eigh(G)
     keep = lam > 0
     V = np.rint(U[:, keep] * np.sqrt(lam[keep]) * _FACTOR_GRID).astype(object)
