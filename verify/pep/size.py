@@ -134,8 +134,20 @@ def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | Non
             f"this worst case is too large ({what}): {size.describe()}, over the limit of {max_seconds:g} s and "
             f"{cap:.3g} GB; {_what_fits(s, max_seconds, cap)}"
             + ("; with a random law every round multiplies the branches by the number of patterns"
-               if s.law is not None and s.law.kind != "full" else ""))
+               if s.law is not None and s.law.kind != "full" else "") + _banded_hint(s, max_seconds))
     return size
+
+
+def _banded_hint(s: Setting, max_seconds: float) -> str:
+    """Where the banded route (verify.pep.banded) covers ``s`` and fits the time: a pointer to it."""
+    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
+            or not s.mu < s.L:
+        return ""
+    est = banded_estimate(s, 1)
+    if est.seconds > max_seconds:
+        return ""
+    return (f"; a certified upper bound with a proved bracket (worst-case --banded, verify.pep.banded) is "
+            f"estimated at {_dur(est.seconds)}")
 
 
 def _fits(s: Setting, max_seconds: float, cap: float) -> bool:
