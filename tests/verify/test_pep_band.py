@@ -207,3 +207,10 @@ def test_a_tampered_fixed_point_is_not_proved_above_the_optimum():
     assert theta is None or theta > 0.0  # the inflated matrix alone is refused
     assert v is None or v <= info["primal_value"] * (1 + 1e-6), (v, info)
     assert fix <= info["primal_value"] * (1 + 1e-6)
+
+
+def test_an_oversized_full_pep_points_to_the_banded_route():
+    from verify.pep import check_size
+
+    with pytest.raises(UserInputError, match="--banded"):
+        check_size(Setting("local_gd", K=5, R=200, **BASE), 600.0)
