@@ -8,24 +8,28 @@ keeps every pair (``window >= K R - 1``: the full PEP of verify.pep.solve).
 points at most ``window`` local steps apart and those with x* are kept. Dropping constraints of a
 maximisation can only raise its value, so every window gives an upper bound; the gap to the full PEP is
 measured (tests/verify/test_pep_band.py, README), not proved small.
-**Basis**: the Gram matrix is written over e0 = x_0 - x*, the clients' local iterates and, at the end of each
-round, the next model x_{r+1} with the local iterates of clients 1..M-1 (client M's is then a fixed
-combination); then s_i = grad f_i(x*) last. This is an invertible linear change from the gradient basis of
-verify.pep.sdp (each gradient is (y_t - y_{t+1}) / eta), so PSD-ness is unchanged, and every kept inequality,
-the objective and the bounds touch only iterates a few steps apart plus the s_i: the aggregate sparsity
-pattern is a band with a border. Its chordal extension in this order (symbolic elimination, border last)
-has cliques of about M (window + 2) + M vectors, and a partial Gram matrix whose clique blocks are PSD has a
-PSD completion (Grone et al. 1984), so the SDP is solved with one small PSD cone per clique: size linear
-in K R. Clarabel is called directly (cvxpy's compilation of thousands of cones would dominate the time).
+**Basis**: the Gram matrix is written over e0 = x_0 - x*, per round the clients' gradients (client M's last
+left out) and the next model x_{r+1} (which fixes that gradient: x_{r+1} = x_r - eta eta_g / M sum of the
+round's gradients), then s_i = grad f_i(x*) last. This is an invertible linear change from the gradient basis
+of verify.pep.sdp, so PSD-ness is unchanged, and every iterate is x_r minus a few gradients of its own round:
+every kept inequality, the objective and the bounds touch only vectors of one or two consecutive rounds plus
+the s_i, so the aggregate sparsity pattern is a band with a border. (An iterate basis is banded too, but
+measured, it leaves Clarabel far from optimal: gradients there are differences of nearly equal vectors.) Its
+chordal extension in this order (symbolic elimination, border last) has cliques of about M (K + window) + 2
+vectors, and a partial Gram matrix whose clique blocks are PSD has a PSD completion (Grone et al. 1984), so
+the SDP is solved with one small PSD cone per clique: size linear in K R for a fixed K. Clarabel is called
+directly (cvxpy's compilation of thousands of cones would dominate the time).
 **Certificate**: the multipliers of the kept inequalities and bounds, rounded to multiples of 2^-40 (value
 balance restored exactly by raising a pair with x*, as verify.pep.exact does), give S = sum lambda A +
-sum beta B - C in exact rationals; S is proved PSD by a float Cholesky factor R of S - tI in the same
+sum beta B - C in exact rationals; S is proved PSD by a float Cholesky factor R of S - tI (t = delta / 2, or
+a tenth of it, ...) in the same
 elimination order (R has no fill outside the chordal pattern) and the exact check ||S - tI - R R^T||_F <= t.
 Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whatever the solver did.
 ``certified`` means exactly that (the record's exactness says ``upper bound``); the solver's trace weight
 (S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
 about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
-windowed problem too, measured), so the weight starts at 3e-9 and is raised (1e-8, 1e-7, 1e-6) until the recheck passes.
+windowed problem too, measured), so the weight starts at 3e-9 and is raised (1e-8, 1e-7, 1e-6) until the
+recheck passes.
 **Lower bound**: the larger of the worst two-client quadratic instance in one or two dimensions that
 verify.pep.lower finds (a grid and a seeded search; float64) and the farthest fixed point of one round,
 proved by an exactly feasible point of its one-round PEP (verify.pep.fixed_point; started there the method
@@ -51,7 +55,7 @@ _CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this s
 DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
 RETRY_DELTAS = (1e-8, 1e-7, 1e-6)
 TOL = 1e-8  # Clarabel gap and feasibility tolerances
-VERBOSE = False
+VERBOSE = False  # Clarabel's iteration log, for debugging
 SUPPORTED = ("the banded route supports method local_gd, full participation (any M; M > 2 is solved with 2 by "
              "agent symmetry), sigma = 0, mu < L (mu = L: the regular route needs no inequalities) and measure dist_sq")
 # the bracket [lower, upper] counts as closed below this relative width
