@@ -2,30 +2,21 @@
 
 **Setting**: a :class:`verify.scenario.Scenario` of an UPPER result; every point meets the decidable
 hypotheses or is not scored (``PointEstimate.score``).
-**Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``random``, chosen by the
-measured comparison in ``tests/benchmarks/bench_falsify.py`` at 500 evaluations, seed 0, on a shared
-2-core CPU: on FAST.T2@corrected only random search reached the violating region (best ratio 16.9,
-confirmed 16.5; seed 1: 8.1) while nevergrad NGOpt stalled at 0.35 and optuna's CMA-ES and TPE climbed the
-contraction ridge (ratio -> 1 as nothing happens) to 0.98 / 0.90 in an earlier version of the space;
-on FAST.T1 all reach the same ceiling (0.249 random, 0.250 CMA-ES); NGOpt also crashed inside
-nevergrad's metamodel on FAST.T1 (TypeError, nevergrad 1.0.12). The admissible spaces are 10-14
-dimensional and mixed (integer, categorical); the violating region is a corner of several axes at
-once, which space-filling search hits and local model-based search does not leave its ridge for. At
-budget 200, seeds 0-1 (``falsify_runs/bench_budget200.json``): FAST.T1 0.245-0.259 for all four;
-F3AST.T3.5@explicit confirmed 0.21/0.35 nevergrad-CMA, 0.21/0.19 optuna-CMA-ES, 0.15/0.21 random,
-0.20/0.11 TPE: on smooth landscapes CMA does better, so ``--optimiser nevergrad-cma`` is the choice
-there; the default stays random because it is the one that finds violations that sit in corners.
-Those comparisons predate the edge-weighted random sampler (``verify.optimisers.EDGE``) and the
-executor's seeds; with both, FAST.T2@corrected at budget 500 is violated from seed 0 (ratio 1.11,
-confirmed) and not from seed 1 (0.945): see ``falsify_runs/REPORT.md``.
-2026-11-24, spaces derived from the hypotheses: on the planted benchmark (``tests/benchmarks/planted``,
-13 planted errors x 10 seeds, budget 300) ``random`` and ``stratified`` both found all 130 (mean
-evaluations to the first confirmed violation 19.2 vs 15.2; after the merge with exact scoring, at a
-lighter load, 19.1 vs 13.5; optuna CMA-ES 101/130, 69.9) with no false alarm in 20 searches of the
-correct bound: a third fewer evaluations, not enough to move the default from the cheaper ``random``; on FAST.T2@corrected
-``stratified`` confirmed a violation from 3 of 5 seeds, each from a term stratum.)
+**Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``stratified``: random draws aimed
+in turn at the strata "RHS term t dominates" and one plain stratum). Chosen by the numbers, 2026-11-24,
+after FAST.T2's horizons stopped being capped on the exactly scored quadratic (``verify.scenarios.fast.R_EXACT``):
+FAST.T2@corrected at budget 300, seeds 0-4, violation confirmed from 5 of 5 seeds by ``stratified`` (first
+at evaluations 13, 58, 118, 51, 3; 5-16 s each) and from 4 of 5 by ``random`` (seed 2: none, best 0.977);
+on the planted benchmark (``tests/benchmarks/planted``, 13 errors x 10 seeds, budget 300) both found all
+130 with no false alarm, ``stratified`` in fewer evaluations (mean 13.5 against 19.1) and slightly more
+wall time (median 0.61 s against 0.44 s a search: each aimed point builds 16 candidates' RHS). History:
+the earlier default ``random`` was chosen at 500 evaluations when model-based optimisers (optuna CMA-ES and
+TPE, nevergrad NGOpt) climbed the ridge of barely-contracted points (ratio -> 1) made by the Monte Carlo
+horizon cap and never left it (``tests/benchmarks/bench_falsify.py``, ``falsify_runs/REPORT.md``); on smooth
+landscapes (F3AST.T3.5@explicit) CMA does better, so ``--optimiser nevergrad-cma`` is the choice there.
 The
-objective is log(LHS/RHS) of a short Monte Carlo estimate (``trials`` per point); inadmissible points get
+objective is log(LHS/RHS) of the point's LHS: exact where ``verify.exact_score`` applies (per trial for FAST's
+mixture), else a short Monte Carlo estimate (``trials`` per point); inadmissible points get
 the worst admissible log-ratio seen minus 1. A generation (``population`` points) is evaluated per
 ask/tell step; the engine batches trials (one run per point, no loop over trials) but binds one
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
@@ -247,12 +238,40 @@ def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: 
         # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
         extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
         extra["constant_ci"] = [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None]
+    method = (est.exact or {}).get("method", "monte carlo")
     out = {"verdict": verdict, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
            "ratio_ci": [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None], "trials": trials,
+           "method": method, "cross_check": cross_check(scenario, point, est, trials=trials, seed=seed,
+                                                        device=device, level=level) if method == "exact" else None,
            "seeds": [seed], "level": level, "hypotheses": est.hypotheses, "conditions": list(est.conditions),
            "values": dict(est.values), "rhs_terms": dict(est.rhs_terms), "describe": dict(est.describe),
            "assumed": dict(est.assumed), **extra}
     return out, est
+
+
+# Largest Monte Carlo cross-check of an exact confirmation, in rounds x local steps (the engine's cost is about
+# linear in them; 20,000 take a few seconds at 4,096 trials of a small quadratic on 2 cores).
+CROSS_CHECK_STEPS = 20_000
+
+
+def cross_check(scenario: Scenario, point: Mapping[str, Any], est: PointEstimate, *, trials: int, seed: int,
+                device: str = "cpu", level: float = MEAN_LEVEL) -> dict[str, Any]:
+    """A Monte Carlo replay of an exactly scored point: the claim is the exact value (its interval is the
+    floating-point bound); the replay checks the exact path against the engine. ``agrees``: the exact
+    interval meets the replay's ``level`` confidence interval. Skipped, with the reason, past CROSS_CHECK_STEPS."""
+    from verify.exact_score import monte_carlo
+    from verify.instance import instance_sizes
+
+    sizes = instance_sizes(scenario, point)
+    steps = sizes["rounds"] * sizes["local_steps"]
+    if steps > CROSS_CHECK_STEPS:
+        return {"skipped": f"{sizes['rounds']} rounds x {sizes['local_steps']} local steps = {steps} is past the "
+                           f"{CROSS_CHECK_STEPS} a Monte Carlo cross-check may take"}
+    with monte_carlo(), plugin_guard(scenario, point):
+        mc = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
+    lo, hi = mc.ci
+    return {"method": "monte carlo", "lhs": mc.lhs, "ci": [lo, hi], "trials": trials, "seed": seed, "level": level,
+            "agrees": bool(lo <= est.ci[1] and est.ci[0] <= hi)}
 
 
 def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None) -> Scenario:
@@ -281,7 +300,7 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
 
 
 def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, seed: int = 0, trials: int = 64,
-           confirm_trials: int = 4096, optimiser: str = "random", population: int = 8,
+           confirm_trials: int = 4096, optimiser: str = "stratified", population: int = 8,
            device: str = "cpu", level: float = MEAN_LEVEL,
            progress: Callable[[int, int, float | None], None] | None = None,
            map_points: Callable[..., list[dict[str, Any]]] | None = None,
@@ -440,11 +459,23 @@ def space_summary(rec: SearchRecord) -> str:
             + (f"; families {', '.join(map(str, fam))}" if fam else "") + ")")
 
 
+def _cross_said(x: Mapping[str, Any] | None) -> str:
+    if not x:
+        return ""
+    if "skipped" in x:
+        return f"; Monte Carlo cross-check skipped: {x['skipped']}"
+    return (f"; Monte Carlo cross-check on {x['trials']} trials: CI [{x['ci'][0]:.4g}, {x['ci'][1]:.4g}], "
+            + ("agrees" if x["agrees"] else "DISAGREES with the exact value"))
+
+
 def finding(rec: SearchRecord) -> str:
     """What the search showed, in words that never claim more than it covered."""
     c = rec.confirmation
     if c.get("verdict") == VIOLATED:
         at = rec.first_violation.get("evaluation", rec.best.get("evaluation"))
+        if c.get("method") == "exact":
+            return (f"violation confirmed at evaluation {at} (exact LHS: {c['lhs']:.4g} - rounding bound = "
+                    f"{c['ci'][0]:.4g} > RHS {c['rhs']:.4g}{_cross_said(c.get('cross_check'))})")
         return (f"violation confirmed at evaluation {at} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > "
                 f"RHS {c['rhs']:.4g})")
     said = {"holds": "not violated there", "none": "none admissible"}.get(str(c.get("verdict")), c.get("verdict"))
