@@ -193,7 +193,7 @@ def test_fixed_point_lower_bound_is_exactly_feasible_and_below_the_long_horizon_
 def test_a_tampered_fixed_point_is_not_proved_above_the_optimum():
     """Inflating ||x_0||^2 in the solver's Gram matrix breaks interpolation: the exact check must then mix it with the
     strictly feasible point until feasible, never returning more than the one-round PEP's optimum."""
-    from verify.pep.fixed_point import _prove, _q, _quadratic_point, fixed_point_lower_bound
+    from verify.pep.fixed_point import _prove, _q, _quadratic_point, _rational_gram, fixed_point_lower_bound
 
     s = Setting("local_gd", K=3, R=1, **BASE)
     fix, info = fixed_point_lower_bound(s)
@@ -203,7 +203,9 @@ def test_a_tampered_fixed_point_is_not_proved_above_the_optimum():
     sol = solve_banded_sdp(pb, sorted(filled), cliques, delta=0.0)
     gram = dict(sol.gram)
     gram[(0, 0)] *= 1.5
-    v, theta = _prove(s, pb, gram, _quadratic_point(s, pb.d), _q(s.D0), _q(s.zeta) ** 2)
+    base = _quadratic_point(s, pb.d)
+    quad = [[x * y for y in base] for x in base]
+    v, theta = _prove(s, pb, _rational_gram(gram, pb.d), quad, _q(s.D0), _q(s.zeta) ** 2)
     assert theta is None or theta > 0.0  # the inflated matrix alone is refused
     assert v is None or v <= info["primal_value"] * (1 + 1e-6), (v, info)
     assert fix <= info["primal_value"] * (1 + 1e-6)
