@@ -199,14 +199,14 @@ def _machine_gb() -> float:
 # The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about one PSD cone per round, of
 # about M (K + 1) + 2 rows (a round's gradients, two models), more with a wider window. Measured on the shared
 # 2-core machine (tests/benchmarks/bench_pep.py --banded; build, solve with the retries of the trace weight,
-# exact recheck) at K x R = 1,000: K = 5, window 1: 11.2 s (14-row cones); K = 10: 124 s (24-row cones);
-# K = 1: 16.8 s (window 1; 1.7 s with window 0); K = 5, window 3: 148 s (11.3 s at K x R = 200). The model
-# below is an envelope of these: 0.017 s per gradient evaluation per client, times (cone / 14)^4.5 above 14
-# rows, times 4 per window step above 1
+# exact recheck; lower bounds apart) at K x R = 1,000, over several runs at varying load: K = 5, window 1:
+# 10.3-13.3 s (14-row cones); K = 10: 124-224 s (24-row cones); K = 1: 17-28 s (window 1; 1.7-2.7 s with
+# window 0); K = 5, window 3: 148 s (11.3 s at K x R = 200). The model below is an envelope of these: 0.017 s
+# per gradient evaluation per client, times (cone / 14)^4.8 above 14 rows, times 4 per window step above 1
 _BAND_SECONDS_PER_GRAD = 0.017
 _BAND_BASE_SECONDS = 0.3
 _BAND_CONE_AT = 14.0
-_BAND_CONE_EXPONENT = 4.5
+_BAND_CONE_EXPONENT = 4.8
 _BAND_WINDOW_FACTOR = 4.0
 
 
@@ -218,13 +218,16 @@ def banded_estimate(s: Setting, window: int) -> Size:
     rows = min(1.0 + M * n + (M - 1), _BIG)
     cons = min(M * n * (2 * w + 2), _BIG)
     cone = min(M * (min(_f(s.K), n) + 1) + 2, rows)
-    if n > 1e100 or w > 60:
+    if n > 1e100:
         return Size(min(M * n, _BIG), rows, cons, _BIG, _BIG)
-    seconds = min(_BAND_BASE_SECONDS + _BAND_SECONDS_PER_GRAD * n * max(1.0, cone / _BAND_CONE_AT) ** _BAND_CONE_EXPONENT
-                  * _BAND_WINDOW_FACTOR ** max(w - 1, 0), _BIG)
+    log_s = math.log(_BAND_SECONDS_PER_GRAD * n) + _BAND_CONE_EXPONENT * math.log(max(1.0, cone / _BAND_CONE_AT)) \
+        + max(w - 1, 0) * math.log(_BAND_WINDOW_FACTOR)  # in logarithms: a window of 10^6 overflows nothing
+    seconds = _BAND_BASE_SECONDS + (math.exp(log_s) if log_s < 690 else _BIG)
     # a window that reaches across most of the horizon makes one dense cone: no slower than the full PEP's model
     # (three times it: this route does not use the swap symmetry)
-    seconds = min(seconds, 3 * estimate(s).seconds)
-    # the dense float copy of S for its Cholesky factor (rows^2), and the cones' KKT blocks
-    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + 8 * (n / max(_f(s.K), 1.0)) * (cone + M * w) ** 4 / 1e9, _BIG)
+    dense = estimate(s)
+    seconds = min(seconds, 3 * dense.seconds)
+    # the dense float copy of S for its Cholesky factor (rows^2), and the cones' KKT blocks (at most the full PEP's)
+    cones = min(8 * (n / max(_f(s.K), 1.0)) * min(cone + M * w, rows) ** 4 / 1e9, dense.gb)
+    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + cones, _BIG)
     return Size(min(M * n, _BIG), rows, cons, seconds, gb)
