@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bounds.core.errors import UserInputError
+
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs"]
 
 _FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
@@ -119,7 +121,10 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
     if not ok:
         return why
     rounds, first, what = _horizon(spec)
-    ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
+    try:
+        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
+    except UserInputError as e:  # declined at this horizon (a step schedule past MAX_SCHEDULED_ROUNDS): simulate
+        return str(e)
     value, err = ex.value(spec[1], spec[0])
     if not (math.isfinite(value) and math.isfinite(err)):
         return (f"the exact recursion overflowed ({what} = {value:g}, bound {err:g}); the simulation reports "
@@ -159,9 +164,12 @@ def per_trial_lhs(inst: Any, trials: int, seed: int) -> PerTrialLHS | str:
     if not ok:
         return why
     rounds, first, what = _horizon(spec)
-    pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
-                           curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
-                           else None)
+    try:
+        pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
+                               curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
+                               else None)
+    except UserInputError as e:  # declined at this horizon: simulate
+        return str(e)
     kind, metric = spec[0], spec[1]
     values = (pm.final if kind == "final" else pm.mean)[metric]
     errs = (pm.final_err if kind == "final" else pm.mean_err)[metric]
