@@ -54,9 +54,10 @@ def _check_instance_run(path: str, device: str) -> None:
     trials = ("trials", data["trials"])
     refuse_trials_floor(data["trials"], "the file's trials")  # decided before the instance is built
     sizes = instance_sizes(get(data["scenario"]), data["point"])
-    refuse_if_too_big(simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"],
-                                      sizes["local_steps"]),
-                      f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
+    if not sizes["exact"]:  # an exactly scored instance simulates no trial
+        refuse_if_too_big(simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"],
+                                          sizes["local_steps"]),
+                          f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
     check_device(device if device != "auto" else data.get("device", "cpu"))
 
 

@@ -255,9 +255,10 @@ def _fast_values(c: Mapping[str, float], **kw: Any) -> dict[str, Any]:
 TOY1_SPACE = (
     Param("R", 1, 20000, 20000, integer=True, log=True, doc="rounds",
           source="1: domain R >= 1 (Theorem 1 has no condition on R); 20000: the spec's run length (FAST.TOY1: the "
-                 "LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows). The per-trial exact path scores any R, but "
-                 "falsify sizes --trials/--confirm-trials as a Monte Carlo run at the largest point "
-                 "(reports/cli/limits.py), which at 10^6 rounds would refuse the default confirmation"),
+                 "LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows). The per-trial exact path scores any R, but it "
+                 "draws each trial's propensities, so falsify sizes --trials/--confirm-trials as a Monte Carlo "
+                 "run at the largest point (reports/cli/limits.py), which at 10^6 rounds would refuse the default "
+                 "4096-trial confirmation (about 200 GB of per-round metrics)"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
