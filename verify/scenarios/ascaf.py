@@ -149,7 +149,7 @@ UH_SPACE = (
     Param("algorithm", default="ascaf", choices=("ascaf", "fedavg"), searched=("ascaf",),
           doc="Amplified SCAFFOLD, or FedAvg (a control: its floor grows with heterogeneity)",
           source="ascaf: the row's algorithm (Amplified SCAFFOLD), the one a search draws; fedavg: the check's "
-                 "control, outside the result"),
+                 "control, not the result's algorithm (no hypothesis marks it, so it is left out of searches)"),
     Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw",
           source="unused (the lower-bound objective has no random draw): every seed gives the same instance"),
 )

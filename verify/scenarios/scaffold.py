@@ -268,11 +268,12 @@ SURVEY_SPACE = (
     Param("T", 1, R_EXACT, 400, integer=True, log=True, doc="rounds (the survey's T)",
           source="1: domain T >= 1 (the survey states no condition on T); 10^6: the longest horizon asked of the "
                  "exact path (verify.scenarios.fast.R_EXACT), which scores these instances in about 0.03 s at "
-                 "any T (widened from 10000, a Monte Carlo cost cap)"),
+                 "any T >= 2 (T = 1 averages round 0 alone and is simulated); widened from 10000, a Monte Carlo cost "
+                 "cap"),
     Param("step", default="sqrt", choices=("sqrt", "constant"), searched=("sqrt",),
           doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)",
           source="sqrt: our reading of the rate's step 1/sqrt(T) (the one a search draws); constant: the check's "
-                 "control"),
+                 "control, not our reading (no hypothesis marks it, so it is left out of searches)"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
@@ -367,8 +368,8 @@ LB_SPACE = (
                  "R_EXACT; about 0.02 s a point at any R, K); widened from 4096, a Monte Carlo cost cap"),
     Param("K", 1, 64, 2, integer=True, doc="local steps (the theorem: K >= 2)",
           source="K >= 2 (hypothesis 'local steps K >= 2'; K = 1, the check's control, is outside it and not "
-                 "scored); 64: the top of SCAF.T4's K axis, widened from 8, a Monte Carlo cost cap (scored "
-                 "exactly, K costs nothing; a hand-set top: the theorem admits any K >= 2)"),
+                 "scored); 64: a hand-set top (the theorem admits any K >= 2), the same as SCAF.T4's K axis; widened "
+                 "from 8, a Monte Carlo cost cap that exact scoring makes moot"),
     Param("draw", 0, 999, 0, integer=True, doc="unused: the construction has no random draw",
           source="unused (the construction has no random draw): every seed gives the same instance"),
 )
