@@ -35,7 +35,8 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs"]
+__all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
+           "scored_exactly"]
 
 _FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
 # per-round exact curves for records are computed round by round only up to this horizon
@@ -69,7 +70,7 @@ def monte_carlo() -> Iterator[None]:
 
 def _measure_spec(measure: Any) -> tuple[str, str, int, int | None] | str:
     """(kind, metric, first, last) of a recognised measure, or why it is not one."""
-    from verify.scenarios.fast import at_round, mean_over_rounds
+    from verify.scenario import at_round, mean_over_rounds
 
     if not isinstance(measure, functools.partial) or measure.args:
         return "the measure is not at_round/mean_over_rounds with keyword arguments"
@@ -108,6 +109,23 @@ def _horizon(spec: tuple[str, str, int, int | None]) -> tuple[int, int, str]:
         return first, 1, f"E {metric} at round {first}"
     assert last is not None
     return last, first, f"mean of E {metric} over rounds {first}..{last}"
+
+
+def scored_exactly(inst: Any) -> str:
+    """How ``evaluate_point`` scores ``inst``: ``"exact"`` (from moments, no trial), ``"per-trial"`` (moments
+    given each trial's draw: cost grows with the trials) or ``""`` (simulated). Cheap (nothing is evaluated);
+    used to size a run, where a simulation's cost does not apply to exactly scored points."""
+    from quadratics.exact import applies, per_trial_applies
+
+    spec = _gate(inst)
+    if isinstance(spec, str):
+        return ""
+    rounds = _horizon(spec)[0]
+    if rounds < 1:  # a mean over round 0 alone (SURV.*.instance at T = 1): exact_moments declines, simulated
+        return ""
+    if applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)[0]:
+        return "exact"
+    return "per-trial" if per_trial_applies(inst.problem, inst.algorithm, inst.pattern)[0] else ""
 
 
 def exact_lhs(inst: Any) -> ExactLHS | str:

@@ -127,25 +127,20 @@ def _plugin(data: Mapping[str, Any], where: str) -> dict[str, str]:
     return {"path": need, "sha256": digest}
 
 
-def instance_sizes(scenario: Any, point: Mapping[str, Any]) -> dict[str, int]:
-    """Clients, dimension, local steps and rounds of the instance at ``point`` (built, not simulated), and
-    ``exact``: 1 when its LHS is an exact expectation (``verify.exact_score.exact_lhs``), so that no trial is
-    simulated there and a trial count costs nothing at it (the moment recursion is run once to know: about
-    0.05 s at 10^6 rounds).
+def instance_sizes(scenario: Any, point: Mapping[str, Any]) -> dict[str, Any]:
+    """Clients, dimension, local steps and rounds of the instance at ``point`` (built, not run), and ``exact``:
+    how evaluate_point scores it (``"exact"``, ``"per-trial"`` or ``""`` when simulated; verify.exact_score).
 
     Read from the built problem (``M``, ``d``), algorithm (``K``) and ``Instance.rounds``; a plugin's
     problem without those attributes counts as 1 client of dimension 1 (the estimate is then low).
     """
-    from verify.exact_score import ExactLHS, exact_lhs
+    from verify.exact_score import scored_exactly
 
     inst = scenario.build(scenario.point(point))
     problem, algorithm = inst.problem, inst.algorithm
-    try:
-        exact = int(inst.run is None and isinstance(exact_lhs(inst), ExactLHS))
-    except Exception:  # a plugin's problem the exact path trips on is simulated: size it as such
-        exact = 0
     return {"clients": _positive(getattr(problem, "M", 1)), "dim": _positive(getattr(problem, "d", 1)),
-            "local_steps": _positive(getattr(algorithm, "K", 1)), "rounds": _positive(inst.rounds), "exact": exact}
+            "local_steps": _positive(getattr(algorithm, "K", 1)), "rounds": _positive(inst.rounds),
+            "exact": scored_exactly(inst)}
 
 
 def largest_point(scenario: Any) -> dict[str, Any]:

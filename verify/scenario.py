@@ -39,7 +39,22 @@ from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
 from verify.verdict import mean_ci, ratio
 
-__all__ = ["Instance", "Param", "PointEstimate", "Scenario", "evaluate_point"]
+__all__ = ["Instance", "Param", "PointEstimate", "Scenario", "at_round", "evaluate_point", "mean_over_rounds"]
+
+
+# The two measures an Instance's ``measure`` may be (as functools.partial with keyword arguments) for the exact
+# path (verify.exact_score) to compute its LHS from moments instead of simulating: a plugin that uses them gets
+# exact scores wherever quadratics.exact covers its problem, algorithm and pattern.
+def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
+    """Per-trial ``metric`` at round r (a diverged trial -> inf); e.g. ``partial(at_round, metric="dist_sq", r=R)``."""
+    out = sim.metrics[metric][r]
+    return np.where(np.isfinite(out), out, math.inf)
+
+
+def mean_over_rounds(sim: Any, metric: str, first: int, last: int) -> np.ndarray:
+    """Per-trial average of ``metric`` over rounds first..last (a diverged trial -> inf)."""
+    out = sim.metrics[metric][first:last + 1].mean(axis=0)
+    return np.where(np.isfinite(out), out, math.inf)
 
 
 @dataclass(frozen=True)

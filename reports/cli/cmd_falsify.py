@@ -99,7 +99,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     built: 10^9 trials is refused at once), then at the scenario's largest point, unless that point is scored
     from exact moments (no trial simulated: SURV.*.instance and SCAF.T2.construction reach 10^6 rounds so).
     """
-    from reports.cli.limits import refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
+    from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
     from verify.instance import instance_sizes, largest_point
 
     refuse_if_too_big(search_cost(budget, time_limit), "lower --budget" + ("" if time_limit is not None else
@@ -110,10 +110,11 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
         refuse_trials_floor(n, name)
     point = largest_point(sc)
     sizes = instance_sizes(sc, point)
-    if sizes["exact"]:  # scored from exact moments there: no trial is simulated at the largest point
+    if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
     for name, n in counts:
-        cost = simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"])
+        cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
+                simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower {name} (sized at the largest point of {sc.id}'s space)", (name, n))
 
 
@@ -242,15 +243,23 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         if rec.best:
             e = rec.best["estimate"]
             click.echo(f"best first estimate: ratio {e['ratio']:.4g} (LHS {e['lhs']:.4g}, RHS {e['rhs']:.4g}, "
-                       f"{e['trials']} trials) at evaluation {rec.best['evaluation']}")
+                       f"{str(e['trials']) + ' trials' if e['trials'] else 'exact'}) at evaluation {rec.best['evaluation']}")
             click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                             for k, v in rec.best["point"].items()))
         if c.get("ci"):
             # a search's confirmation speaks for its one best point: never "holds" for the space
             said = "not violated at this point" if c["verdict"] == "holds" else c["verdict"]
+            how = ("exact: the interval is the floating-point bound" if c.get("method") == "exact"
+                   else f"{c['trials']} trials, seed {c['seeds'][0]}")
             click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
-                       f"{c['ci'][1]:.4g}] "
-                       f"vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {c['trials']} trials, seed {c['seeds'][0]})")
+                       f"{c['ci'][1]:.4g}] vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {how})")
+            x = c.get("cross_check") or {}
+            if x.get("ci"):
+                click.echo(f"Monte Carlo cross-check: LHS {x['lhs']:.4g} CI [{x['ci'][0]:.4g}, {x['ci'][1]:.4g}] "
+                           f"({x['trials']} trials, seed {x['seed']}): "
+                           + ("agrees with the exact value" if x["agrees"] else "DISAGREES with the exact value"))
+            elif x.get("skipped"):
+                click.echo(f"Monte Carlo cross-check skipped: {x['skipped']}")
         else:
             click.echo(f"confirmation: {c.get('verdict')} ({c.get('reason', '')})")
         click.echo(f"finding: {rec.finding}")

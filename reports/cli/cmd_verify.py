@@ -39,7 +39,7 @@ def _check_instance_run(path: str, device: str) -> None:
     from click.core import ParameterSource
 
     from bounds.core.errors import UserInputError
-    from reports.cli.limits import refuse_if_too_big, refuse_trials_floor, simulation_cost
+    from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, simulation_cost
     from verify.instance import instance_sizes, load_instance
     from verify.scenarios import get
 
@@ -54,10 +54,10 @@ def _check_instance_run(path: str, device: str) -> None:
     trials = ("trials", data["trials"])
     refuse_trials_floor(data["trials"], "the file's trials")  # decided before the instance is built
     sizes = instance_sizes(get(data["scenario"]), data["point"])
-    if not sizes["exact"]:  # an exactly scored instance simulates no trial
-        refuse_if_too_big(simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"],
-                                          sizes["local_steps"]),
-                          f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
+    if sizes["exact"] != "exact":  # a point scored from moments simulates no trial: no simulation cost applies
+        cost = (per_trial_cost(data["trials"], sizes["clients"]) if sizes["exact"] == "per-trial" else
+                simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
+        refuse_if_too_big(cost, f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
     check_device(device if device != "auto" else data.get("device", "cpu"))
 
 

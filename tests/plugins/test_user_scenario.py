@@ -56,6 +56,7 @@ def test_the_example_bound_holds_against_an_exact_computation(overrides):
 
 
 def test_engine_agrees_with_the_exact_value_at_a_point():
+    from verify.exact_score import monte_carlo
     from verify.scenario import evaluate_point
     from verify.scenarios import get
 
@@ -63,9 +64,48 @@ def test_engine_agrees_with_the_exact_value_at_a_point():
     sc = get("USER.FEDAVG")
     point = sc.point({"M": 6, "m_frac": 0.4, "K": 3, "R": 20, "eta_frac": 0.3, "d": 3, "sigma": 1.0, "zeta": 2.0})
     exact, _ = exact_dist_sq(point)
-    est = evaluate_point(sc, point, trials=2048, seed=5, level=0.999)
+    with monte_carlo():  # the engine itself, not the exact path the example's measure selects
+        est = evaluate_point(sc, point, trials=2048, seed=5, level=0.999)
+    assert not est.exact and est.trials == 2048
     assert est.ci[0] <= exact <= est.ci[1]
     assert est.hypotheses is True
+
+
+@pytest.mark.parametrize("overrides", [
+    {"M": 6, "m_frac": 0.4, "K": 3, "R": 20, "eta_frac": 0.3, "d": 3, "sigma": 1.0, "zeta": 2.0},
+    {"M": 16, "m_frac": 0.2, "K": 64, "R": 10**6, "eta_frac": 1e-4, "d": 10, "mu_frac": 0.01, "sigma": 0.5, "zeta": 4.0},
+])
+def test_the_example_is_scored_exactly_through_its_public_measure(overrides):
+    """The example's measure is verify.scenario.at_round, so evaluate_point takes the exact path by itself, at the
+    top of its widened axes too (R = 10^6, d = 10, K = 64); the value matches the closed form above."""
+    from verify.scenario import evaluate_point
+    from verify.scenarios import get
+
+    plugins.add_files([str(EXAMPLE)])
+    sc = get("USER.FEDAVG")
+    point = sc.point(overrides)
+    closed, _ = exact_dist_sq(point)
+    est = evaluate_point(sc, point, trials=64, seed=0)
+    assert est.exact is not None and est.exact["method"] == "exact" and est.trials == 0
+    assert est.lhs == pytest.approx(closed, rel=1e-9)
+    assert est.ci[0] <= closed * (1 + 1e-12) and closed * (1 - 1e-12) <= est.ci[1] + 1e-15
+
+
+def test_an_exact_confirmation_carries_a_monte_carlo_cross_check_or_says_why_not():
+    from verify.falsify import CROSS_CHECK_STEPS, confirm
+    from verify.scenarios import get
+
+    plugins.add_files([str(EXAMPLE)])
+    sc = get("USER.FEDAVG")
+    small = sc.point({"M": 4, "m_frac": 0.3, "K": 2, "R": 10, "eta_frac": 0.5, "d": 2, "sigma": 1.0, "zeta": 1.0})
+    conf, est = confirm(sc, small, trials=1024, seed=3)
+    assert conf["method"] == "exact"
+    x = conf["cross_check"]
+    assert x["method"] == "monte carlo" and x["trials"] == 1024 and x["agrees"] is True
+    assert x["ci"][0] <= est.lhs <= x["ci"][1]
+    big = sc.point({"M": 4, "m_frac": 0.3, "K": 4, "R": CROSS_CHECK_STEPS, "eta_frac": 0.5, "d": 2})
+    conf, _ = confirm(sc, big, trials=1024, seed=3)
+    assert "past the 20000" in conf["cross_check"]["skipped"]  # 4 x 20000 steps: not simulated
 
 
 def test_plugin_scenario_is_in_the_registry_with_its_origin_and_leaves_with_it():

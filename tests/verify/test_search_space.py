@@ -267,14 +267,25 @@ def test_an_exactly_scored_largest_point_is_not_sized_as_a_monte_carlo_run(convb
     from verify.instance import instance_sizes, largest_point
 
     sizes = instance_sizes(get("SURV.FEDAVG.instance"), largest_point(get("SURV.FEDAVG.instance")))
-    assert sizes == {"clients": 20, "dim": 4, "local_steps": 2, "rounds": 10**6, "exact": 1}
+    assert sizes == {"clients": 20, "dim": 4, "local_steps": 2, "rounds": 10**6, "exact": "exact"}
     # as a Monte Carlo run, 4096 trials would keep 6 (10^6 + 1) 4096 float64 metrics: about 197 GB
     assert simulation_cost(4096, 10**6, 20, 4, 2).bytes >= 6 * 10**6 * 4096 * 8
     run = convbound("falsify", "SURV.FEDAVG.instance", "--budget", "3", "--trials", "4", "--confirm-trials", "4096")
     assert run.code == 0, run.err
-    # per-trial exact (FAST's mixture draws each trial's propensities) and Monte Carlo points are still sized
+    # per-trial exact (FAST's mixture draws each trial's propensities): sized by its trials, not its rounds
     toy = get("FAST.T1.toy1")
-    assert instance_sizes(toy, largest_point(toy))["exact"] == 0
+    assert instance_sizes(toy, largest_point(toy))["exact"] == "per-trial"
+    assert largest_point(toy)["R"] == 10**6
+    run = convbound("falsify", "FAST.T1.toy1", "--budget", "2", "--trials", "4", "--confirm-trials", "8")
+    assert run.code == 0, run.err
+    # a schedule that changes every round is scored exactly only up to 1000 rounds: F3AST.T3.5's T = 3200 is
+    # simulated, so it is sized as a simulation
+    t35 = get("F3AST.T3.5")
+    assert instance_sizes(t35, largest_point(t35))["exact"] == ""
+    assert instance_sizes(t35, {"T": 1000})["exact"] == "exact"
+    run = convbound("falsify", "F3AST.T3.5", "--budget", "2", "--confirm-trials", str(10**6))
+    assert run.code == 2 and "--confirm-trials" in run.err
+    # and Monte Carlo points are still sized
     run = convbound("falsify", "ASCAF.T1.lower-bound", "--budget", "2", "--confirm-trials", str(10**6))
     assert run.code == 2 and "--confirm-trials" in run.err and len(run.err.strip().splitlines()) == 1
 

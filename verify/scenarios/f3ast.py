@@ -20,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from verify.checks import Certify, Control, Exact, Group, Sweep
-from verify.scenario import Instance, Param, Scenario
+from verify.scenario import Instance, Param, Scenario, at_round
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
-from verify.scenarios.fast import at_round
 
 # Updates v_k of size eta (one unit-gradient step scale) and the local steps E of the sampling lemmas.
 LOCAL_E, UPDATE_ETA = 5, 0.1

@@ -60,8 +60,8 @@ import numpy as np
 
 import bounds
 from verify.checks import Group, Sweep
-from verify.scenario import Instance, Param, Scenario
-from verify.scenarios.fast import R_EXACT, mean_over_rounds
+from verify.scenario import Instance, Param, Scenario, mean_over_rounds
+from verify.scenarios.fast import R_EXACT
 
 N_CLIENTS, K_STEPS, ETA, D = 20, 2, 0.5, 4
 ROUNDS = 300
@@ -379,7 +379,7 @@ def build_lower_bound(point: Mapping[str, Any]) -> Instance:
     """FedAvg on the two-client construction at the grid's best step for this R and K (full participation,
     sigma = 0); LHS = f(x_R) - f* from the engine (deterministic: every trial is the same run)."""
     from quadratics import fedavg, uniform
-    from verify.scenarios.fast import at_round
+    from verify.scenario import at_round
 
     R, K = int(point["R"]), int(point["K"])
     pb = lb_problem()
