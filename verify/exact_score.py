@@ -33,6 +33,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bounds.core.errors import UserInputError
+
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
            "scored_exactly"]
 
@@ -115,9 +117,13 @@ def scored_exactly(inst: Any) -> str:
     used to size a run, where a simulation's cost does not apply to exactly scored points."""
     from quadratics.exact import applies, per_trial_applies
 
-    if isinstance(_gate(inst), str):
+    spec = _gate(inst)
+    if isinstance(spec, str):
         return ""
-    if applies(inst.problem, inst.algorithm, inst.pattern)[0]:
+    rounds = _horizon(spec)[0]
+    if rounds < 1:  # a mean over round 0 alone (SURV.*.instance at T = 1): exact_moments declines, simulated
+        return ""
+    if applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)[0]:
         return "exact"
     return "per-trial" if per_trial_applies(inst.problem, inst.algorithm, inst.pattern)[0] else ""
 
@@ -133,7 +139,10 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
     if not ok:
         return why
     rounds, first, what = _horizon(spec)
-    ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
+    try:
+        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
+    except UserInputError as e:  # declined at this horizon (a step schedule past MAX_SCHEDULED_ROUNDS): simulate
+        return str(e)
     value, err = ex.value(spec[1], spec[0])
     if not (math.isfinite(value) and math.isfinite(err)):
         return (f"the exact recursion overflowed ({what} = {value:g}, bound {err:g}); the simulation reports "
@@ -173,9 +182,12 @@ def per_trial_lhs(inst: Any, trials: int, seed: int) -> PerTrialLHS | str:
     if not ok:
         return why
     rounds, first, what = _horizon(spec)
-    pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
-                           curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
-                           else None)
+    try:
+        pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
+                               curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
+                               else None)
+    except UserInputError as e:  # declined at this horizon: simulate
+        return str(e)
     kind, metric = spec[0], spec[1]
     values = (pm.final if kind == "final" else pm.mean)[metric]
     errs = (pm.final_err if kind == "final" else pm.mean_err)[metric]

@@ -233,13 +233,18 @@ class _Plan:
         return val, err
 
 
-def applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
-    """(True, the law used) when :func:`exact_moments` covers the instance, else (False, why not)."""
+def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = None) -> tuple[bool, str]:
+    """(True, the law used) when :func:`exact_moments` covers the instance (for ``rounds`` rounds when given:
+    a step schedule that changes every round is advanced one round at a time, at most MAX_SCHEDULED_ROUNDS),
+    else (False, why not)."""
     try:
         plan = _Plan(problem, algorithm, pattern)
         plan.prober.maps(0)
     except _Declined as e:
         return False, str(e)
+    if rounds is not None and plan.period is None and rounds > MAX_SCHEDULED_ROUNDS:
+        return False, (f"a step schedule changes the round every round: {rounds} rounds > {MAX_SCHEDULED_ROUNDS} "
+                       "advanced one by one")
     return True, plan.law.describe
 
 

@@ -45,24 +45,29 @@ def _trace_png(doc, path: str, force: bool) -> None:
     atomic_write_bytes(path, trace_png(falsify_sections([doc])[0]), force=force)
 
 
-def axis_source(p) -> str:
-    """Where an axis's bounds come from: its own ``source``, else said plainly what it is."""
+def axis_source(p, origin: str = "built-in") -> str:
+    """Where an axis's bounds come from: its own ``source``. Every built-in axis states one
+    (tests/verify/test_search_space.py); a plugin's axis without one is said to be the plugin's unstated choice."""
     if p.source:
         return p.source
-    if p.name == "draw":
-        return "the instance's random draw (any seed)"
+    if origin == "built-in":  # not reached while the test above passes: say it is a defect rather than guess
+        return "not stated (a built-in axis without a source is a defect: report it)"
     if p.choices is not None:
-        return "the alternatives this check compares (categorical; not derived from the hypotheses)"
-    if p.low == p.high:
-        return "fixed by the check"
-    return "a box chosen by hand for this check (not derived from the hypotheses)"
+        what = "the alternatives it offers (categorical)"
+    elif p.low == p.high:
+        what = f"fixed at {p.low:g}"
+    elif p.name == "draw":
+        what = "named draw: presumably the instance's random draw"
+    else:
+        what = "a box it chose; nothing here derives it from the hypotheses"
+    return f"not stated by the plugin ({what})"
 
 
 def _print_space(sc, preset, as_json) -> None:
     """The space a search draws from: each axis's range, scale, default and where its bounds come from."""
     if as_json:
         echo_json({"id": sc.id, "result": sc.result, "preset": preset,
-                   "space": [{**p.to_dict(), "source": axis_source(p)} for p in sc.space], "notes": list(sc.notes)})
+                   "space": [{**p.to_dict(), "source": axis_source(p, sc.origin)} for p in sc.space], "notes": list(sc.notes)})
         return
     click.echo(f"{sc.id} ({sc.result}; {sc.origin}){' preset ' + preset if preset else ''}: the space a search draws "
                "from")
@@ -70,7 +75,8 @@ def _print_space(sc, preset, as_json) -> None:
         if p.choices is not None:
             rng = "{" + ", ".join(map(str, p.searched or p.choices)) + "}"
             if p.searched:
-                rng += f" (also admissible: {', '.join(str(c) for c in p.choices if c not in p.searched)})"
+                # not "admissible": a check's control (SCAF.T1.sampling's biased pattern) is offered, not admitted
+                rng += f" (not searched: {', '.join(str(c) for c in p.choices if c not in p.searched)})"
             scale = "categorical"
         else:
             rng, scale = f"[{p.low:g}, {p.high:g}]", ("fixed" if p.low == p.high else
@@ -78,7 +84,7 @@ def _print_space(sc, preset, as_json) -> None:
             if p.integer and p.log:
                 scale = "integer, log"
         click.echo(f"  {p.name:<10} {rng:<24} {scale:<12} default {p.default}")
-        click.echo(f"      bounds from: {axis_source(p)}")
+        click.echo(f"      bounds from: {axis_source(p, sc.origin)}")
         if p.doc:
             click.echo(f"      {p.doc}")
     for n in sc.notes:
@@ -90,7 +96,8 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     over --budget, and --trials / --confirm-trials at the largest instance the search may draw.
 
     The trial counts are first weighed at one client of dimension one (a floor that needs no instance
-    built: 10^9 trials is refused at once), then at the scenario's largest point.
+    built: 10^9 trials is refused at once), then at the scenario's largest point, unless that point is scored
+    from exact moments (no trial simulated: SURV.*.instance and SCAF.T2.construction reach 10^6 rounds so).
     """
     from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
     from verify.instance import instance_sizes, largest_point

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from bounds.core.errors import UserInputError
 from reports.cli.common import COUNT, echo_json
 
 
@@ -39,9 +40,17 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--per-round", is_flag=True,
               help="instead: the per-round certificate E||x_{r+1}-x*||^2 <= rho E||x_r-x*||^2 + c (one-round SDP, "
                    "any R, even 10^22) and its bound at R")
+@click.option("--banded", is_flag=True,
+              help="long horizons (K x R up to about 1,000): a certified upper bound from the PEP restricted to pairs of "
+                   "points at most --window local steps apart, solved on its chordal pattern (local_gd, full "
+                   "participation, dist_sq), with a proved bracket (lower end: quadratic instances and the farthest "
+                   "fixed point of one round)")
+@click.option("--window", type=int, default=None,
+              help="--banded: keep the interpolation inequalities of points at most this many local steps apart "
+                   "(and those with x*); K x R - 1 or more keeps them all (the full PEP)  [default: 1]")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
-                   max_seconds, relaxed, per_round, as_json) -> None:
+                   max_seconds, relaxed, per_round, banded, window, as_json) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
     Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
@@ -59,7 +68,17 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     if per_round:
         _per_round(setting, solver, max_seconds, as_json)
         return
-    wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
+    if window is not None and not banded:
+        raise UserInputError(f"--window {window} needs --banded (the window of the banded route)")
+    if banded:
+        from verify.pep.banded import solve_banded
+
+        if relaxed or not isinstance(solver, str) or solver.upper() != "CLARABEL":
+            raise UserInputError("--banded solves with Clarabel and full participation: drop --relaxed and "
+                                 "--solver (valid: --solver CLARABEL)")
+        wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
+    else:
+        wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
     if as_json:
         echo_json(record)
@@ -103,9 +122,10 @@ def _print(record: dict) -> None:
     con.print("parameters: " + ", ".join(f"{k}={v}" for k, v in p.items() if k != "schedule"))
     con.print(f"symmetry: {record['symmetry']}")
     if cert.get("status") != "failed":
+        margin = (f"residual smallest eigenvalue {cert['min_eig_float']:.2e}" if "min_eig_float" in cert else
+                  f"residual proved positive semidefinite (margin t = {cert.get('t', float('nan')):.2e})")
         con.print(f"dual certificate ({cert.get('recheck')}): proved upper bound {cert.get('proved_upper_bound')}; "
-                  f"residual smallest eigenvalue {cert.get('min_eig_float', float('nan')):.2e}, largest multiplier "
-                  f"fix {cert.get('balance_fix', float('nan')):.2e}"
+                  f"{margin}, largest multiplier fix {cert.get('balance_fix', float('nan')):.2e}"
                   + (f"; {cert['reason']}" if cert.get("reason") else ""))
     else:
         con.print(f"no value: {cert.get('reason')}")

@@ -109,3 +109,20 @@ def test_a_certificate_built_from_an_exact_point_keeps_a_finite_interval_around_
     v = certify_record(est, ctx=Context(), seed=0, id="FAST.T1", title="exact point")
     assert v.verdict == "holds"
     assert v.ci[0] <= est.ci[0] <= est.ci[1] <= v.ci[1] and v.ci[1] - v.ci[0] < 1e-7 * est.lhs
+
+
+def test_a_horizon_the_exact_path_declines_falls_back_to_monte_carlo_instead_of_failing():
+    """F3AST.T3.5's main-text step changes every round; the exact path advances such a schedule one round at a
+    time only up to MAX_SCHEDULED_ROUNDS. Past it, a point inside the scenario's box (T <= 3200) used to end
+    evaluate_point with 'exact evaluation does not apply'; it is simulated instead."""
+    from quadratics.exact.evaluate import MAX_SCHEDULED_ROUNDS
+
+    sc = get("F3AST.T3.5")
+    T = MAX_SCHEDULED_ROUNDS + 1
+    assert T <= next(p.high for p in sc.space if p.name == "T")
+    why = exact_lhs(sc.build(sc.point({"T": T})))
+    assert isinstance(why, str) and f"{T} rounds > {MAX_SCHEDULED_ROUNDS}" in why
+    est = evaluate_point(sc, {"T": T}, trials=4, seed=0)
+    assert est.exact == {} and est.trials == 4 and np.isfinite(est.lhs) and est.ci[0] <= est.lhs <= est.ci[1]
+    inside = evaluate_point(sc, {"T": MAX_SCHEDULED_ROUNDS}, trials=4, seed=0)
+    assert inside.exact["method"] == "exact" and inside.trials == 0  # at the limit it is still exact

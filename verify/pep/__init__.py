@@ -6,6 +6,9 @@
 * :mod:`verify.pep.exact`: the exact rational recheck of the dual certificate.
 * :mod:`verify.pep.core`: ``solve`` and the ``WorstCase`` record.
 * :mod:`verify.pep.lyapunov`: a per-round certificate valid for every horizon.
+* :mod:`verify.pep.banded`: long horizons (K x R ~ 1,000): a windowed PEP on a chordal pattern, certified upper bound.
+* :mod:`verify.pep.lower`: lower bounds from explicit quadratic instances (the banded route's bracket).
+* :mod:`verify.pep.fixed_point`: the farthest fixed point of one round, a proved lower bound at every R.
 * :mod:`verify.pep.compare`: the tightness of every encoded result that covers a setting.
 * :mod:`verify.pep.sweep`: tightness of covering results against the horizon, engine replays (the report's).
 * :mod:`verify.pep.replay`: worst cases replayed in the simulation engine.

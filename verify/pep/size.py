@@ -134,8 +134,20 @@ def check_size(s: Setting, max_seconds: float = MAX_SECONDS, max_gb: float | Non
             f"this worst case is too large ({what}): {size.describe()}, over the limit of {max_seconds:g} s and "
             f"{cap:.3g} GB; {_what_fits(s, max_seconds, cap)}"
             + ("; with a random law every round multiplies the branches by the number of patterns"
-               if s.law is not None and s.law.kind != "full" else ""))
+               if s.law is not None and s.law.kind != "full" else "") + _banded_hint(s, max_seconds))
     return size
+
+
+def _banded_hint(s: Setting, max_seconds: float) -> str:
+    """Where the banded route (verify.pep.banded) covers ``s`` and fits the time: a pointer to it."""
+    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
+            or not s.mu < s.L:
+        return ""
+    est = banded_estimate(s, 1)
+    if est.seconds > max_seconds:
+        return ""
+    return (f"; a certified upper bound with a proved bracket (worst-case --banded, verify.pep.banded) is "
+            f"estimated at {_dur(est.seconds)}")
 
 
 def _fits(s: Setting, max_seconds: float, cap: float) -> bool:
@@ -182,3 +194,40 @@ def _machine_gb() -> float:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9
     except (ValueError, OSError, AttributeError):
         return 16.0
+
+
+# The banded route (verify.pep.banded): a windowed PEP whose chordal SDP has about one PSD cone per round, of
+# about M (K + 1) + 2 rows (a round's gradients, two models), more with a wider window. Measured on the shared
+# 2-core machine (tests/benchmarks/bench_pep.py --banded; build, solve with the retries of the trace weight,
+# exact recheck; lower bounds apart) at K x R = 1,000, over several runs at varying load: K = 5, window 1:
+# 10.3-13.3 s (14-row cones); K = 10: 124-224 s (24-row cones); K = 1: 17-28 s (window 1; 1.7-2.7 s with
+# window 0); K = 5, window 3: 148 s (11.3 s at K x R = 200). The model below is an envelope of these: 0.017 s
+# per gradient evaluation per client, times (cone / 14)^4.8 above 14 rows, times 4 per window step above 1
+_BAND_SECONDS_PER_GRAD = 0.017
+_BAND_BASE_SECONDS = 0.3
+_BAND_CONE_AT = 14.0
+_BAND_CONE_EXPONENT = 4.8
+_BAND_WINDOW_FACTOR = 4.0
+
+
+def banded_estimate(s: Setting, window: int) -> Size:
+    """Size and cost of the banded route for ``s`` (two clients after the symmetry reduction) and ``window``."""
+    n = min(_f(s.K) * _f(s.R), _BIG)
+    M = min(_f(s.M), 2.0)
+    w = min(float(window), n)
+    rows = min(1.0 + M * n + (M - 1), _BIG)
+    cons = min(M * n * (2 * w + 2), _BIG)
+    cone = min(M * (min(_f(s.K), n) + 1) + 2, rows)
+    if n > 1e100:
+        return Size(min(M * n, _BIG), rows, cons, _BIG, _BIG)
+    log_s = math.log(_BAND_SECONDS_PER_GRAD * n) + _BAND_CONE_EXPONENT * math.log(max(1.0, cone / _BAND_CONE_AT)) \
+        + max(w - 1, 0) * math.log(_BAND_WINDOW_FACTOR)  # in logarithms: a window of 10^6 overflows nothing
+    seconds = _BAND_BASE_SECONDS + (math.exp(log_s) if log_s < 690 else _BIG)
+    # a window that reaches across most of the horizon makes one dense cone: no slower than the full PEP's model
+    # (three times it: this route does not use the swap symmetry)
+    dense = estimate(s)
+    seconds = min(seconds, 3 * dense.seconds)
+    # the dense float copy of S for its Cholesky factor (rows^2), and the cones' KKT blocks (at most the full PEP's)
+    cones = min(8 * (n / max(_f(s.K), 1.0)) * min(cone + M * w, rows) ** 4 / 1e9, dense.gb)
+    gb = _BASE_GB + min(3 * 8 * rows * rows / 1e9 + cones, _BIG)
+    return Size(min(M * n, _BIG), rows, cons, seconds, gb)

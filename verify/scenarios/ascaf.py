@@ -98,8 +98,11 @@ SCENARIOS = [
 # Fixed instances of the ASCAF check groups -------------------------------------------------------------
 
 LB_SPACE = (
-    Param("R", 20, 40000, 4000, integer=True, log=True, doc="rounds (a multiple of P is used)"),
-    Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw"),
+    Param("R", 2, 40000, 4000, integer=True, log=True, doc="rounds (a multiple of P is used)",
+          source="R >= P = 2 (hypothesis 'at least one window'); 40000: Monte Carlo cost cap, 1.25x the check's "
+                 "largest R = 32000 (the measure, a mean over window starts, is not one the exact path recognises)"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw",
+          source="unused (the lower-bound objective has no random draw): every seed gives the same instance"),
 )
 
 
@@ -113,8 +116,10 @@ def build_t1_lower_bound(point: Mapping[str, Any]) -> Instance:
 
 
 LS_SPACE = (
-    Param("S", 1, 16, 4, integer=True, log=True, doc="clients per round (i.i.d. sampling of S of 16)"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+    Param("S", 1, 16, 4, integer=True, log=True, doc="clients per round (i.i.d. sampling of S of 16)",
+          source="1 <= S <= N = 16 (the i.i.d. pattern's domain: S of the check's N = 16 clients)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
+          source="the problem's random draw (any seed)"),
 )
 # The linear-speedup check reads the exponent of S only; eps enters the RHS of ASCAF.P.IID, not the sweep.
 LS_EPS = 0.1
@@ -137,10 +142,16 @@ def build_ls(point: Mapping[str, Any]) -> Instance:
 
 
 UH_SPACE = (
-    Param("zeta", 0.1, 100.0, 1.0, log=True, doc="heterogeneity of the lower-bound objective"),
-    Param("algorithm", default="ascaf", choices=("ascaf", "fedavg"),
-          doc="Amplified SCAFFOLD, or FedAvg (a control: its floor grows with heterogeneity)"),
-    Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw"),
+    Param("zeta", 0.1, 100.0, 1.0, log=True, doc="heterogeneity of the lower-bound objective",
+          source="zeta >= 0 (LB.OBJ's domain; the row claims rounds unaffected by any heterogeneity): a log scale "
+                 "from 0.1 (10x below the check's smallest zeta = 1) to 100 (above its largest, 64). The measure "
+                 "(the gap curves) has no exact path: Monte Carlo, whose cost does not depend on zeta"),
+    Param("algorithm", default="ascaf", choices=("ascaf", "fedavg"), searched=("ascaf",),
+          doc="Amplified SCAFFOLD, or FedAvg (a control: its floor grows with heterogeneity)",
+          source="ascaf: the row's algorithm (Amplified SCAFFOLD), the one a search draws; fedavg: the check's "
+                 "control, not the result's algorithm (no hypothesis marks it, so it is left out of searches)"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw",
+          source="unused (the lower-bound objective has no random draw): every seed gives the same instance"),
 )
 UH_EPS, UH_R = 1e-2, 400
 

@@ -212,11 +212,16 @@ def draws_of(sim: Any, metric: str) -> np.ndarray:
 
 L34_SPACE = (
     Param("model", default="table1", choices=tuple(SAMPLING_CASES),
-          doc="table1: Table I, one client a round, anti-aligned updates in d = 2; uneven: 6 clients, 2 a round, d = 3"),
+          doc="table1: Table I, one client a round, anti-aligned updates in d = 2; uneven: 6 clients, 2 a round, d = 3",
+          source="the check's two availability models (Table I, the paper's; a 6-client uneven one), each with a "
+                 "static policy of known rates (greedy priority frozen at r*): the lemma's static-rate hypothesis"),
     Param("rates", default="policy", choices=("policy", "wrong"),
           doc="rates in the weights p_k/r_k: the policy's true rates, or wrong ones (a control: the naive sampler's "
-              "rates with one client a round, else every client at the smallest rate)"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws"),
+              "rates with one client a round, else every client at the smallest rate)",
+          source="policy: weights p_k/r_k at the policy's true rates (the static-rate hypothesis); wrong: a control "
+                 "that breaks it (its points are outside the lemma and not scored)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws",
+          source="the model's and the updates' random draw (any seed)"),
 )
 
 
@@ -265,8 +270,11 @@ def build_l34_eq7(point: Mapping[str, Any]) -> Instance:
 LB5_SPACE = (
     Param("law", default="policy", choices=("policy", "other"),
           doc="law of S: the policy's, or (a control) all mass on the selection of largest ||Delta - vbar||^2 while "
-              "r, Sigma stay the policy law's moments"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws"),
+              "r, Sigma stay the policy law's moments",
+          source="policy: S drawn from the law whose moments r, Sigma are (the identity's hypothesis); other: a "
+                 "control that breaks it"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the model's and the updates' random draws",
+          source="the model's and the updates' random draw (any seed)"),
 )
 LB5_MOMENTS = "Sigma is the selection covariance at rates r"
 
@@ -314,8 +322,11 @@ def exact_sampling_variance(*, subsets: np.ndarray, law: np.ndarray, weights: np
 NAIVE_SPACE = (
     Param("weights", default="f3ast", choices=("f3ast", "plain"),
           doc="aggregate weights: p_k / r_k at the naive sampler's true rates (F3AST), or a plain average of the "
-              "selected updates (FedAvg-style; a control)"),
-    Param("draw", 0, 999, 0, integer=True, doc="unused: Table I has no random draw"),
+              "selected updates (FedAvg-style; a control)",
+          source="f3ast: weights p_k/r_k at the sampler's true rates (LB.1's static-rate hypothesis); plain: a "
+                 "control that breaks it"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: Table I has no random draw",
+          source="unused (Table I has no random draw): every seed gives the same instance"),
 )
 STATIC = "participation (static-rate)"
 
@@ -365,8 +376,12 @@ def build_naive(point: Mapping[str, Any]) -> Instance:
 # Theorem III.5 (ORDER) with the main-text per-round step eta_t = 2/(mu(gamma + t)): the shape over T --
 
 T35_MAIN_SPACE = (
-    Param("T", 20, 3200, 200, integer=True, log=True, doc="rounds"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and the model's random draws"),
+    Param("T", 1, 3200, 200, integer=True, log=True, doc="rounds",
+          source="1: domain T >= 1 (Theorem III.5 has no condition on T); 3200: Monte Carlo cost cap, 4x the check's "
+                 "largest T = 800 (the exact path scores T <= 1000: the main-text step changes every round, so "
+                 "longer runs are simulated)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and the model's random draws",
+          source="the problem's and the model's random draw (any seed)"),
 )
 
 

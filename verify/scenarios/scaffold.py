@@ -61,6 +61,7 @@ import numpy as np
 import bounds
 from verify.checks import Group, Sweep
 from verify.scenario import Instance, Param, Scenario, mean_over_rounds
+from verify.scenarios.fast import R_EXACT
 
 N_CLIENTS, K_STEPS, ETA, D = 20, 2, 0.5, 4
 ROUNDS = 300
@@ -68,13 +69,25 @@ FAVOUR = 0.05  # weight of the clients the biased control disfavours (the others
 # x = (1 - S/N)/S for S = 2, 4, 5, 10, 16 of N = 20 (the builder maps x back to S = N/(1 + N x))
 SAMP = (0.45, 0.2, 0.15, 0.05, 0.0125)
 
+# the sampling factor's ends: S = N - 1 and S = 1 of N (S = N makes it 0, which a log scale leaves out)
+SAMP_RANGE = ((1 - (N_CLIENTS - 1) / N_CLIENTS) / (N_CLIENTS - 1), 1 - 1 / N_CLIENTS)
+
 SAMPLING_SPACE = (
-    Param("samp", 0.0125, 0.45, 0.15, log=True,
-          doc="sampling factor x = (1 - S/N)/S of the term; S = the whole number nearest N/(1 + N x) (N = 20)"),
+    Param("samp", SAMP_RANGE[0], SAMP_RANGE[1], 0.15, log=True,
+          doc="sampling factor x = (1 - S/N)/S of the term; S = the whole number nearest N/(1 + N x) (N = 20)",
+          source="1 <= S <= N = 20 (hypothesis S <= N; the check's N = 20): x from 1/380 (S = 19) to 0.95 (S = 1); "
+                 "S = N (x = 0, no sampling term) is the one count a log scale leaves out. Widened from the check's "
+                 "S = 2..16: the uniform pattern is scored exactly (verify.exact_score), about 0.005 s a point"),
     Param("pattern", default="uniform", choices=("uniform", "biased"), searched=("uniform",),
-          doc="uniform S of N without replacement (the theorem's), or biased towards one half (a control)"),
-    Param("zeta", 0.1, 10.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+          doc="uniform S of N without replacement (the theorem's), or biased towards one half (a control)",
+          source="uniform: the theorem's i.i.d. participation (the one a search draws); biased: the check's "
+                 "control that breaks it"),
+    Param("zeta", 1e-3, 1e3, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||",
+          source="zeta >= 0 (domain): 1e-3 stands for 0 on a log scale; 1000: with sigma = 0 the LHS and the "
+                 "sampling term both scale as zeta^2, so LHS/RHS has reached its large-zeta limit (exact, S = 5: "
+                 "0.00153 at zeta = 100, 0.00155 at 1000). Widened from 0.1..10: scored exactly at any zeta"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
+          source="the problem's random draw (any seed)"),
 )
 
 
@@ -149,10 +162,16 @@ HET_ZETA = (0.1, 1.0, 10.0, 100.0)
 HET_ROUNDS, HET_ETA = 600, 0.2
 
 HET_SPACE = (
-    Param("zeta", 0.01, 1000.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||"),
+    Param("zeta", 0.01, 1000.0, 1.0, log=True, doc="heterogeneity: max_i ||A delta_i||",
+          source="zeta >= 0 (domain; SCAF.T3's rate has no G, so it admits any zeta): a log scale from 0.01 (10x "
+                 "below the check's smallest zeta = 0.1) to 1000 (10x above its largest, 100). Monte Carlo (the "
+                 "moment recursion of 20 clients' control variates is past the exact path's order limit), whose "
+                 "cost does not depend on zeta"),
     Param("algorithm", default="scaffold", choices=("scaffold", "fedavg"), searched=("scaffold",),
-          doc="SCAFFOLD (the theorem's), or FedAvg (a control: its rate has G, its floor grows with zeta)"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+          doc="SCAFFOLD (the theorem's), or FedAvg (a control: its rate has G, its floor grows with zeta)",
+          source="scaffold: the theorem's algorithm (the one a search draws); fedavg: the check's control"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
+          source="the problem's random draw (any seed)"),
 )
 
 
@@ -184,9 +203,15 @@ LOCAL_K = (1, 2, 4, 8, 16)
 LOCAL_M, LOCAL_ROUNDS, LOCAL_ETA, LOCAL_EPS = 8, 500, 0.05, 1e-6
 
 LOCAL_SPACE = (
-    Param("K", 1, 64, 4, integer=True, log=True, doc="local steps per round"),
-    Param("S", 1, LOCAL_M, LOCAL_M, integer=True, doc="clients per round of N = 8 (the theorem: S = N)"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+    Param("K", 1, 64, 4, integer=True, log=True, doc="local steps per round",
+          source="1: domain K >= 1; 64: Monte Carlo cost cap, 4x the check's largest K = 16 (the measure, rounds "
+                 "to eps per trial, has no exact path; a point costs R K = 500 K steps a trial)"),
+    Param("S", 1, LOCAL_M, LOCAL_M, integer=True, doc="clients per round of N = 8 (the theorem: S = N)",
+          source=f"1 <= S <= N = {LOCAL_M} (domain; the check's N = {LOCAL_M}); the theorem needs S = N "
+                 "(hypothesis 'full participation: S >= N'): S < N, the check's control S = 2 among them, are "
+                 "outside it and not scored"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
+          source="the problem's random draw (any seed)"),
 )
 
 
@@ -240,10 +265,17 @@ SURVEY_METHODS = {  # method -> (result, what, pattern, eta_g)
 }
 
 SURVEY_SPACE = (
-    Param("T", 10, 10000, 400, integer=True, log=True, doc="rounds (the survey's T)"),
+    Param("T", 1, R_EXACT, 400, integer=True, log=True, doc="rounds (the survey's T)",
+          source="1: domain T >= 1 (the survey states no condition on T); 10^6: the longest horizon asked of the "
+                 "exact path (verify.scenarios.fast.R_EXACT), which scores these instances in about 0.03 s at "
+                 "any T >= 2 (T = 1 averages round 0 alone and is simulated); widened from 10000, a Monte Carlo cost "
+                 "cap"),
     Param("step", default="sqrt", choices=("sqrt", "constant"), searched=("sqrt",),
-          doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw"),
+          doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)",
+          source="sqrt: our reading of the rate's step 1/sqrt(T) (the one a search draws); constant: the check's "
+                 "control, not our reading (no hypothesis marks it, so it is left out of searches)"),
+    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
+          source="the problem's random draw (any seed)"),
 )
 
 
@@ -331,9 +363,15 @@ def best_step(R: int, K: int) -> float:
 
 
 LB_SPACE = (
-    Param("R", 4, 4096, 64, integer=True, log=True, doc="rounds"),
-    Param("K", 1, 8, 2, integer=True, doc="local steps (the theorem: K >= 2)"),
-    Param("draw", 0, 999, 0, integer=True, doc="unused: the construction has no random draw"),
+    Param("R", 1, R_EXACT, 64, integer=True, log=True, doc="rounds",
+          source="1: domain R >= 1; 10^6: the longest horizon asked of the exact path (verify.scenarios.fast."
+                 "R_EXACT; about 0.02 s a point at any R, K); widened from 4096, a Monte Carlo cost cap"),
+    Param("K", 1, 64, 2, integer=True, doc="local steps (the theorem: K >= 2)",
+          source="K >= 2 (hypothesis 'local steps K >= 2'; K = 1, the check's control, is outside it and not "
+                 "scored); 64: a hand-set top (the theorem admits any K >= 2), the same as SCAF.T4's K axis; widened "
+                 "from 8, a Monte Carlo cost cap that exact scoring makes moot"),
+    Param("draw", 0, 999, 0, integer=True, doc="unused: the construction has no random draw",
+          source="unused (the construction has no random draw): every seed gives the same instance"),
 )
 
 

@@ -1,0 +1,527 @@
+"""A certified upper bound on the finite-R worst case at long horizons: a windowed PEP with a chordal certificate.
+
+**Statement**: for local GD with full participation (any M, reduced to two clients by agent symmetry as in
+:func:`verify.pep.core.reduce_symmetric`), no noise and the measure ``dist_sq``, the value is a proved upper
+bound on the worst case of ||x_R - x*||^2 over the class of :mod:`verify.pep.setting`; exact when the window
+keeps every pair (``window >= K R - 1``: the full PEP of verify.pep.solve).
+**Window**: of each client's interpolation inequalities (Taylor, Hendrickx & Glineur) only those between
+points at most ``window`` local steps apart and those with x* are kept. Dropping constraints of a
+maximisation can only raise its value, so every window gives an upper bound; the gap to the full PEP is
+measured (tests/verify/test_pep_band.py, README), not proved small.
+**Basis**: the Gram matrix is written over e0 = x_0 - x*, per round the clients' gradients (client M's last
+left out) and the next model x_{r+1} (which fixes that gradient: x_{r+1} = x_r - eta eta_g / M sum of the
+round's gradients), then s_i = grad f_i(x*) last. This is an invertible linear change from the gradient basis
+of verify.pep.sdp, so PSD-ness is unchanged, and every iterate is x_r minus a few gradients of its own round:
+every kept inequality, the objective and the bounds touch only vectors of one or two consecutive rounds plus
+the s_i, so the aggregate sparsity pattern is a band with a border. (An iterate basis is banded too, but
+measured, it leaves Clarabel far from optimal: gradients there are differences of nearly equal vectors.) Its
+chordal extension in this order (symbolic elimination, border last) has cliques of about M (K + window) + 2
+vectors, and a partial Gram matrix whose clique blocks are PSD has a PSD completion (Grone et al. 1984), so
+the SDP is solved with one small PSD cone per clique: size linear in K R for a fixed K. Clarabel is called
+directly (cvxpy's compilation of thousands of cones would dominate the time).
+**Certificate**: the multipliers of the kept inequalities and bounds, rounded to multiples of 2^-40 (value
+balance restored exactly by raising a pair with x*, as verify.pep.exact does), give S = sum lambda A +
+sum beta B - C in exact rationals; S is proved PSD by a float Cholesky factor R of S - tI (t = delta / 2, or
+a tenth of it, ...) in the same
+elimination order (R has no fill outside the chordal pattern) and the exact check ||S - tI - R R^T||_F <= t.
+Then ||x_R||^2 <= sum beta_b b_b =: tau for every instance (weak duality), whatever the solver did.
+``certified`` means exactly that (the record's exactness says ``upper bound``); the solver's trace weight
+(S >= delta I, the margin the rounding needs) moves the bound above the windowed problem's attained value by
+about delta trace(G): ``gap_to_primal``. Clarabel stops at ``AlmostSolved`` on these problems (the dense
+windowed problem too, measured), so the weight starts at 3e-9 and is raised (1e-8, 1e-7, 1e-6) until the
+recheck passes.
+**Lower bound**: the larger of the worst two-client quadratic instance in one or two dimensions that
+verify.pep.lower finds (a grid and a seeded search; float64) and the farthest fixed point of one round,
+proved by an exactly feasible point of its one-round PEP (verify.pep.fixed_point; started there the method
+never moves, at every R): [lower, upper] brackets the exact worst case.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from bounds.core.errors import UserInputError
+from verify.pep.setting import Setting, validate, validate_scale
+from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
+
+_GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact)
+_CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this scale
+DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
+RETRY_DELTAS = (1e-8, 1e-7, 1e-6)
+TOL = 1e-8  # Clarabel gap and feasibility tolerances
+VERBOSE = False  # Clarabel's iteration log, for debugging
+SUPPORTED = ("the banded route supports method local_gd, full participation (any M; M > 2 is solved with 2 by "
+             "agent symmetry), sigma = 0, mu < L (mu = L: the regular route needs no inequalities) and measure dist_sq")
+# the bracket [lower, upper] counts as closed below this relative width
+CLOSED = 1e-6
+
+Key = tuple[int, int]  # (a, b) with a <= b: the Gram entry G[a, b] = G[b, a]
+
+
+def _quad(u: dict[int, Fraction], v: dict[int, Fraction], coef: Fraction, out: dict[Key, Fraction]) -> None:
+    """out += coef <u, G v>, as coefficients of the upper-triangle entries."""
+    for a, ca in u.items():
+        for b, cb in v.items():
+            k = (a, b) if a <= b else (b, a)
+            out[k] = out.get(k, 0) + coef * ca * cb
+
+
+def _lin(*terms: tuple[Fraction, dict[int, Fraction]]) -> dict[int, Fraction]:
+    out: dict[int, Fraction] = {}
+    for c, v in terms:
+        for k, x in v.items():
+            out[k] = out.get(k, 0) + c * x
+    return {k: x for k, x in out.items() if x}
+
+
+@dataclass
+class Banded:
+    """The windowed PEP in the iterate basis: rows ``phi <= 0`` (Gram part, value part) and bounds.
+
+    ``rows``: per inequality (client, j, k, Gram coefficients, {value index: coefficient}); ``bounds``:
+    (name, Gram coefficients, rhs); ``objective``: Gram coefficients of ||x_R||^2; ``nf``: values."""
+
+    setting: Setting
+    window: int
+    d: int
+    nf: int
+    rows: list[tuple[int, int, int, dict[Key, Fraction], dict[int, int]]] = field(default_factory=list)
+    bounds: list[tuple[str, dict[Key, Fraction], Fraction]] = field(default_factory=list)
+    objective: dict[Key, Fraction] = field(default_factory=dict)
+    pairs_kept: int = 0
+    pairs_full: int = 0
+
+    def denominator(self) -> int:
+        """The least common denominator of every coefficient (rows, bounds, objective)."""
+        dens = {c.denominator for _, _, _, q, _ in self.rows for c in q.values()}
+        dens |= {c.denominator for _, q, _ in self.bounds for c in q.values()}
+        dens |= {c.denominator for c in self.objective.values()}
+        return math.lcm(*dens)
+
+
+def build_banded(s: Setting, window: int, fixed_point: bool = False) -> Banded:
+    """The windowed PEP of ``s`` (validated, supported, in units L = D0 = 1 or not) with exact coefficients.
+
+    ``fixed_point``: instead, one round whose model comes back to x_0 (x_1 = x_0 imposed by not giving x_1 a
+    basis vector of its own), maximising ||x_0 - x*||^2: the largest distance of a fixed point of the method."""
+    F = (lambda v: Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
+    L, mu, eta, eta_g, M, K, R = F(s.L), F(s.mu), F(s.eta), F(s.eta_g), s.M, s.K, (1 if fixed_point else s.R)
+    n = K * R
+    hetero = s.zeta > 0 and M > 1
+    d = 1 + M * K * R + (M - 1 if hetero else 0) - (1 if fixed_point else 0)
+    one = Fraction(1)
+    # basis: 0 = e0 = x_0; round r: the gradients g_{i,r,k} (k-major) except client M's last, then x_{r+1}
+    # (which fixes that gradient); the s_i at the end (eliminated last). Iterates are x_r minus at most K - 1
+    # gradients of their own round, so every vector is local in time; gradients (not iterates) as basis vectors
+    # keep the Gram matrix as well conditioned as verify.pep.sdp's (an iterate basis, measured, is not)
+    idx = 1
+    x = [{0: one}]  # the models x_r as combinations
+    ys: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, its points y_t, t = 0..n-1
+    gr: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, g_t = grad f_i(y_t)
+    for r in range(R):
+        g: list[list[dict[int, Fraction]]] = [[{} for _ in range(K)] for _ in range(M)]
+        for k in range(K):
+            for i in range(M):
+                if (i, k) != (M - 1, K - 1):
+                    g[i][k] = {idx: one}
+                    idx += 1
+        xr1 = x[r] if fixed_point else {idx: one}
+        idx += 0 if fixed_point else 1
+        # x_{r+1} = x_r - eta eta_g / M sum_{i,k} g_{i,r,k} fixes client M's last gradient of the round
+        g[M - 1][K - 1] = _lin((M / (eta * eta_g), x[r]), (-M / (eta * eta_g), xr1),
+                               *((-one, g[i][k]) for i in range(M) for k in range(K) if (i, k) != (M - 1, K - 1)))
+        x.append(xr1)
+        for i in range(M):
+            y = x[r]
+            for k in range(K):
+                ys[i].append(y)
+                gr[i].append(g[i][k])
+                y = _lin((one, y), (-eta, g[i][k]))
+    svec: list[dict[int, Fraction]] = []
+    if hetero:
+        svec = [{idx + i: one} for i in range(M - 1)]
+        svec.append(_lin(*((-one, v) for v in svec)))
+    else:
+        svec = [{} for _ in range(M)]
+    if idx + (M - 1 if hetero else 0) != d:  # pragma: no cover - the count above and the basis agree
+        raise AssertionError("banded basis size")
+    kappa = 1 / (2 * (1 - mu / L))
+    pb = Banded(s, window, d, M * n)
+    stride, s0 = M * K, d - (M - 1 if hetero else 0)  # basis shift per round; the s_i from s0 on
+    memo: dict[Any, dict[Key, Fraction]] = {}
+    for i in range(M):
+        # points: 0 is x* (x = 0, g = s_i, f = 0), t + 1 is y_t with g_t = (y_t - y_{t+1}) / eta
+        xs: list[dict[int, Fraction]] = [{}, *ys[i]]
+        gs = [svec[i]] + gr[i]
+        fidx = [-1] + [i * n + t for t in range(n)]
+        pairs = [(0, t) for t in range(1, n + 1)] + [(t, 0) for t in range(1, n + 1)]
+        pairs += [(t, u) for t in range(1, n + 1) for u in range(max(1, t - window), min(n, t + window) + 1) if u != t]
+        pb.pairs_kept += len(pairs)
+        pb.pairs_full += (n + 1) * n
+        for j, k in pairs:
+            # phi = f_k - f_j + <g_k, x_j - x_k> + kappa (||g_j - g_k||^2 / L + mu ||x_j - x_k||^2
+            #       - 2 mu / L <g_j - g_k, x_j - x_k>)  <= 0. Rounds repeat: the basis of round r + 1 is round r's
+            # shifted by M K, so a row is computed once per shape (its vectors moved to the earliest round) and
+            # shifted (exact either way; this only saves the rational arithmetic)
+            shift = stride * ((min(t for t in (j, k) if t) - 1) // K)
+            key = tuple(tuple(sorted((a - shift if a < s0 else a, c) for a, c in v.items()))
+                        for v in (xs[j], gs[j], xs[k], gs[k]))
+            base = memo.get(key)
+            if base is None:
+                dx = _lin((one, xs[j]), (-one, xs[k]))
+                dg = _lin((one, gs[j]), (-one, gs[k]))
+                q: dict[Key, Fraction] = {}
+                _quad(gs[k], dx, one, q)
+                _quad(dg, dg, kappa / L, q)
+                if mu:
+                    _quad(dx, dx, kappa * mu, q)
+                    _quad(dg, dx, -2 * kappa * mu / L, q)
+                base = memo[key] = {(a - shift if a < s0 else a, b - shift if b < s0 else b): c
+                                    for (a, b), c in q.items() if c}
+            q = {(a + shift if a < s0 else a, b + shift if b < s0 else b): c for (a, b), c in base.items()} \
+                if shift else dict(base)
+            fv = {}
+            if fidx[k] >= 0:
+                fv[fidx[k]] = 1
+            if fidx[j] >= 0:
+                fv[fidx[j]] = -1
+            pb.rows.append((i, j, k, q, fv))
+    init: dict[Key, Fraction] = {}
+    _quad({0: one}, {0: one}, one, init)
+    pb.bounds.append(("initial distance", init, F(s.D0)))
+    if hetero:
+        for i, v in enumerate(svec):
+            h: dict[Key, Fraction] = {}
+            _quad(v, v, one, h)
+            pb.bounds.append((f"heterogeneity of client {i}", h, F(s.zeta) ** 2))
+    _quad(x[0 if fixed_point else R], x[0 if fixed_point else R], one, pb.objective)
+    return pb
+
+
+def chordal_cliques(d: int, entries: list[Key]) -> tuple[list[list[int]], set[Key]]:
+    """Maximal cliques of the chordal extension of the pattern ``entries`` by elimination in the order 0..d-1,
+    and the filled pattern (upper-triangle keys, diagonal included)."""
+    higher: list[set[int]] = [set() for _ in range(d)]
+    for a, b in entries:
+        if a != b:
+            higher[a].add(b)
+    cands = []
+    for v in range(d):
+        nb = higher[v]
+        if nb:
+            p = min(nb)
+            higher[p] |= nb - {p}  # fill: v's later neighbours become the parent's
+        cands.append((v, sorted(nb)))
+    # {v} + N+(v) is a maximal clique unless a child u (parent v) has |N+(u)| = |N+(v)| + 1 (then it contains it)
+    absorbed = {nb[0] for v, nb in cands if nb and len(nb) == len(cands[nb[0]][1]) + 1}
+    cliques = [[v, *nb] for v, nb in cands if v not in absorbed]
+    filled = {(v, v) for v in range(d)} | {(v, u) for v in range(d) for u in higher[v]}
+    return cliques, filled
+
+
+@dataclass
+class BandSolved:
+    status: str
+    value: float | None
+    primal: float | None
+    lam: np.ndarray | None
+    beta: np.ndarray | None
+    seconds: float
+    delta: float
+    r_prim: float | None = None
+    gram: dict[Key, float] | None = None  # the primal Gram entries on the filled pattern
+
+
+def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delta: float = DELTA,
+                     margin: float = 0.0) -> BandSolved:
+    """Maximise <C, G> + delta tr(G) over the kept inequalities, each clique block PSD (Clarabel, directly);
+    ``margin``: the interpolation inequalities tightened to phi <= -margin (verify.pep.fixed_point)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    t0 = time.perf_counter()
+    col = {k: j for j, k in enumerate(keys)}
+    ng = len(keys)
+    nv = ng + pb.nf
+    ri, ci, vals = [], [], []
+    b = []
+    row = 0
+    for _, _, _, q, fv in pb.rows:
+        for k, c in q.items():
+            ri.append(row)
+            ci.append(col[k])
+            vals.append(float(c))
+        for f, cf in fv.items():
+            ri.append(row)
+            ci.append(ng + f)
+            vals.append(float(cf))
+        b.append(-margin)
+        row += 1
+    for _, q, rhs in pb.bounds:
+        for k, c in q.items():
+            ri.append(row)
+            ci.append(col[k])
+            vals.append(float(c))
+        b.append(float(rhs))
+        row += 1
+    nlin = row
+    cones: list[Any] = [clarabel.NonnegativeConeT(nlin)]
+    r2 = math.sqrt(2.0)
+    for cl in cliques:
+        m = len(cl)
+        for jj in range(m):  # Clarabel's svec: upper triangle, column by column, off-diagonal times sqrt(2)
+            for ii in range(jj + 1):
+                a, bb = cl[ii], cl[jj]
+                ri.append(row)
+                ci.append(col[(a, bb) if a <= bb else (bb, a)])
+                vals.append(-1.0 if ii == jj else -r2)
+                b.append(0.0)
+                row += 1
+        cones.append(clarabel.PSDTriangleConeT(m))
+    A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
+    qvec = np.zeros(nv)
+    for key, c in pb.objective.items():
+        qvec[col[key]] -= float(c)
+    for a in range(pb.d):
+        qvec[col[(a, a)]] -= delta
+    settings = clarabel.DefaultSettings()
+    settings.verbose = VERBOSE
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
+    settings.max_iter = 400
+    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qvec, A, np.array(b), cones, settings)
+    sol = solver.solve()
+    status = str(sol.status)
+    if "Solved" not in status:
+        return BandSolved(status, None, None, None, None, time.perf_counter() - t0, delta)
+    xv = np.asarray(sol.x)
+    z = np.asarray(sol.z)
+    primal = float(sum(float(c) * xv[col[k]] for k, c in pb.objective.items()))
+    return BandSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal,
+                      z[: len(pb.rows)], z[len(pb.rows): nlin], time.perf_counter() - t0, delta, float(sol.r_prim),
+                      {k: float(xv[j]) for k, j in col.items()})
+
+
+def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, Any]:
+    """Round the multipliers, restore the value balance exactly, form S exactly, prove it PSD (module doc)."""
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"ok": False, "bound": None, "gram_rows": pb.d}
+    if sol.lam is None or sol.beta is None:
+        return {**out, "reason": "the solver returned no multipliers"}
+    most_negative = float(min(np.min(sol.lam), np.min(sol.beta)))
+    lam = [Fraction(round(max(v, 0.0) * _GRID), _GRID) for v in sol.lam]
+    # (1) value balance: for each value f, sum of its coefficients times multipliers = 0 (the objective has none)
+    net: dict[int, Fraction] = {}
+    down: dict[int, int] = {}  # value f_t -> the row of pair (t, *), where f_t has coefficient -1
+    up: dict[int, int] = {}  # value f_t -> the row of pair (*, t), where it has +1
+    for r, (_, pj, pk, _, fv) in enumerate(pb.rows):
+        for f, cf in fv.items():
+            net[f] = net.get(f, 0) + cf * lam[r]
+        if pk == 0:
+            down[next(iter(fv))] = r
+        if pj == 0:
+            up[next(iter(fv))] = r
+    fix = Fraction(0)
+    for f, v in net.items():
+        if v:
+            if v > 0:  # f has coefficient -1 in row (t, *): raise it
+                lam[down[f]] += v
+            else:
+                lam[up[f]] += -v
+            fix = max(fix, abs(v))
+    # (2) S = sum lam phi_G + sum beta B - C, exactly: integers over the common denominator DEN = D 2^40
+    # (D: the data's, lam and beta on the 2^40 grid); C's coefficients carry the whole DEN
+    D = pb.denominator()
+    S: dict[Key, int] = {}
+    for r, (_, _, _, q, _) in enumerate(pb.rows):
+        li = int(lam[r] * _GRID)
+        if li:
+            for k, c in q.items():
+                S[k] = S.get(k, 0) + li * (c.numerator * (D // c.denominator))
+    tau = Fraction(0)
+    for (_, q, rhs), bv in zip(pb.bounds, sol.beta):
+        bi = round(max(float(bv), 0.0) * _GRID)
+        tau += Fraction(bi, _GRID) * rhs
+        for k, c in q.items():
+            S[k] = S.get(k, 0) + bi * (c.numerator * (D // c.denominator))
+    for k, c in pb.objective.items():
+        S[k] = S.get(k, 0) - c.numerator * (D // c.denominator) * _GRID
+    den = D * _GRID
+    out.update(balance_fix=float(fix), negative_multipliers=most_negative)
+    if any(k not in filled for k, v in S.items() if v):
+        return {**out, "reason": "S has an entry outside the chordal pattern"}
+    d = pb.d
+    # S as a matrix: S[a, b] = coefficient / den on the diagonal, coefficient / (2 den) off it (the coefficient
+    # of G[a, b] counts both (a, b) and (b, a))
+    Sf = np.zeros((d, d))
+    for (a, bb), num in S.items():
+        Sf[a, bb] = Sf[bb, a] = num / den if a == bb else num / (2 * den)
+    # the margin t: S >= delta I at the solver's optimum up to its accuracy; try smaller margins (each a float
+    # Cholesky, cheap) before giving up; the exact check below needs ||S - tI - RR^T||_F <= t
+    Rf = None
+    for t in (Fraction(round(sol.delta / 2 * 10**-j * _GRID), _GRID) for j in range(4)):
+        try:
+            Rf = np.linalg.cholesky(Sf - float(t) * np.eye(d))
+            break
+        except np.linalg.LinAlgError:
+            continue
+    if Rf is None:
+        eig = float(np.linalg.eigvalsh(Sf)[0])
+        return {**out, "min_eig_float": eig, "seconds": time.perf_counter() - t0,
+                "reason": f"S - tI not positive definite (t = {float(t):.2g}; smallest eigenvalue of S {eig:.3g})"}
+    # R's pattern: the filled (chordal) pattern, lower triangle; entries outside are zero in a Cholesky factor
+    # without fill in a perfect elimination order, and are not read here, so the check below is exact for the R
+    # it reads. (R R^T)[a, b] needs a column k with R[a, k], R[b, k] != 0: k < min(a, b) adjacent to both in the
+    # filled graph, so a ~ b there (perfect elimination order): R R^T lives on the filled pattern, as S does
+    rows: list[dict[int, int]] = [{} for _ in range(d)]
+    for a, bb in filled:  # a <= bb: R[bb, a]
+        rv = int(round(float(Rf[bb, a]) * _CHOL_SCALE))
+        if rv:
+            rows[bb][a] = rv
+    # residual numerators over Q = 2 den 2^120 (S's off-diagonal halves, t on 2^40, R R^T on 2^120)
+    Q = 2 * den * _CHOL_SCALE * _CHOL_SCALE
+    fs, ft, fr = Q // den, Q // _GRID, Q // (_CHOL_SCALE * _CHOL_SCALE)
+    ti = int(t * _GRID)
+    frob2 = 0
+    for a, bb in filled:
+        ra, rb = rows[a], rows[bb]
+        if len(ra) > len(rb):
+            ra, rb = rb, ra
+        rr = sum(v * rb[k] for k, v in ra.items() if k in rb)
+        if a == bb:
+            e = S.get((a, bb), 0) * fs - ti * ft - rr * fr
+            frob2 += e * e
+        else:
+            e = S.get((a, bb), 0) * (fs // 2) - rr * fr
+            frob2 += 2 * e * e
+    lim = ti * ft
+    ok = frob2 <= lim * lim
+    out.update(t=float(t), frobenius_residual=math.sqrt(frob2) / Q, seconds=time.perf_counter() - t0)
+    if not ok:
+        return {**out, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
+    bound = float(tau)
+    if Fraction(bound) < tau:
+        bound = math.nextafter(bound, math.inf)
+    return {**out, "ok": True, "bound": bound, "tau": tau}
+
+
+def supports(s: Setting) -> str | None:
+    """None when the banded route covers ``s``, else what it supports (one line)."""
+    if s.method != "local_gd" or s.sigma != 0 or s.measure != "dist_sq" or not s.full_every_round() \
+            or not s.mu < s.L:
+        return SUPPORTED
+    return None
+
+
+def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECONDS, recheck: bool = True,
+                 lower: bool = True) -> Any:
+    """The windowed, chordal PEP of ``s``: a certified upper bound on its worst case (module doc), as a WorstCase."""
+    from verify.pep.core import WorstCase, _solver_versions, _up, _versions, normalise, reduce_symmetric
+
+    validate(s)
+    why = supports(s)
+    if why is not None:
+        raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
+                             f"sigma={s.sigma}, mu={s.mu}, L={s.L}, measure={s.measure}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise UserInputError(f"window={window} must be an integer >= 0 (local steps apart; 0: pairs with x* only)")
+    solved, symmetry = reduce_symmetric(s)
+    size = check_banded(solved, window, max_seconds)  # before anything is built
+    validate_scale(solved)
+    unit, factor = normalise(solved)
+    t0 = time.perf_counter()
+    pb = build_banded(unit, window)
+    keys = {k for _, _, _, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
+    cliques, filled = chordal_cliques(pb.d, sorted(keys))
+    order = sorted(filled)
+    build_s = time.perf_counter() - t0
+    sol = solve_banded_sdp(pb, order, cliques)
+    notes = [f"windowed PEP: {pb.pairs_kept} of {pb.pairs_full} interpolation inequalities kept (window {window}); "
+             f"{len(cliques)} PSD cones of at most {max(len(c) for c in cliques)} rows on a chordal pattern of "
+             f"{len(filled)} Gram entries (d = {pb.d}); built in {build_s:.2f} s"]
+    rc: dict[str, Any] = recheck_banded(pb, sol, filled) if recheck and sol.value is not None else \
+        {"ok": False, "reason": "exact recheck not requested" if sol.value is not None else "no solution"}
+    for delta in RETRY_DELTAS:
+        if not recheck or sol.value is None or rc.get("ok"):
+            break
+        # the solver's residual S misses the margin: a larger trace weight (the bound moves up by about
+        # delta * trace(G), reported as gap_to_primal)
+        notes.append(f"the certificate at trace weight {sol.delta:g} missed the exact recheck ({rc.get('reason')}); "
+                     f"solved again with {delta:g}")
+        sol = solve_banded_sdp(pb, order, cliques, delta=delta)
+        rc = recheck_banded(pb, sol, filled) if sol.value is not None else {"ok": False, "reason": "no solution"}
+    seconds = time.perf_counter() - t0
+    value, primal = sol.value, sol.primal
+    bound = rc.get("bound") if rc.get("ok") else None
+    if factor != 1.0:
+        notes.append(f"solved in units L = D0 = 1 and scaled back by {factor:g} (the proved bound rounded up)")
+        value = _up(value, factor)
+        primal = None if primal is None else primal * factor
+        bound = _up(bound, factor)
+    full = window >= s.K * s.R - 1
+    gap = None if bound is None or primal is None else bound - primal
+    # certified: the exact recheck proved the value an upper bound (all this route claims); how far the attained
+    # value of the windowed problem lies below it is gap_to_primal, and the bracket bounds the exact worst case
+    status = "failed" if sol.value is None else "certified" if bound is not None else "approximate"
+    cert: dict[str, Any] = {
+        "status": status, "recheck": "exact rational, chordal Cholesky (verify.pep.banded)",
+        "proved_upper_bound": bound, "reason": rc.get("reason", "") if status != "certified" else "",
+        "primal_objective": primal, "solver_objective": value, "gap_to_primal": gap, "trace_weight": sol.delta,
+        **{k: rc[k] for k in ("t", "frobenius_residual", "balance_fix", "negative_multipliers", "min_eig_float",
+                              "seconds") if k in rc}}
+    exactness = "exact" if full and status == "certified" else f"upper bound (sparse certificate, window {window})"
+    if lower:
+        from verify.pep.lower import quadratic_lower_bound
+
+        t1 = time.perf_counter()
+        lb, inst = quadratic_lower_bound(solved)
+        up = bound if bound is not None else value
+        cert.update(lower_bound=lb, lower_bound_instance=inst)
+        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: the worst {inst['dimension']}-D "
+                     f"two-client quadratic instance found, verify.pep.lower; float64)")
+        if bound is not None and not full and bound - lb <= CLOSED * bound:
+            exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                         f"{window}; lower: a quadratic instance)")
+        from verify.pep.fixed_point import down, fixed_point_lower_bound
+
+        fix, info = fixed_point_lower_bound(unit)
+        cert.update(fixed_point=info)
+        if fix is not None and up is not None:
+            fixf = down(fix * Fraction(repr(factor)))
+            cert.update(fixed_point_lower_bound=fixf)
+            notes.append(f"the farthest fixed point of one round lies at squared distance >= {fixf:.10g} (proved: an "
+                         f"exactly feasible point of the one-round PEP, verify.pep.fixed_point), {(up - fixf) / up:.1e} "
+                         "relative below the upper bound; started there the method never moves, at every R")
+            if fixf > lb:
+                lb = fixf
+                cert.update(lower_bound=lb, lower_bound_instance={"kind": "fixed point of one round",
+                                                                  "theta": info.get("theta")})
+            if bound is not None and not full and bound - lb <= CLOSED * bound:
+                exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                             f"{window}; lower: a fixed point of one round)")
+        notes.append(f"proved bracket of the exact worst case: [{lb:.10g}, {up:.10g}]")
+        cert.update(lower_bound_seconds=time.perf_counter() - t1)
+    if full:
+        notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
+    return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
+                     tuple(notes), {**_versions(), **_solver_versions()}, exactness, symmetry,
+                     {"gradients": size.gradients, "gram_rows": pb.d, "estimated_seconds": size.seconds,
+                      "estimated_gb": size.gb, "window": window, "cliques": len(cliques)})
+
+
+def check_banded(s: Setting, window: int, max_seconds: float) -> Size:
+    """Refuse a banded instance whose estimated time exceeds ``max_seconds``, with the estimate."""
+    if not (isinstance(max_seconds, (int, float)) and math.isfinite(max_seconds) and max_seconds > 0):
+        raise UserInputError(f"max_seconds={max_seconds} must be a positive finite number of seconds")
+    size = banded_estimate(s, window)
+    cap = _machine_gb() / 2
+    if size.seconds > max_seconds or size.gb > cap:
+        raise UserInputError(f"this banded worst case is too large: {size.describe()}, over the limit of "
+                             f"{max_seconds:g} s and {cap:.3g} GB; fewer rounds or local steps (K x R) or a smaller "
+                             f"window would fit")
+    return size
