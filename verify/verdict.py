@@ -61,6 +61,13 @@ def mean_ci(samples: Sequence[float] | np.ndarray, level: float = MEAN_LEVEL) ->
     return Estimate(mean, mean - half, mean + half, se, int(x.size), level)
 
 
+# Relative rounding allowed for the RHS, evaluated in float64 from its symbolic expression (tens of operations,
+# each within half an ulp: far below 1e-12). A violation is claimed only past it, so that an exactly tight bound
+# scored exactly (LHS = RHS up to rounding: the planted benchmark's correct bounds reach LHS/RHS = 1 + 2e-12)
+# is never called violated by the RHS's rounding alone.
+RHS_REL = 1e-12
+
+
 def decide(kind: str, low: float, high: float, rhs: float, *, hypotheses: bool | None = True,
            tol: float = 0.0) -> str:
     """Verdict for a confidence interval [low, high] of the LHS against ``rhs``.
@@ -81,10 +88,11 @@ def decide(kind: str, low: float, high: float, rhs: float, *, hypotheses: bool |
         return UNVERIFIED
     if not math.isfinite(rhs):
         return INCONCLUSIVE if math.isnan(rhs) else (HOLDS if (rhs > 0) == (kind == "upper") else VIOLATED)
+    margin = RHS_REL * abs(rhs)
     if kind == "upper":
-        return HOLDS if high <= rhs else VIOLATED if low > rhs else INCONCLUSIVE
+        return HOLDS if high <= rhs else VIOLATED if low > rhs + margin else INCONCLUSIVE
     if kind == "lower":
-        return HOLDS if low >= rhs else VIOLATED if high < rhs else INCONCLUSIVE
+        return HOLDS if low >= rhs else VIOLATED if high < rhs - margin else INCONCLUSIVE
     if kind == "equality":
         return HOLDS if low - tol <= rhs <= high + tol else VIOLATED
     raise ValueError(f"kind {kind!r} has no pointwise verdict; valid: upper, lower, equality")

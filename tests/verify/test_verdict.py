@@ -15,7 +15,8 @@ from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, UNVERIFIED, VIOLAT
     (0.1, 1.0 + 1e-12, 1.0, INCONCLUSIVE),
     (0.9, 1.1, 1.0, INCONCLUSIVE),
     (1.0, 1.2, 1.0, INCONCLUSIVE),     # lower end touching: not a violation
-    (1.0 + 1e-12, 1.2, 1.0, VIOLATED),
+    (1.0 + 1e-12, 1.2, 1.0, INCONCLUSIVE),  # within the RHS's rounding allowance RHS_REL
+    (1.0 + 2e-12, 1.2, 1.0, VIOLATED),
     (5.0, 5.0, 1.0, VIOLATED),
 ])
 def test_upper_edges(low, high, rhs, expected):
@@ -77,3 +78,13 @@ def test_mean_ci_coverage_on_many_seeded_samples():
 def test_mean_ci_single_sample_is_unbounded():
     est = mean_ci([1.0])
     assert est.low == -math.inf and est.high == math.inf
+
+
+def test_a_violation_needs_more_than_the_rhs_rounding():
+    """An exactly scored, exactly tight bound: LHS = RHS up to rounding. A low end 2e-13 relative above the RHS
+    (inside RHS_REL = 1e-12) is inconclusive; 2e-12 above it is a violation; the same for lower bounds."""
+    rhs = 0.2475
+    assert decide("upper", rhs * (1 + 2e-13), rhs * (1 + 3e-13), rhs) == INCONCLUSIVE
+    assert decide("upper", rhs * (1 + 2e-12), rhs * (1 + 3e-12), rhs) == VIOLATED
+    assert decide("lower", rhs * (1 - 3e-13), rhs * (1 - 2e-13), rhs) == INCONCLUSIVE
+    assert decide("lower", rhs * (1 - 3e-12), rhs * (1 - 2e-12), rhs) == VIOLATED
