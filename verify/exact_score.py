@@ -144,9 +144,14 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
     except UserInputError as e:  # declined at this horizon (a step schedule past MAX_SCHEDULED_ROUNDS): simulate
         return str(e)
     value, err = ex.value(spec[1], spec[0])
-    if not (math.isfinite(value) and math.isfinite(err)):
-        return (f"the exact recursion overflowed ({what} = {value:g}, bound {err:g}); the simulation reports "
-                "divergence per trial")
+    if math.isfinite(value) and not math.isfinite(err):
+        return f"the rounding bound of {what} overflowed ({err:g}); simulated instead"
+    if not math.isfinite(value):
+        # The moments are a linear recursion: they leave float64's range (1.8e308) only when its map grows
+        # geometrically, i.e. the iterates diverge in mean square. Said as divergence, as the simulation says a
+        # diverged trial; simulating instead would take R rounds of a run that is known to blow up.
+        return ExactLHS(math.inf, 0.0, f"{what}: the moment recursion overflows float64 (diverges in mean square)",
+                        ex.law, ex.wall_seconds)
     return ExactLHS(value, err, what, ex.law, ex.wall_seconds)
 
 

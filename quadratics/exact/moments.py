@@ -47,7 +47,8 @@ def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     threads at load 10 (its threads wait for each other); 300 x 300, torch 2.3 ms on one thread, numpy's
     OpenBLAS 3.3 ms single-threaded and ~3x slower with its own threads competing."""
     if a.shape[0] * a.shape[1] * b.shape[-1] < 2_000_000:
-        return a @ b
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging recursion overflows: its callers say so
+            return a @ b
     ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
     if min(a.shape[0], a.shape[1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
         return (ta.cuda() @ tb.cuda()).cpu().numpy()

@@ -210,3 +210,28 @@ def test_a_scenario_family_builds_a_plugin_problem(tmp_path):
     assert pb.constants == ref.constants and np.array_equal(pb.b, ref.b)
     with pytest.raises(ValueError, match="neither"):
         strongly_convex("no-such-problem", {"draw": 0}, L=1.0, mu=0.5, d=2, M=2, zeta=1.0, sigma=1.0, D0=1.0)
+
+
+def test_a_diverging_point_is_scored_as_divergence_without_simulating_its_rounds():
+    """Step 2.5/L on A = L I (d = 1): one local step multiplies the error by 1 - 2.5 = -1.5, so after R = 10^6
+    rounds the second moment is far past float64's range. The exact path says so (LHS = inf, a violation of any
+    finite bound) instead of falling back to a 10^6-round simulation."""
+    import math
+    import time
+
+    from verify.scenario import evaluate_point
+    from verify.verdict import VIOLATED, decide
+
+    mod = plugins.load_file(str(EXAMPLE))
+    sc = mod.make_scenario("USER.FEDAVG-GENEROUS", step_cap=2.5)
+    plugins.add_files([str(EXAMPLE)])
+    point = sc.point({"M": 4, "m_frac": 1.0, "K": 2, "R": 10**6, "eta_frac": 1.0, "d": 1, "sigma": 1.0, "zeta": 1.0})
+    sc_registered = type(sc)(sc.id, "USER.FEDAVG", sc.title, sc.space, sc.build, sc.notes)
+    t0 = time.perf_counter()
+    est = evaluate_point(sc_registered, point, trials=16, seed=0)
+    assert time.perf_counter() - t0 < 60  # not a 10^6-round simulation (a functional guard, not a benchmark)
+    assert est.exact and est.exact["method"] == "exact" and "diverges" in est.exact["measure"]
+    assert math.isinf(est.lhs) and est.ci[0] == math.inf
+    # the planted bound's own RHS overflows here too ((1 - eta mu)^(2KR) with |1 - eta mu| > 1); against any
+    # finite bound the infinite LHS is a violation
+    assert decide("upper", est.ci[0], est.ci[1], 1e300, hypotheses=True) == VIOLATED
