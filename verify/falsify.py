@@ -7,9 +7,11 @@ in turn at the strata "RHS term t dominates" and one plain stratum). Chosen by t
 after FAST.T2's horizons stopped being capped on the exactly scored quadratic (``verify.scenarios.fast.R_EXACT``):
 FAST.T2@corrected at budget 300, seeds 0-4, violation confirmed from 5 of 5 seeds by ``stratified`` (first
 at evaluations 13, 58, 118, 51, 3; 5-16 s each) and from 4 of 5 by ``random`` (seed 2: none, best 0.977);
-on the planted benchmark (``tests/benchmarks/planted``, 13 errors x 10 seeds, budget 300) both found all
-130 with no false alarm, ``stratified`` in fewer evaluations (mean 13.5 against 19.1) and slightly more
-wall time (median 0.61 s against 0.44 s a search: each aimed point builds 16 candidates' RHS). History:
+on the planted benchmark (``tests/benchmarks/planted``, 16 errors x 10 seeds, budget 300, scored exactly)
+``stratified`` found all 160 and ``random`` 159 (the drift 10x error missed from one seed), no false alarm,
+``stratified`` in fewer evaluations (mean 8.6 against 10.6; with Monte Carlo scoring, 13 errors: 13.5
+against 19.1) and more wall time (each aimed point builds 16 candidates' RHS; 452 s against 149 s for the
+whole benchmark). History:
 the earlier default ``random`` was chosen at 500 evaluations when model-based optimisers (optuna CMA-ES and
 TPE, nevergrad NGOpt) climbed the ridge of barely-contracted points (ratio -> 1) made by the Monte Carlo
 horizon cap and never left it (``tests/benchmarks/bench_falsify.py``, ``falsify_runs/REPORT.md``); on smooth
