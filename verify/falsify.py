@@ -347,8 +347,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                        versions=versions(), plugin=plugin_record(scenario))
     for wide, cut in zip(scenario.space, searched.space):
         if wide.choices is not None and tuple(cut.choices or ()) != tuple(wide.choices):
-            rec.notes.append(f"axis {wide.name} searched over {', '.join(map(str, cut.choices or ()))}; also "
-                             f"admissible: {', '.join(str(c) for c in wide.choices if c not in (cut.choices or ()))}")
+            # "not searched", not "admissible": a check's control (ASCAF.UH's FedAvg) is offered but outside the result
+            rec.notes.append(f"axis {wide.name} searched over {', '.join(map(str, cut.choices or ()))}; not "
+                             f"searched: {', '.join(str(c) for c in wide.choices if c not in (cut.choices or ()))}")
     t0 = time.perf_counter()
     best: dict[str, Any] | None = None
     floor = 0.0

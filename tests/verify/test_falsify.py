@@ -230,7 +230,7 @@ def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
 def test_a_narrowed_search_says_so_in_its_record():
     rec = search(get("FAST.T2"), budget=2, trials=4, confirm_trials=4, population=2, seed=3)
     doc = rec.to_dict()
-    assert any(n.startswith("axis problem searched over quadratic; also admissible:") for n in doc["notes"])
+    assert any(n.startswith("axis problem searched over quadratic; not searched:") for n in doc["notes"])
     assert next(p for p in doc["space"] if p["name"] == "problem")["choices"] == ["quadratic"]
     assert all(t.get("problem", "quadratic") == "quadratic" for t in doc["trace"])
 
