@@ -135,10 +135,10 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
     spec = _gate(inst)
     if isinstance(spec, str):
         return spec
-    ok, why = applies(inst.problem, inst.algorithm, inst.pattern)
+    rounds, first, what = _horizon(spec)
+    ok, why = applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)  # the rule scored_exactly uses
     if not ok:
         return why
-    rounds, first, what = _horizon(spec)
     try:
         ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
     except UserInputError as e:  # declined at this horizon (a step schedule past MAX_SCHEDULED_ROUNDS): simulate
