@@ -110,7 +110,7 @@ class Row:
 _ROW_TEXT = ("key", "paper", "algorithm", "kind", "reason", "conversion", "iterate")
 
 
-def _row(d: Any, where: str) -> Row:
+def _saved_row(d: Any, where: str) -> Row:
     """A :class:`Row` from what ``Row.to_dict`` wrote."""
     d = obj(d, where)
     for name in _ROW_TEXT:
@@ -158,7 +158,7 @@ class Comparison(Record):
             get(st, name, str, where + ".setting")
         setting = Setting(values=dict(get(st, "values", Mapping, where + ".setting")), pattern=st["pattern"],
                           measure=st["measure"], convexity=st["convexity"], extras=dict(st.get("extras") or {}))
-        rows = {name: tuple(_row(r, f"{where}.{name}[{i}]") for i, r in enumerate(get(data, name, list, where)))
+        rows = {name: tuple(_saved_row(r, f"{where}.{name}[{i}]") for i, r in enumerate(get(data, name, list, where)))
                 for name in ("covered", "not_covered")}
         return cls(setting=setting, covered=rows["covered"], other=rows["not_covered"])
 

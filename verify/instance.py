@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face
 from bounds.core.record import Record, clip, describe, is_number, register
 
 __all__ = ["INSTANCE_FORMAT", "LEVEL_RANGE", "InstanceFile", "SEED_LIMIT", "instance_sizes", "largest_point", "load_instance"]
@@ -58,6 +59,7 @@ def check_instance(data: Any, where: str) -> dict[str, Any]:
 
 
 @register
+@notebook_face(lambda r: f"{r.scenario} at {len(r.point)} values, {r.trials} trials, seed {r.seeds[0]}")
 @dataclass(frozen=True)
 class InstanceFile(Record):
     """One replayable instance (``falsify --instance-out``); ``from_dict`` checks every key (module docstring).
@@ -111,7 +113,7 @@ class InstanceFile(Record):
             raise UserInputError(f"{where}: seeds must be a list of one integer in [0, 2^63), not {describe(seeds)}")
         seed = _integer(seeds[0], "seeds[0]", where, low=0, high=SEED_LIMIT - 1, hint="an integer in [0, 2^63)")
         device = data.get("device")
-        if device is not None and (not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d{1,3})?", device)):
+        if "device" in data and (not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d{1,3})?", device)):
             raise UserInputError(f"{where}: device must be \"cpu\", \"cuda\" or \"cuda:N\", not {describe(device)}")
         return cls(scenario=scenario.id, point=point, trials=trials, seeds=(seed,),
                    level=_level(data["level"], where) if "level" in data else None, device=device,

@@ -25,8 +25,8 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
-from bounds.core.record import Record, number, register
-from verify.pep.setting import Law, Setting, parse_law, validate, validate_scale
+from bounds.core.record import BadRecord, Record, describe, number, register
+from verify.pep.setting import LAW_SYNTAX, Law, Setting, parse_law, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, check_size, swap_symmetric
 
 SOLVERS = ("CLARABEL", "SCS")
@@ -101,7 +101,11 @@ class WorstCase(Record):
         schedule = p.get("schedule")
         law = None
         if schedule is None and p.get("I") is None and p.get("participation", "full") != "full":
-            law = parse_law(str(p["participation"]))
+            try:
+                law = parse_law(str(p["participation"]))
+            except UserInputError:
+                raise BadRecord(f"field '{where}.parameters.participation' is {describe(p['participation'])}; "
+                                f"expected {LAW_SYNTAX} (or a schedule)") from None
         setting = Setting(**{k: p[k] for k in ("method", "L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0",
                                                 "measure", "I", "S", "sigma") if k in p},
                           schedule=None if schedule is None else tuple(tuple(r) for r in schedule), law=law)
