@@ -27,7 +27,7 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["DEFAULT_LIMIT", "describe_kind", "read_bytes", "read_json", "read_text", "regular_file", "short_path"]
+__all__ = ["DEFAULT_LIMIT", "describe_kind", "parse_toml", "read_bytes", "read_json", "read_text", "regular_file", "short_path"]
 
 #: Largest input file read by default (bytes): records, instance files and results are kilobytes.
 DEFAULT_LIMIT = 64 * 2**20
@@ -139,6 +139,20 @@ def read_json(path: str | os.PathLike[str], what: str, valid: str, *, limit: int
     except (ValueError, RecursionError) as exc:
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise UserInputError(f"{what} {short_path(path)} {not_json} ({why}); give {valid}") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """``text`` parsed as TOML; malformed text is one line naming ``source``, the line and the parser's reason."""
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        m = re.search(r"line (\d+)", why)
+        at = f" at line {m.group(1)}" if m else ""
+        raise UserInputError(f"{source} is not valid TOML{at}: {why}") from None
 
 
 def _size(n: float) -> str:

@@ -12,8 +12,8 @@ Its short ``repr`` (under 200 characters, like scipy's ``OptimizeResult``) comes
 **Notation**: ``kind`` is one of :data:`KINDS` (``decision`` and ``conformance`` are reserved slots whose
 classes live with their commands); ``id`` names the record; ``seeds`` and ``versions`` are its provenance.
 
-The field readers here (``get``, ``number_or_null``, ``describe``, ``clip``...) are the one copy of the
-helpers every validator used. Standard library only (the ground floor imports nothing of ours but
+The field readers here (``get``, ``number_or_null``, ``numbers``...) and ``bounds.core.errors``'
+``describe`` and ``clip`` are the one copy of the helpers every validator used. Standard library only (the ground floor imports nothing of ours but
 ``bounds.core``).
 """
 
@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import UserInputError, clip, describe
 
 __all__ = ["KINDS", "SCHEMA_PREFIX", "BadRecord", "Record", "clip", "describe", "get", "is_number", "kind_of_tag",
            "number", "number_or_null", "numbers", "obj", "pair", "record_class", "register", "texts"]
@@ -138,37 +138,6 @@ def kind_of_tag(tag: Any, where: str = "record") -> tuple[str, int]:
 
 _WANT = {str: "text", list: "a list", Mapping: "an object", int: "an integer", _NUM: "a number", bool: "true or false",
          dict: "an object"}
-
-
-def describe(x: Any) -> str:
-    """What a JSON value is, in words, with the value when it is short (for refusals)."""
-    if x is None:
-        return "null"
-    if isinstance(x, bool):
-        return f"the boolean {str(x).lower()}"
-    if isinstance(x, str):
-        shown = x if len(x) <= 40 else x[:37] + "..."
-        return f"the text {shown!r}"
-    if isinstance(x, int):
-        return f"the number {clip(x, 40, quote=False)}"
-    if isinstance(x, float):
-        return f"the number {x}"
-    if isinstance(x, list):
-        return f"a list of {len(x)}"
-    if isinstance(x, Mapping):
-        return "an object"
-    return type(x).__name__
-
-
-def clip(value: Any, width: int = 60, *, quote: bool = True) -> str:
-    """``repr(value)`` (or ``str`` with ``quote=False``) cut to ``width`` characters; a huge integer by its size."""
-    if value is None:
-        return "(null)"
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
-        digits = str(value)
-        return f"{digits[:12]}...e{len(digits)}"
-    text = repr(value) if quote else str(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def is_number(x: Any) -> bool:
