@@ -244,3 +244,28 @@ def test_two_cheap_checks_recomputed_give_the_recorded_numbers(recorded):
         for key in ("lhs", "rhs", "ratio"):
             assert d[key] == pytest.approx(old[key], rel=1e-9, abs=1e-12), (v.id, key)
         assert d["ci"] == pytest.approx(old["ci"], rel=1e-9, abs=1e-12), v.id
+
+
+def test_reports_has_no_import_circle():
+    """The reader and the renderers import one way (``reports.records`` and ``reports.validate`` imported each
+    other): no cycle among ``reports`` modules, counting imports inside functions."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    mods = {".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+            for p in (root / "reports").rglob("*.py")}
+    graph = {}
+    for name, path in mods.items():
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                deps |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+        graph[name] = (deps & set(mods)) - {name}
+
+    def reaches(start, goal, seen):
+        return any(d == goal or (d not in seen and not seen.add(d) and reaches(d, goal, seen)) for d in graph[start])
+
+    assert "reports.schema" in graph and "reports.records" in graph["reports.schema"]
+    assert [m for m in graph if reaches(m, m, set())] == []
