@@ -4,9 +4,10 @@
 ``format``, ``scenario``, ``point``, ``trials``, ``seeds`` (one), ``level``, ``device`` and ``expect``
 (the recorded verdict and numbers). A person may edit one, or hand us something else entirely.
 **Rule**: :func:`load_instance` reads only a regular file (never a FIFO: the read would wait forever),
-checks every key for its type and range (a boolean is not a number, a seed is an integer in
-[0, 2^63), a level lies in [0.5, 0.999999], trials are an integer >= 2, the point's values are
-numbers or names on the scenario's axes), and refuses anything else in one line naming the key.
+reads it as a record of the one record model (:class:`InstanceFile`, ``bounds.core.record``), which
+checks every key for its type and range (a boolean is not a number, a seed is an integer in [0, 2^63),
+a level lies in [0.5, 0.999999], trials are an integer >= 2, the point's values are numbers or names
+on the scenario's axes), and refuses anything else in one line naming the key.
 Sizes (trials x the instance's clients, dimension, rounds) are the caller's to weigh:
 :func:`instance_sizes` gives them without running anything.
 """
