@@ -33,6 +33,8 @@ import numpy as np
 
 from bounds.conventions import COMMON, CONVEXITY, QUANTITIES, SQUARED, VECTORS, Convention, convention_of
 from bounds.core.errors import UserInputError, unknown
+from bounds.core.face import notebook_face
+from bounds.core.record import BadRecord, Record, get, number, obj, register
 from bounds.result import PARTICIPATION_KINDS, Kind, Result
 
 #: setting measure -> (quantity, power): the setting's eps means quantity <= eps^power
@@ -105,18 +107,60 @@ class Row:
                 "status": list(self.status)}
 
 
+_ROW_TEXT = ("key", "paper", "algorithm", "kind", "reason", "conversion", "iterate")
+
+
+def _saved_row(d: Any, where: str) -> Row:
+    """A :class:`Row` from what ``Row.to_dict`` wrote."""
+    d = obj(d, where)
+    for name in _ROW_TEXT:
+        get(d, name, str, where, optional=name not in ("key", "kind"))
+    if not isinstance(d.get("covered"), bool):
+        raise BadRecord(f"field '{where}.covered' is missing or not true/false")
+    return Row(**{k: d[k] for k in _ROW_TEXT if k in d}, covered=d["covered"],
+               rounds=number(d.get("rounds_for_eps")), reached=number(d.get("eps_reached_at_R")),
+               conditions=tuple(d.get("conditions") or ()), order_constant_one=bool(d.get("order_constant_one")),
+               status=tuple(d.get("status") or ()))
+
+
+@register
+@notebook_face(lambda c: f"{c.record_id}: {len(c.covered)} results cover it, {len(c.other)} do not")
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(Record):
+    """Every result on one setting: those that cover it (sorted) and the others with their reasons."""
+
     setting: Setting
     covered: tuple[Row, ...]
     other: tuple[Row, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    KIND = "comparison"
+
+    @property
+    def record_id(self) -> str:
+        s = self.setting
+        return f"{s.pattern} {s.measure} {s.convexity}"
+
+    @property
+    def record_seeds(self) -> tuple[int, ...]:
+        return ()  # closed forms: nothing random
+
+    def payload(self) -> dict[str, Any]:
         return {"setting": self.setting.to_dict(), "sorted_by": "rounds_for_eps" if self.setting.eps else
                 "eps_reached_at_R", "covered": [r.to_dict() for r in self.covered],
                 "not_covered": [r.to_dict() for r in self.other],
                 "note": "ORDER results are evaluated with every hidden constant 1 (order_constant_one): compare their "
                         "shapes, not their values, with explicit bounds"}
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], where: str) -> Comparison:
+        st = get(data, "setting", Mapping, where)
+        for name in ("pattern", "measure", "convexity"):
+            get(st, name, str, where + ".setting")
+        setting = Setting(values=dict(get(st, "values", Mapping, where + ".setting")), pattern=st["pattern"],
+                          measure=st["measure"], convexity=st["convexity"], extras=dict(st.get("extras") or {}))
+        rows = {name: tuple(_saved_row(r, f"{where}.{name}[{i}]") for i, r in enumerate(get(data, name, list, where)))
+                for name in ("covered", "not_covered")}
+        return cls(setting=setting, covered=rows["covered"], other=rows["not_covered"])
 
 
 def _number(name: str, raw: Any) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from bounds.core.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError, clip, unknown
 from bounds.core.face import notebook_face, short
 from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
 from bounds.symbols import Domain, SymbolInfo
@@ -221,7 +221,7 @@ def _as_array(key: str, raw: Any, info: SymbolInfo) -> np.ndarray:
     try:
         return np.asarray(raw, dtype=float)
     except (TypeError, ValueError):
-        raise UserInputError(f"{key}={_clip(raw)} is not a number or an array with equal-length rows") from None
+        raise UserInputError(f"{key}={clip(raw)} is not a number or an array with equal-length rows") from None
 
 
 def _shape_hint(domain: Domain) -> str:
@@ -236,30 +236,24 @@ def _parse_text(key: str, raw: str, domain: Domain) -> np.ndarray:
     """Numbers typed by a user: ``0.5``, a vector ``0.375,0.5`` or a matrix ``1,0;0,1`` (strict shapes)."""
     rows = [row.split(",") for row in raw.split(";")]
     if any(not x.strip() for row in rows for x in row):
-        raise UserInputError(f"{key}={_clip(raw)} has an empty entry; give a number{_shape_hint(domain)}")
+        raise UserInputError(f"{key}={clip(raw)} has an empty entry; give a number{_shape_hint(domain)}")
     try:
         nums = [[float(x) for x in row] for row in rows]
     except ValueError:
-        raise UserInputError(f"{key}={_clip(raw)} is not a number{_shape_hint(domain)}") from None
+        raise UserInputError(f"{key}={clip(raw)} is not a number{_shape_hint(domain)}") from None
     if len({len(row) for row in nums}) > 1:
-        raise UserInputError(f"{key}={_clip(raw)} is ragged: rows have {', '.join(str(len(r)) for r in nums)} "
+        raise UserInputError(f"{key}={clip(raw)} is ragged: rows have {', '.join(str(len(r)) for r in nums)} "
                              f"entries; give a{_shape_hint(domain).removeprefix(' ')} with equal rows")
     if domain.is_matrix:
         return np.asarray(nums, dtype=float)
     if len(nums) > 1:
         what = "a vector" if domain.is_vector else "a scalar"
-        raise UserInputError(f"{key} is {what}; got a matrix {_clip(raw)} (give a{_shape_hint(domain).removeprefix(' ')})")
+        raise UserInputError(f"{key} is {what}; got a matrix {clip(raw)} (give a{_shape_hint(domain).removeprefix(' ')})")
     if domain.is_vector:
         return np.asarray(nums[0], dtype=float)
     if len(nums[0]) != 1:
-        raise UserInputError(f"{key} is a scalar; got {_clip(raw)} (give one number, for example {key}=0.5)")
+        raise UserInputError(f"{key} is a scalar; got {clip(raw)} (give one number, for example {key}=0.5)")
     return np.asarray(nums[0][0], dtype=float)
-
-
-def _clip(raw: Any, width: int = 60) -> str:
-    """A user's text, shortened so one bad argument never floods the terminal."""
-    text = raw if isinstance(raw, str) else repr(raw)
-    return repr(text if len(text) <= width else text[:width] + "...")
 
 
 def _short(arr: np.ndarray) -> str:

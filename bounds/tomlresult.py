@@ -59,13 +59,12 @@ bounds.core.errors.UserInputError: formula "__import__('os')": a call to __impor
 from __future__ import annotations
 
 import ast
-import tomllib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import sympy as sp
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import UserInputError, clip
 from bounds.result import Hypothesis, Kind, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
@@ -107,7 +106,7 @@ class _Walker:
         names = ", ".join(self.symbols) or "none declared"
         comp = ", one comparison <= < >= >" if self.relation else ""
         return UserInputError(
-            f"formula {_short(self.text)}: {what} is not allowed; allowed: numbers, the declared symbols ({names}), "
+            f"formula {clip(self.text)}: {what} is not allowed; allowed: numbers, the declared symbols ({names}), "
             f"+ - * / **, unary -, parentheses{comp}, the functions {', '.join(sorted(FUNCTIONS))} "
             f"and the constants pi, E")
 
@@ -122,9 +121,9 @@ class _Walker:
             return _COMPARE[type(node.ops[0])](self.walk(node.left), self.walk(node.comparators[0]))
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
-                raise self.refuse(f"the constant {_short(node.value)}")
+                raise self.refuse(f"the constant {clip(node.value)}")
             if not abs(node.value) <= _FLOAT_MAX:  # 1e999 reads as inf; 10**400 written out in digits
-                raise self.refuse(f"the number {_short(node.value)} (beyond float64's range, about 1.8e308)")
+                raise self.refuse(f"the number {clip(node.value)} (beyond float64's range, about 1.8e308)")
             return sp.Integer(node.value) if isinstance(node.value, int) else sp.Rational(repr(node.value))
         if isinstance(node, ast.Name):
             if node.id in self.symbols:
@@ -189,9 +188,9 @@ def parse_formula(text: str, symbols: Iterable[str] | Mapping[str, sp.Symbol], *
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise UserInputError(f"formula {_short(text)} is not a formula ({exc.msg}); write e.g. 2*L/(eta*T)") from None
+        raise UserInputError(f"formula {clip(text)} is not a formula ({exc.msg}); write e.g. 2*L/(eta*T)") from None
     except (ValueError, RecursionError, MemoryError) as exc:  # a NUL character; nesting the parser refuses
-        raise UserInputError(f"formula {_short(text)} is not a formula ({type(exc).__name__}); "
+        raise UserInputError(f"formula {clip(text)} is not a formula ({type(exc).__name__}); "
                              "write e.g. 2*L/(eta*T)") from None
     _check_tree_depth(tree, text)
     walker = _Walker(text, table, relation)
@@ -201,20 +200,12 @@ def parse_formula(text: str, symbols: Iterable[str] | Mapping[str, sp.Symbol], *
         raise
     except (TypeError, ValueError, ArithmeticError) as exc:
         # sympy refuses what has no real value, e.g. a comparison with zoo (L <= 1/0) or Max(sqrt(-1), 1)
-        raise UserInputError(f"formula {_short(text)} has no real value ({exc}); every part of a formula "
+        raise UserInputError(f"formula {clip(text)} has no real value ({exc}); every part of a formula "
                              "must be a finite real number for real inputs") from None
     if relation and not isinstance(out, sp.core.relational.Relational):
         raise walker.refuse("a hypothesis without a comparison") from None
     _check_finite_real(out, text)
     return out
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """``repr(value)`` cut to ``limit`` characters (a 2,000-digit number or formula is not echoed whole)."""
-    if isinstance(value, int) and value.bit_length() > 1000:  # repr() refuses ints over 4,300 digits
-        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
-    text = repr(value) if len(repr(value)) <= 4 * limit else repr(str(value)[: 4 * limit])
-    return text if len(text) <= limit else f"{text[:limit - 20]}...{text[-12:]} ({len(str(value))} characters)"
 
 
 def _check_text_depth(text: str) -> None:
@@ -232,10 +223,10 @@ def _check_text_depth(text: str) -> None:
         elif not ch.isspace():
             run = 0
     if deepest > MAX_DEPTH:
-        raise UserInputError(f"formula {_short(text)} nests parentheses {deepest} deep; at most {MAX_DEPTH} "
+        raise UserInputError(f"formula {clip(text)} nests parentheses {deepest} deep; at most {MAX_DEPTH} "
                              "(bounds.tomlresult.MAX_DEPTH)")
     if longest > MAX_DEPTH:
-        raise UserInputError(f"formula {_short(text)} chains {longest} signs (+ or -) in a row; at most {MAX_DEPTH} "
+        raise UserInputError(f"formula {clip(text)} chains {longest} signs (+ or -) in a row; at most {MAX_DEPTH} "
                              "(bounds.tomlresult.MAX_DEPTH)")
 
 
@@ -249,7 +240,7 @@ def _check_tree_depth(tree: ast.AST, text: str) -> None:
     while stack:
         node, depth = stack.pop()
         if depth > 2 * MAX_DEPTH:
-            raise UserInputError(f"formula {_short(text)} is nested more than {2 * MAX_DEPTH} levels deep "
+            raise UserInputError(f"formula {clip(text)} is nested more than {2 * MAX_DEPTH} levels deep "
                                  f"(2 x bounds.tomlresult.MAX_DEPTH); split it into terms")
         chain_left = node.left if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS else None
         for child in ast.iter_child_nodes(node):
@@ -266,12 +257,12 @@ def _check_finite_real(expr: Any, text: str) -> None:
            sp.oo: "infinity", sp.I: "an imaginary number (e.g. sqrt(-1) or (-1)**0.5)"}
     for atom, why in bad.items():
         if expr.has(atom) or (atom is sp.oo and expr.has(-sp.oo)):
-            raise UserInputError(f"formula {_short(text)} holds {why}; every part must be a finite real number")
+            raise UserInputError(f"formula {clip(text)} holds {why}; every part must be a finite real number")
     for num in expr.atoms(sp.Number):
         parts = (int(num.p), int(num.q)) if isinstance(num, sp.Rational) else (float(num),)
         if any(not abs(x) <= _FLOAT_MAX for x in parts):
-            raise UserInputError(f"formula {_short(text)} holds a number beyond float64's range (about 1.8e308) "
-                                 f"after simplification: {_short(num)}")
+            raise UserInputError(f"formula {clip(text)} holds a number beyond float64's range (about 1.8e308) "
+                                 f"after simplification: {clip(num)}")
 
 
 def _domain(name: str, text: str) -> Domain:
@@ -304,7 +295,7 @@ def _typed(doc: Mapping[str, Any], key: str, kind: type, where: str, default: An
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         names = {str: "a string", bool: "true or false", dict: "a table", list: "a list", int: "an integer"}
         raise UserInputError(f"{where}: {key!r} must be {names.get(kind, kind.__name__)}, not "
-                             f"{_type_name(value)} {_short(value)}")
+                             f"{_type_name(value)} {clip(value)}")
     return value
 
 
@@ -331,13 +322,13 @@ def _strings(doc: Mapping[str, Any], key: str, where: str, default: Iterable[str
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserInputError(f"{where}: {key!r} must be a string or a list of strings, not {_type_name(value)} "
-                             f"{_short(value)}")
+                             f"{clip(value)}")
     return tuple(value)
 
 
 def _finite_number(value: Any, what: str) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= _FLOAT_MAX:
-        raise UserInputError(f"{what} must be a finite number, not {_type_name(value)} {_short(value)}")
+        raise UserInputError(f"{what} must be a finite number, not {_type_name(value)} {clip(value)}")
     return value
 
 
@@ -354,7 +345,7 @@ def _exponent(value: Any, what: str) -> sp.Rational:
             return sp.Rational(frac.numerator, frac.denominator)
     elif not isinstance(value, str):
         return sp.Rational(repr(_finite_number(value, what)))
-    raise UserInputError(f"{what} must be a number or a fraction such as \"-1/2\", not {_short(value)}")
+    raise UserInputError(f"{what} must be a number or a fraction such as \"-1/2\", not {clip(value)}")
 
 
 _TOP = ("id", "title", "paper", "kind", "lhs", "lhs_latex", "status", "flags", "reconstructed", "rate", "notes",
@@ -387,39 +378,38 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
     >>> float(res.evaluate({"T": 4}).value)
     0.25
     """
-    try:
-        doc = tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
-        raise UserInputError(f"{source} is not valid TOML: {str(exc).splitlines()[0][:200]}") from None
+    from bounds.core.files import parse_toml
+
+    doc = parse_toml(text, source)
     where = source
     _only(doc, _TOP, where)
     rid = _need(doc, "id", str, where)
     if not rid.strip() or len(rid) > 200 or any(c.isspace() or c == "@" for c in rid):
-        raise UserInputError(f"{where}: id {_short(rid)} must be 1 to 200 characters without spaces or '@'")
+        raise UserInputError(f"{where}: id {clip(rid)} must be 1 to 200 characters without spaces or '@'")
     variant = _typed(doc, "variant", str, where, "published")
     if not variant.strip() or len(variant) > 200 or any(c.isspace() or c == "@" for c in variant):
-        raise UserInputError(f"{where}: variant {_short(variant)} must be 1 to 200 characters without spaces or '@'")
+        raise UserInputError(f"{where}: variant {clip(variant)} must be 1 to 200 characters without spaces or '@'")
     syms = _need(doc, "symbols", dict, where)
     if not syms:
         raise UserInputError(f"{where}: [symbols] is empty; declare every symbol the terms use")
     infos: list[SymbolInfo] = []
     for name, spec in syms.items():
         if not name.isidentifier() or name in FUNCTIONS or name in _CONSTANTS or name.startswith("_"):
-            raise UserInputError(f"{where}: symbol name {_short(name)} must be an identifier that is not a "
+            raise UserInputError(f"{where}: symbol name {clip(name)} must be an identifier that is not a "
                                  "function or constant")
         at = f"{where} [symbols] {name}"
         if isinstance(spec, str):
             spec = {"meaning": spec}
         if not isinstance(spec, dict):
             raise UserInputError(f"{at}: must be a table such as {{ meaning = \"...\", domain = \"positive\" }}, "
-                                 f"not {_type_name(spec)} {_short(spec)}")
+                                 f"not {_type_name(spec)} {clip(spec)}")
         _only(spec, _SYMBOL_KEYS, at)
         dom = _domain(name, _typed(spec, "domain", str, at, "positive"))
         if dom.is_vector:
             raise UserInputError(f"{where}: symbol {name}: vector domains need a Python plugin (aggregates)")
         prefer = _typed(spec, "prefer", str, at, "min")
         if prefer not in _PREFER:
-            raise UserInputError(f"{at}: prefer {_short(prefer)} is unknown; valid: {', '.join(_PREFER)}")
+            raise UserInputError(f"{at}: prefer {clip(prefer)} is unknown; valid: {', '.join(_PREFER)}")
         infos.append(SymbolInfo(name, _typed(spec, "meaning", str, at, ""), dom,
                                 unrecovered=_typed(spec, "unrecovered", bool, at, False), prefer=prefer))
     table = {s.name: sym(s.name, s.domain) for s in infos}
@@ -459,7 +449,7 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
     try:
         kind = Kind(kind_text)
     except ValueError:
-        raise UserInputError(f"{where}: kind {_short(kind_text)} is unknown; valid: "
+        raise UserInputError(f"{where}: kind {clip(kind_text)} is unknown; valid: "
                              f"{', '.join(k.value for k in Kind)}") from None
     try:
         status = tuple(Status(s) for s in _strings(doc, "status", where, ["PUBLISHED"]))
@@ -468,7 +458,7 @@ def result_from_toml(text: str, source: str = "<toml>") -> Result:
     example = _typed(doc, "example", dict, where, {})
     for k, v in example.items():
         if k not in table:
-            raise UserInputError(f"{where}: example {_short(k)} is not a declared symbol; declared: {', '.join(table)}")
+            raise UserInputError(f"{where}: example {clip(k)} is not a declared symbol; declared: {', '.join(table)}")
         _finite_number(v, f"{where}: example {k}")
         try:
             next(s for s in infos if s.name == k).validate(v)

@@ -21,7 +21,6 @@ Errors name the file and the line (syntax) or the key and its line (content).
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -55,17 +54,11 @@ def _line_of(text: str, key: str) -> str:
 
 
 def _parse(path: Path) -> tuple[dict, str]:
-    from bounds.core.files import read_text
+    from bounds.core.files import parse_toml, read_text
 
     # a regular file only (a FIFO would wait forever), of at most 64 MB
     text = read_text(path, "model file", "a .toml availability model (see rate_region.tomlfile)")
-    try:
-        return tomllib.loads(text), text
-    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
-        msg = str(exc)
-        m = re.search(r"line (\d+)", msg)
-        where = f"line {m.group(1)}" if m else "unknown line"
-        raise UserInputError(f"{path}: malformed TOML at {where}: {msg}") from None
+    return parse_toml(text, str(path)), text
 
 
 def model_from_dict(data: dict, text: str = "", source: str = "<dict>") -> AvailabilityModel:

@@ -40,6 +40,7 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
+from bounds.core.record import Record, register
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
@@ -174,10 +175,13 @@ def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
             ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c else "none")]
 
 
+@register
 @notebook_face(_search_summary, rows=_search_rows)
 @dataclass
-class SearchRecord:
-    """A search and its confirmation; ``to_dict()`` is the JSON record."""
+class SearchRecord(Record):
+    """A search and its confirmation; ``to_dict()`` is the JSON record, ``from_dict`` reads it back."""
+
+    KIND = "search"
 
     id: str
     result: str
@@ -206,12 +210,13 @@ class SearchRecord:
     first_violation: dict[str, Any] = field(default_factory=dict)
     finding: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        from dataclasses import asdict
+    @classmethod
+    def read(cls, data: Mapping[str, Any], where: str) -> SearchRecord:
+        from verify.saved import check_search
 
-        from bounds.core.jsonable import jsonable as _plain
-
-        return _plain(asdict(self))
+        check_search(data, where)
+        # the sizes the report does not show: a record without them (hand-made) reads as 0, "not recorded"
+        return super().read({"budget": 0, "time_limit": None, "trials": 0, "population": 0, **data}, where)
 
     def instance_file(self) -> dict[str, Any]:
         """The replayable instance: scenario, point, trials, seeds (and the numbers to expect)."""

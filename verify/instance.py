@@ -4,24 +4,27 @@
 ``format``, ``scenario``, ``point``, ``trials``, ``seeds`` (one), ``level``, ``device`` and ``expect``
 (the recorded verdict and numbers). A person may edit one, or hand us something else entirely.
 **Rule**: :func:`load_instance` reads only a regular file (never a FIFO: the read would wait forever),
-checks every key for its type and range (a boolean is not a number, a seed is an integer in
-[0, 2^63), a level lies in [0.5, 0.999999], trials are an integer >= 2, the point's values are
-numbers or names on the scenario's axes), and refuses anything else in one line naming the key.
+reads it as a record of the one record model (:class:`InstanceFile`, ``bounds.core.record``), which
+checks every key for its type and range (a boolean is not a number, a seed is an integer in [0, 2^63),
+a level lies in [0.5, 0.999999], trials are an integer >= 2, the point's values are numbers or names
+on the scenario's axes), and refuses anything else in one line naming the key.
 Sizes (trials x the instance's clients, dimension, rounds) are the caller's to weigh:
 :func:`instance_sizes` gives them without running anything.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from bounds.core.face import notebook_face
+from bounds.core.record import Record, clip, describe, is_number, register
 
-__all__ = ["INSTANCE_FORMAT", "LEVEL_RANGE", "SEED_LIMIT", "instance_sizes", "largest_point", "load_instance"]
+__all__ = ["INSTANCE_FORMAT", "LEVEL_RANGE", "InstanceFile", "SEED_LIMIT", "instance_sizes", "largest_point", "load_instance"]
 
 INSTANCE_FORMAT = "convbound-instance/1"
 #: Seeds both numpy's SeedSequence and torch's generator accept: 0 <= seed < 2^63.
@@ -29,7 +32,7 @@ SEED_LIMIT = 2**63
 #: Confidence levels a confirmation may use: below 0.5 an interval says nothing, above 1 - 1e-6 the
 #: Student-t quantile leaves float64's useful range (0.5 + level / 2 rounds to 1).
 LEVEL_RANGE = (0.5, 0.999999)
-_KEYS = ("format", "scenario", "point", "trials", "seeds", "level", "device", "expect", "plugin")
+_KEYS = ("schema", "format", "scenario", "point", "trials", "seeds", "level", "device", "expect", "plugin")
 _LIMIT = 2**20  # an instance file is about 1 kB
 _WRITTEN_BY = "as written by `convbound falsify --instance-out`"
 
@@ -42,57 +45,80 @@ def load_instance(path: str) -> dict[str, Any]:
     ...
     bounds.core.errors.UserInputError: instance file /no/such.json does not exist; give a JSON instance file as written by `convbound falsify --instance-out`
     """
-    from bounds.core.files import read_text
+    from bounds.core.files import read_json
 
-    text = read_text(path, "instance file", f"a JSON instance file {_WRITTEN_BY}", limit=_LIMIT)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserInputError(f"instance file {path} is not JSON ({why}); give a JSON instance file {_WRITTEN_BY}") \
-            from None
+    data = read_json(path, "instance file", f"a JSON instance file {_WRITTEN_BY}", limit=_LIMIT, not_json="is not JSON")
     return check_instance(data, f"instance file {path}")
 
 
 def check_instance(data: Any, where: str) -> dict[str, Any]:
     """``data`` after checking every key (see the module docstring); ``where`` starts each message."""
     if not isinstance(data, dict):
-        raise UserInputError(f"{where}: expected a JSON object with keys {', '.join(_KEYS)}, not {_kind(data)}; "
+        raise UserInputError(f"{where}: expected a JSON object with keys {', '.join(_KEYS)}, not {describe(data)}; "
                              f"give a file {_WRITTEN_BY}")
-    extra = sorted(str(k) for k in data if k not in _KEYS)
-    if extra:
-        raise UserInputError(f"{where}: unknown key(s) {_clip(', '.join(extra))}; valid: {', '.join(_KEYS)}")
-    missing = [k for k in ("format", "scenario", "point", "trials", "seeds") if k not in data]
-    if missing:
-        raise UserInputError(f"{where} needs keys format, scenario, point, trials, seeds (missing: "
-                             f"{', '.join(missing)}) {_WRITTEN_BY}")
-    if data["format"] != INSTANCE_FORMAT:
-        raise UserInputError(f"{where}: format {_clip(data['format'])} is not {INSTANCE_FORMAT!r}; give a file "
-                             f"{_WRITTEN_BY}")
-    plugin = _plugin(data, where) if "plugin" in data else None
-    scenario = _scenario(data["scenario"], where)
-    point = _point(scenario, data["point"], where)
-    trials = _integer(data["trials"], "trials", where, low=2, high=None, hint="an integer >= 2 (an interval needs two)")
-    seeds = data["seeds"]
-    if not isinstance(seeds, list) or len(seeds) != 1:
-        raise UserInputError(f"{where}: seeds must be a list of one integer in [0, 2^63), not {_kind(seeds)} "
-                             f"{_clip(seeds)}")
-    seed = _integer(seeds[0], "seeds[0]", where, low=0, high=SEED_LIMIT - 1, hint="an integer in [0, 2^63)")
-    out: dict[str, Any] = {"format": INSTANCE_FORMAT, "scenario": scenario.id, "point": point, "trials": trials,
-                           "seeds": [seed]}
-    if "level" in data:
-        out["level"] = _level(data["level"], where)
-    if "device" in data:
-        device = data["device"]
-        if not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d{1,3})?", device):
-            raise UserInputError(f"{where}: device must be \"cpu\", \"cuda\" or \"cuda:N\", not {_kind(device)} "
-                                 f"{_clip(device)}")
-        out["device"] = device
-    if "expect" in data:
-        out["expect"] = _expect(data["expect"], where)
-    if plugin is not None:
-        out["plugin"] = plugin
-    return out
+    return InstanceFile.from_dict(data, where).payload()
+
+
+@register
+@notebook_face(lambda r: f"{r.scenario} at {len(r.point)} values, {r.trials} trials, seed {r.seeds[0]}")
+@dataclass(frozen=True)
+class InstanceFile(Record):
+    """One replayable instance (``falsify --instance-out``); ``from_dict`` checks every key (module docstring).
+
+    ``point`` is the scenario's full point (defaults filled in); ``level``, ``device``, ``expect`` and
+    ``plugin`` are None when the file does not give them.
+    """
+
+    scenario: str
+    point: Mapping[str, Any]
+    trials: int
+    seeds: tuple[int, ...]
+    level: float | None = None
+    device: str | None = None
+    expect: Mapping[str, Any] | None = None
+    plugin: Mapping[str, str] | None = None
+
+    KIND = "instance"
+
+    @property
+    def record_id(self) -> str:
+        return self.scenario
+
+    def payload(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"format": INSTANCE_FORMAT, "scenario": self.scenario, "point": dict(self.point),
+                               "trials": self.trials, "seeds": list(self.seeds)}
+        for key in ("level", "device", "expect", "plugin"):
+            if getattr(self, key) is not None:
+                out[key] = dict(getattr(self, key)) if key in ("expect", "plugin") else getattr(self, key)
+        return out
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], where: str) -> InstanceFile:
+        extra = sorted(str(k) for k in data if k not in _KEYS)
+        if extra:
+            raise UserInputError(f"{where}: unknown key(s) {clip(', '.join(extra))}; valid: {', '.join(_KEYS)}")
+        missing = [k for k in ("format", "scenario", "point", "trials", "seeds") if k not in data]
+        if missing:
+            raise UserInputError(f"{where} needs keys format, scenario, point, trials, seeds (missing: "
+                                 f"{', '.join(missing)}) {_WRITTEN_BY}")
+        if data["format"] != INSTANCE_FORMAT:
+            raise UserInputError(f"{where}: format {clip(data['format'])} is not {INSTANCE_FORMAT!r}; give a file "
+                                 f"{_WRITTEN_BY}")
+        plugin = _plugin(data, where) if "plugin" in data else None
+        scenario = _scenario(data["scenario"], where)
+        point = _point(scenario, data["point"], where)
+        trials = _integer(data["trials"], "trials", where, low=2, high=None,
+                          hint="an integer >= 2 (an interval needs two)")
+        seeds = data["seeds"]
+        if not isinstance(seeds, list) or len(seeds) != 1:
+            raise UserInputError(f"{where}: seeds must be a list of one integer in [0, 2^63), not {describe(seeds)}")
+        seed = _integer(seeds[0], "seeds[0]", where, low=0, high=SEED_LIMIT - 1, hint="an integer in [0, 2^63)")
+        device = data.get("device")
+        if "device" in data and (not isinstance(device, str) or not re.fullmatch(r"cpu|cuda(:\d{1,3})?", device)):
+            raise UserInputError(f"{where}: device must be \"cpu\", \"cuda\" or \"cuda:N\", not {describe(device)}")
+        return cls(scenario=scenario.id, point=point, trials=trials, seeds=(seed,),
+                   level=_level(data["level"], where) if "level" in data else None, device=device,
+                   expect=_expect(data["expect"], where) if "expect" in data else None, plugin=plugin)
 
 
 def _plugin(data: Mapping[str, Any], where: str) -> dict[str, str]:
@@ -110,14 +136,14 @@ def _plugin(data: Mapping[str, Any], where: str) -> dict[str, str]:
     if not (isinstance(rec, dict) and set(rec) == {"path", "sha256"} and isinstance(rec["path"], str)
             and isinstance(rec["sha256"], str) and re.fullmatch(r"[0-9a-f]{64}", rec["sha256"])):
         raise UserInputError(f"{where}: plugin must be {{\"path\": file, \"sha256\": 64 hex digits}}, not "
-                             f"{_kind(rec)} {_clip(rec)}")
+                             f"{describe(rec)}")
     need = rec["path"]
     give = f"give it with `convbound --plugin {need} verify --instance ...`"
     try:
         with open(need, "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()
     except OSError:
-        raise UserInputError(f"{where} needs plugin file {need} (scenario {_clip(data.get('scenario'))}), which "
+        raise UserInputError(f"{where} needs plugin file {need} (scenario {clip(data.get('scenario'))}), which "
                              f"cannot be read here; {give} (from where it is)") from None
     if digest != rec["sha256"]:
         raise UserInputError(f"{where} needs plugin file {need} as it was (sha256 {rec['sha256'][:12]}...); that "
@@ -168,8 +194,7 @@ def _scenario(name: Any, where: str) -> Any:
     from verify.scenarios import get
 
     if not isinstance(name, str) or not name.strip():
-        raise UserInputError(f"{where}: scenario must be a scenario id such as \"FAST.T1\", not {_kind(name)} "
-                             f"{_clip(name)}")
+        raise UserInputError(f"{where}: scenario must be a scenario id such as \"FAST.T1\", not {describe(name)}")
     try:
         return get(name)
     except UserInputError as exc:
@@ -178,15 +203,13 @@ def _scenario(name: Any, where: str) -> Any:
 
 def _point(scenario: Any, point: Any, where: str) -> dict[str, Any]:
     if not isinstance(point, dict):
-        raise UserInputError(f"{where}: point must be an object of parameter values, not {_kind(point)} "
-                             f"{_clip(point)}")
+        raise UserInputError(f"{where}: point must be an object of parameter values, not {describe(point)}")
     for key, value in point.items():
         # a boolean is no number (float(True) is 1.0), a list or an object is no value of an axis
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise UserInputError(f"{where}: point {_clip(key)} must be a number or a name, not {_kind(value)} "
-                                 f"{_clip(value)}")
+            raise UserInputError(f"{where}: point {clip(key)} must be a number or a name, not {describe(value)}")
         if isinstance(value, float) and not math.isfinite(value):
-            raise UserInputError(f"{where}: point {_clip(key)}={value} must be finite")
+            raise UserInputError(f"{where}: point {clip(key)}={value} must be finite")
     try:
         return scenario.point(point)
     except (UserInputError, OverflowError, ValueError) as exc:
@@ -195,15 +218,14 @@ def _point(scenario: Any, point: Any, where: str) -> dict[str, Any]:
 
 def _integer(value: Any, key: str, where: str, *, low: int, high: int | None, hint: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-        raise UserInputError(f"{where}: {key} must be {hint}, not {_kind(value)} {_clip(value)}")
+        raise UserInputError(f"{where}: {key} must be {hint}, not {describe(value)}")
     return value
 
 
 def _level(value: Any, where: str) -> float:
     low, high = LEVEL_RANGE
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-        raise UserInputError(f"{where}: level must be a confidence level in [{low}, {high}], not {_kind(value)} "
-                             f"{_clip(value)}")
+        raise UserInputError(f"{where}: level must be a confidence level in [{low}, {high}], not {describe(value)}")
     return float(value)
 
 
@@ -211,37 +233,21 @@ def _expect(value: Any, where: str) -> dict[str, Any]:
     from verify.verdict import VERDICTS
 
     if not isinstance(value, dict):
-        raise UserInputError(f"{where}: expect must be an object (verdict, lhs, ci, rhs), not {_kind(value)} "
-                             f"{_clip(value)}")
+        raise UserInputError(f"{where}: expect must be an object (verdict, lhs, ci, rhs), not {describe(value)}")
     extra = sorted(str(k) for k in value if k not in ("verdict", "lhs", "ci", "rhs"))
     if extra:
-        raise UserInputError(f"{where}: expect has unknown key(s) {_clip(', '.join(extra))}; valid: verdict, lhs, ci, rhs")
+        raise UserInputError(f"{where}: expect has unknown key(s) {clip(', '.join(extra))}; valid: verdict, lhs, ci, rhs")
     if "verdict" in value and value["verdict"] not in VERDICTS:
-        raise UserInputError(f"{where}: expect.verdict must be one of {', '.join(VERDICTS)}, not {_clip(value['verdict'])}")
+        raise UserInputError(f"{where}: expect.verdict must be one of {', '.join(VERDICTS)}, not {clip(value['verdict'])}")
     for key in ("lhs", "rhs"):
-        if key in value and not _number_or_null(value[key]):
-            raise UserInputError(f"{where}: expect.{key} must be a number or null, not {_kind(value[key])} "
-                                 f"{_clip(value[key])}")
+        if key in value and not _maybe_number(value[key]):
+            raise UserInputError(f"{where}: expect.{key} must be a number or null, not {describe(value[key])}")
     if "ci" in value:
         ci = value["ci"]
-        if not isinstance(ci, list) or len(ci) != 2 or not all(_number_or_null(c) for c in ci):
-            raise UserInputError(f"{where}: expect.ci must be a list of two numbers (or nulls), not {_kind(ci)} "
-                                 f"{_clip(ci)}")
+        if not isinstance(ci, list) or len(ci) != 2 or not all(_maybe_number(c) for c in ci):
+            raise UserInputError(f"{where}: expect.ci must be a list of two numbers (or nulls), not {describe(ci)}")
     return dict(value)
 
 
-def _number_or_null(x: Any) -> bool:
-    # strict JSON writes an infinite bound as the text "inf" (bounds.core.jsonable)
-    return x is None or x in ("inf", "-inf") or (isinstance(x, (int, float)) and not isinstance(x, bool))
-
-
-def _kind(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string", dict: "an object",
-            list: "a list", type(None): "a null"}.get(type(value), type(value).__name__)
-
-
-def _clip(value: Any, width: int = 60) -> str:
-    if value is None:
-        return "(null)"
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"{str(value)[:12]}...e{len(str(value))}"
-    return text if len(text) <= width else text[: width - 3] + "..."
+def _maybe_number(x: Any) -> bool:
+    return x is None or is_number(x)  # strict JSON writes an infinite bound as the text "inf"

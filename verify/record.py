@@ -12,6 +12,7 @@ from typing import Any
 
 from bounds.core.face import notebook_face, short
 from bounds.core.jsonable import jsonable
+from bounds.core.record import BadRecord, Record, describe, get, is_number, number, numbers, register
 from verify.verdict import VERDICTS
 
 KINDS = ("certificate", "rate", "control")
@@ -30,9 +31,10 @@ def _rows(v: Verification) -> list[tuple[str, Any]]:
     return rows + [("note", n) for n in v.notes]
 
 
+@register
 @notebook_face(_summary, rows=_rows)
 @dataclass(frozen=True)
-class Verification:
+class Verification(Record):
     """Outcome of one check.
 
     Args:
@@ -89,27 +91,32 @@ class Verification:
         """The verdict is the expected one."""
         return self.verdict == self.expected
 
-    def to_dict(self) -> dict[str, Any]:
+    KIND = "verification"
+
+    def payload(self) -> dict[str, Any]:
         out = jsonable(asdict(self))
         out["ok"] = self.ok
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Verification:
+    def read(cls, data: Mapping[str, Any], where: str) -> Verification:
+        check_fields(data, where)
         names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in data.items() if k in names}
+        # a null field takes its default (only the numbers may be null: "not computed")
+        kw = {k: data[k] for k in names if k in data and (data[k] is not None or k in ("lhs", "rhs", "ratio"))}
         # bounds.core.jsonable wrote infinities as "inf"/"-inf": read them back as floats (null stays None)
         for key in ("lhs", "rhs", "ratio"):
             if key in kw:
-                kw[key] = _number(kw[key])
+                kw[key] = number(kw[key])
         if "ci" in kw:
-            kw["ci"] = tuple(_number(x) for x in kw["ci"])
+            kw["ci"] = tuple(number(x) for x in kw["ci"])
+        if isinstance(kw.get("notes"), str):
+            kw["notes"] = (kw["notes"],)
+        if kw.get("conditions") == {}:  # older records wrote {} for "no conditions"
+            kw["conditions"] = ()
         for key in ("conditions", "notes"):
             if key in kw:
                 kw[key] = tuple(kw[key])
-        for key in ("lhs", "rhs", "ratio"):
-            if kw.get(key) is None:
-                kw[key] = None
         return cls(**kw)
 
     def replace(self, **changes: Any) -> Verification:
@@ -118,5 +125,55 @@ class Verification:
         return replace(self, **changes)
 
 
-def _number(x: Any) -> Any:
-    return float(x) if x in ("inf", "-inf") else x
+def check_fields(v: Any, where: str) -> None:
+    """The fields of a saved verification that renderers read (``BadRecord`` naming the first bad one)."""
+    if not isinstance(v, Mapping):
+        raise BadRecord(f"field '{where}' is {describe(v)}; expected an object (a verification record)")
+    get(v, "id", str, where)
+    for name in ("verdict", "expected"):
+        value = get(v, name, str, where, optional=(name == "expected"))
+        if value is not None and value not in VERDICTS:
+            raise BadRecord(f"field '{where}.{name}' is {value!r}; expected one of {', '.join(VERDICTS)}")
+    for name in ("lhs", "rhs", "ratio"):
+        if v.get(name) is not None and not is_number(v[name]):
+            raise BadRecord(f"field '{where}.{name}' is {describe(v[name])}; expected a number or null")
+    ci = v.get("ci")
+    if ci is not None:
+        if not isinstance(ci, list) or len(ci) != 2:
+            raise BadRecord(f"field '{where}.ci' is {describe(ci)}; expected [low, high]")
+        numbers(ci, where + ".ci")
+    for name, kind in (("title", str), ("kind", str), ("instance", Mapping), ("series", Mapping)):
+        get(v, name, kind, where, optional=True)
+    series = v.get("series") or {}
+    for name in ("x", "lhs", "ci_low", "ci_high", "rhs", "fit_ci"):
+        if series.get(name) is not None:
+            numbers(series[name], f"{where}.series.{name}")
+    conds = v.get("conditions")
+    if isinstance(conds, list):
+        check_conditions(conds, where + ".conditions")
+    elif conds not in (None, {}):  # an empty object is tolerated: older records wrote {} for "none"
+        raise BadRecord(f"field '{where}.conditions' is {describe(conds)}; expected a list of conditions")
+    notes = v.get("notes")
+    if notes is not None and not isinstance(notes, (list, str)):
+        raise BadRecord(f"field '{where}.notes' is {describe(notes)}; expected a list of text")
+
+
+def check_conditions(conds: Any, where: str) -> None:
+    """Hypothesis checks as ``ConditionCheck.to_dict()`` writes them (a rate check's per point of its series)."""
+    if conds is None:
+        return
+    if not isinstance(conds, list):
+        raise BadRecord(f"field '{where}' is {describe(conds)}; expected a list of conditions")
+    for i, c in enumerate(conds):
+        at = f"{where}[{i}]"
+        if not isinstance(c, Mapping):
+            raise BadRecord(f"field '{at}' is {describe(c)}; expected an object")
+        if "name" not in c and "checks" in c:  # a rate check: {"R": ..., "checks": [...]}
+            check_conditions(get(c, "checks", list, at), at + ".checks")
+            continue
+        get(c, "name", str, at)
+        if c.get("holds") not in (True, False, None):
+            raise BadRecord(f"field '{at}.holds' is {describe(c.get('holds'))}; expected true, false or null")
+        for name in ("lhs", "rhs", "margin"):
+            if c.get(name) is not None and not is_number(c[name]):
+                raise BadRecord(f"field '{at}.{name}' is {describe(c[name])}; expected a number or null")

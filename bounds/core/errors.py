@@ -8,7 +8,8 @@ exit status 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
 
@@ -58,3 +59,34 @@ def unknown(kind: str, word: str, candidates: Iterable[str]) -> UserInputError:
         hint = f"valid: {shown}"
     shown_word = word if len(word) <= WORD_WIDTH else word[:WORD_WIDTH] + "..."
     return UserInputError(f"unknown {kind} {shown_word!r}; {hint}")
+
+
+def describe(x: Any) -> str:
+    """What a JSON value is, in words, with the value when it is short (for refusals): ``the text 'x'``,
+    ``the number 3``, ``a list of 2``, ``an object``, ``null``."""
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return f"the boolean {str(x).lower()}"
+    if isinstance(x, str):
+        shown = x if len(x) <= 40 else x[:37] + "..."
+        return f"the text {shown!r}"
+    if isinstance(x, int) and x.bit_length() > 100:
+        return clip(x)
+    if isinstance(x, (int, float)):
+        return f"the number {clip(x, 40, quote=False)}"
+    if isinstance(x, list):
+        return f"a list of {len(x)}"
+    if isinstance(x, Mapping):
+        return "an object"
+    return type(x).__name__
+
+
+def clip(value: Any, width: int = 60, *, quote: bool = True) -> str:
+    """``repr(value)`` (or ``str`` with ``quote=False``) cut to ``width`` characters; a huge integer by its size."""
+    if value is None:
+        return "(null)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"  # str() refuses 4,300 digits
+    text = repr(value) if quote else str(value)
+    return text if len(text) <= width else f"{text[:max(width - 32, 8)]}...{text[-12:]} ({len(text)} characters)"

@@ -19,13 +19,15 @@ Standard library only (the ground floor imports nothing of ours but ``bounds.cor
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["DEFAULT_LIMIT", "describe_kind", "read_bytes", "read_text", "regular_file", "short_path"]
+__all__ = ["DEFAULT_LIMIT", "describe_kind", "parse_toml", "read_bytes", "read_json", "read_text", "regular_file", "short_path"]
 
 #: Largest input file read by default (bytes): records, instance files and results are kilobytes.
 DEFAULT_LIMIT = 64 * 2**20
@@ -125,6 +127,32 @@ def read_text(path: str | os.PathLike[str], what: str, valid: str, *, limit: int
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserInputError(f"{what} {short_path(path)} is not UTF-8 text (byte {exc.start}); give {valid}") from None
+
+
+def read_json(path: str | os.PathLike[str], what: str, valid: str, *, limit: int = DEFAULT_LIMIT,
+              not_json: str = "is not a readable JSON file") -> Any:
+    """:func:`read_text` parsed as JSON; text that is not JSON is refused in one line (``not_json``: the
+    words of the refusal after the path, kept per command because users and tests know them)."""
+    text = read_text(path, what, valid, limit=limit)
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UserInputError(f"{what} {short_path(path)} {not_json} ({why}); give {valid}") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """``text`` parsed as TOML; malformed text is one line naming ``source``, the line and the parser's reason."""
+    import re
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, or an integer of more than 4,300 digits
+        why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        m = re.search(r"line (\d+)", why)
+        at = f" at line {m.group(1)}" if m else ""
+        raise UserInputError(f"{source} is not valid TOML{at}: {why}") from None
 
 
 def _size(n: float) -> str:

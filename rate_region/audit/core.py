@@ -18,11 +18,13 @@ count; the test uses the count's exact variance given availability, ``checks.ava
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face
+from bounds.core.record import Record, register
 from rate_region.audit.checks import (
     AVAILABLE_CONVENTION,
     CHECK_TITLES,
@@ -91,12 +93,18 @@ def _audit_summary(a: AuditRecord) -> str:
             f"{states.count(None)} open")
 
 
+@register
 @notebook_face(_audit_summary, rows=lambda a: [(c.get("check"), {True: "met", False: "not met"}.get(c.get("status"), "open"),
                                                 c.get("reason", "")) for c in a.checks],
                header=("check", "status", "reason"))
 @dataclass(frozen=True, eq=False)
-class AuditRecord:
-    """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions."""
+class AuditRecord(Record):
+    """Everything the audit found; ``to_dict`` carries inputs, seeds (none: the audit is deterministic), versions.
+
+    Equality is equality of the saved form (the fields hold numpy arrays, which ``==`` compares elementwise).
+    """
+
+    KIND = "audit"
 
     log: dict
     target: dict
@@ -110,11 +118,33 @@ class AuditRecord:
     inputs: dict = field(default_factory=dict)
     versions: dict = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
-        return {"kind": "audit", "log": self.log, "target": self.target, "rates": self.rates, "bias": self.bias,
-                "availability_model": self.model, "model_toml": self.model_toml, "rstar": self.rstar,
-                "variance": self.variance, "checks": self.checks, "inputs": self.inputs, "seeds": [],
-                "versions": self.versions}
+    def payload(self) -> dict:
+        from bounds.core.jsonable import jsonable
+
+        return jsonable({"kind": "audit", "log": self.log, "target": self.target, "rates": self.rates,
+                         "bias": self.bias, "availability_model": self.model, "model_toml": self.model_toml,
+                         "rstar": self.rstar, "variance": self.variance, "checks": self.checks, "inputs": self.inputs,
+                         "seeds": [], "versions": self.versions})
+
+    @property
+    def record_id(self) -> str:
+        return str(self.log.get("source", ""))
+
+    @classmethod
+    def read(cls, data: Any, where: str) -> AuditRecord:
+        from rate_region.audit.saved import check_audit
+
+        check_audit(data, where)
+        return cls(log=dict(data["log"]), target=dict(data["target"]), rates=dict(data["rates"]),
+                   bias=dict(data["bias"]), model=dict(data["availability_model"]),
+                   model_toml=str(data.get("model_toml") or ""), rstar=dict(data["rstar"]),
+                   variance=dict(data["variance"]), checks=list(data["checks"]), inputs=dict(data.get("inputs") or {}),
+                   versions=dict(data.get("versions") or {}))
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
 
     def text(self, max_clients: int = 10) -> str:
         """Plain-text summary; lists at most ``max_clients`` clients per list and says how many it left out."""

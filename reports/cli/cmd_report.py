@@ -54,7 +54,8 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
 
     announce_workers = check_workers(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
-    from reports.records import add_entries, load_include
+    from reports.records import add_entries
+    from reports.schema import load_include
 
     included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
 
@@ -102,7 +103,7 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
 def _render_saved(doc: dict, path: str, out: str, force: bool, progress) -> None:
     """Render a saved document; a field the checks let through but the renderer cannot use is bad input.
 
-    Why: ``reports.validate`` checks the fields the renderers index, but a hand-edited document can
+    Why: ``reports.schema`` checks the fields the renderers index, but a hand-edited document can
     still hold, say, a list where a template expects text; that is the file's fault, so it gets one
     line naming the error, not a template traceback.
     """
@@ -120,17 +121,10 @@ def _render_saved(doc: dict, path: str, out: str, force: bool, progress) -> None
 
 def _load(path: str) -> dict:
     """A saved results.json, or the output of ``verify --json``, checked field by field (one line if bad)."""
-    import json
+    from bounds.core.files import read_json
+    from reports.schema import as_report_document
 
-    from bounds.core.errors import UserInputError
-    from bounds.core.files import read_text
-    from reports.validate import as_report_document
-
-    valid = "a results.json written by 'convbound report'"
-    text = read_text(path, "--from-json", valid, limit=512 * 2**20)  # a regular file only (never a FIFO)
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UserInputError(f"{path} is not a JSON file ({why}); give {valid}") from None
+    # a regular file only (never a FIFO)
+    data = read_json(path, "--from-json", "a results.json written by 'convbound report'", limit=512 * 2**20,
+                     not_json="is not a JSON file")
     return as_report_document(data, path)

@@ -110,7 +110,7 @@ def test_older_records_without_the_field_stay_unverified():
 def test_the_report_shows_the_condition_beside_the_hypotheses():
     from reports.build import to_json
     from reports.html import render_html
-    from reports.validate import as_report_document
+    from reports.schema import as_report_document
 
     res = bounds.get("FAST.T1")
     entry = {**res.to_dict(), "example": {"values": res.example_values, "source": "README",

@@ -224,7 +224,8 @@ def test_edited_records_are_refused_in_one_line_or_render(tmp_path, audit_case):
 
     from bounds.core.errors import UserInputError
     from reports.build import write_report
-    from reports.records import add_entries, load_include
+    from reports.records import add_entries
+    from reports.schema import load_include
 
     rng = random.Random(20261123)
     base = {"schema": "convbound.report/1", "title": "edited records", "results": [], "verifications": [],

@@ -15,7 +15,7 @@ from report_fixtures import fixture_doc
 
 from reports.build import to_json
 from reports.document import SCHEMA
-from reports.validate import DOCUMENT_FIELDS, ENVIRONMENT_FIELDS, as_report_document
+from reports.schema import DOCUMENT_FIELDS, ENVIRONMENT_FIELDS, as_report_document
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "reports" / "templates"
 

@@ -61,7 +61,7 @@ def test_an_included_record_with_a_broken_sweep_is_refused_in_one_line(tmp_path,
     import json
 
     from bounds.core.errors import UserInputError
-    from reports.records import load_include
+    from reports.schema import load_include
 
     rec = {**_record(), "kind": "worst-case", "solve_seconds": 2.5}
     if sweep is not None:
@@ -78,7 +78,7 @@ def test_an_included_record_with_a_broken_sweep_is_refused_in_one_line(tmp_path,
 def test_an_included_record_with_a_sweep_loads(tmp_path):
     import json
 
-    from reports.records import load_include
+    from reports.schema import load_include
 
     sweep = [{"R": 1000, "kind": "per-round bound", "value": 0.3, "results": {"FAST.T2": {"bound": 0.55, "ratio": 0.54,
                                                                                           "hypotheses_hold": True}}}]

@@ -25,7 +25,8 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
-from verify.pep.setting import Law, Setting, validate, validate_scale
+from bounds.core.record import BadRecord, Record, describe, number, register
+from verify.pep.setting import LAW_SYNTAX, Law, Setting, parse_law, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, check_size, swap_symmetric
 
 SOLVERS = ("CLARABEL", "SCS")
@@ -42,6 +43,7 @@ def _worst_summary(w: WorstCase) -> str:
             f"{short(w.value)}, certificate {w.certificate.get('status')}")
 
 
+@register
 @notebook_face(_worst_summary, rows=lambda w: [("value", short(w.value)), ("primal", short(w.primal_value)),
                                                ("solver", f"{w.solver} ({w.solver_status})"),
                                                ("certificate", w.certificate.get("status")),
@@ -49,7 +51,7 @@ def _worst_summary(w: WorstCase) -> str:
                                                *((c.get("key", c.get("id", "")), c.get("ratio", c.get("tightness", "")))
                                                  for c in w.coverage)])
 @dataclass(frozen=True)
-class WorstCase:
+class WorstCase(Record):
     """The worst case of one setting, with the solver's status and the exact recheck of its certificate.
 
     Args: setting: the instance class, method and law; value: the proved upper bound when certified,
@@ -76,11 +78,46 @@ class WorstCase:
     sweep: tuple[Mapping[str, Any], ...] = ()
     replay: Mapping[str, Any] = field(default_factory=dict)
 
+    KIND = "worst-case"
+
     @property
     def success(self) -> bool:
         return self.value is not None and self.certificate.get("status") in ("certified", "approximate")
 
-    def to_dict(self) -> dict[str, Any]:
+    @property
+    def record_id(self) -> str:
+        return self.setting.method
+
+    @property
+    def record_seeds(self) -> tuple[int, ...]:
+        return ()  # a deterministic SDP
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], where: str) -> WorstCase:
+        from verify.saved import check_worst_case
+
+        check_worst_case(data, where)
+        p = data["parameters"]
+        schedule = p.get("schedule")
+        law = None
+        if schedule is None and p.get("I") is None and p.get("participation", "full") != "full":
+            try:
+                law = parse_law(str(p["participation"]))
+            except UserInputError:
+                raise BadRecord(f"field '{where}.parameters.participation' is {describe(p['participation'])}; "
+                                f"expected {LAW_SYNTAX} (or a schedule)") from None
+        setting = Setting(**{k: p[k] for k in ("method", "L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0",
+                                                "measure", "I", "S", "sigma") if k in p},
+                          schedule=None if schedule is None else tuple(tuple(r) for r in schedule), law=law)
+        return cls(setting=setting, value=number(data["value"]), primal_value=number(data["primal_value"]),
+                   solver_status=data["solver_status"], solver=data["solver"], certificate=dict(data["certificate"]),
+                   solve_seconds=data["solve_seconds"], coverage=tuple(data["coverage"]),
+                   notes=tuple(data.get("notes") or ()), versions=dict(data.get("versions") or {}),
+                   exactness=data.get("exactness", "exact"), symmetry=data.get("symmetry", ""),
+                   size=dict(data.get("size") or {}), sweep=tuple(data.get("sweep") or ()),
+                   replay=dict(data.get("replay") or {}))
+
+    def payload(self) -> dict[str, Any]:
         return {
             "kind": "worst-case", "method": self.setting.method, "parameters": self.setting.to_dict(),
             "value": self.value, "primal_value": self.primal_value, "exactness": self.exactness,

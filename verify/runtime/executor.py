@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import UserInputError, clip
 
 INPROCESS = "inprocess"
 LOCAL = "local"
@@ -141,11 +141,11 @@ def check_scheduler(scheduler: str | None, workers: int | None) -> str:
                                  "has its own workers")
         match = re.fullmatch(r"tcp://([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})", kind)
         if not match or not 1 <= int(match.group(2)) <= 65535:
-            raise UserInputError(f"--scheduler {_clip(scheduler)} is not an address; give tcp://HOST:PORT with a port "
+            raise UserInputError(f"--scheduler {clip(scheduler)} is not an address; give tcp://HOST:PORT with a port "
                                  "in 1..65535, e.g. tcp://127.0.0.1:8786")
         return kind
     hint = " (an address starts with tcp:// and ends with :PORT)" if re.fullmatch(r"[\w.:\[\]-]+", kind) else ""
-    raise UserInputError(f"scheduler={_clip(scheduler)} is not a scheduler{hint}; use inprocess, local or "
+    raise UserInputError(f"scheduler={clip(scheduler)} is not a scheduler{hint}; use inprocess, local or "
                          "tcp://HOST:PORT", param="scheduler")
 
 
@@ -167,14 +167,9 @@ def local_workers(workers: int | None) -> tuple[int, str]:
     count = max(1, min(asked, cores))
     note = ""
     if workers is not None and count < asked:
-        note = (f"--workers {_clip(asked)} capped at {count}, the CPU cores available here (a local cluster gains "
+        note = (f"--workers {clip(asked)} capped at {count}, the CPU cores available here (a local cluster gains "
                 "nothing from more processes than cores; a larger cluster: --scheduler tcp://HOST:PORT)")
     return count, note
-
-
-def _clip(value: Any, width: int = 60) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= width else f"{text[:width - 25]}...({len(text)} characters)"
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
