@@ -13,11 +13,12 @@ letter (LaTeX reads ``KR`` as K times R); ``num`` is a run of digits with at mos
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["GREEK", "LAYOUT", "Token", "canonical", "is_greek", "tokenize"]
+__all__ = ["GREEK", "LAYOUT", "Token", "canonical", "flat", "is_greek", "label_text", "script_key", "tokenize"]
 
 #: Greek letters and letter-like control words that name a symbol (``\\eta`` -> ``eta``).
 GREEK = frozenset(
@@ -99,3 +100,23 @@ def canonical(tokens: list[Token]) -> str:
 def is_greek(t: Token | None) -> bool:
     """``\\eta``, ``\\Gamma``, ``\\ell``: a control word that names a symbol."""
     return t is not None and t.kind == "cmd" and t.text[1:] in GREEK
+
+
+def script_key(base: list[str], scripts: Mapping[str, list[Token]]) -> list[str]:
+    """A symbol's canonical words: base, then _{..}, then ^{..} (LaTeX prints x^i_r and x_r^i alike)."""
+    out = list(base)
+    for mark in ("_", "^"):
+        if mark in scripts:
+            out += [mark, "{", *flat(scripts[mark]), "}"]
+    return out
+
+
+def flat(tokens: list[Token]) -> list[str]:
+    return canonical(tokens).split() if tokens else []
+
+
+def label_text(label: str) -> str:
+    out = label.strip()
+    for wrapper in (r"\text", r"\mathrm", r"\textrm", r"\mbox"):
+        out = out.replace(wrapper, "")
+    return " ".join(out.replace("{", " ").replace("}", " ").split())
