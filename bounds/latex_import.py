@@ -221,7 +221,8 @@ def import_document(text: str, *, lhs: str | None = None, source: str = "<input>
                              "count the measure reads)")
     for j, (label, value, _) in enumerate(reading.pieces):
         out.terms.append((label or f"term{j + 1}", value))
-    from bounds.latex_write import plugin_skeleton, write_toml
+    from bounds.latex_plugin import plugin_skeleton
+    from bounds.latex_write import write_toml
 
     write = {"toml": write_toml, "plugin": plugin_skeleton}[fmt]
     out.text = write(doc, out, kind, measure.describe(rounds), reading.lhs_latex or measure.latex.format(R=rounds),
