@@ -112,13 +112,22 @@ def _render_pieces(pieces: list[tuple[str, Any, str]], names: Mapping[Any, str])
     return out
 
 
+def _same_value(a: Any, b: Any) -> bool:
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, sp.core.relational.Relational):
+        return type(a) is type(b) and _same_value(a.lhs, b.lhs) and _same_value(a.rhs, b.rhs)
+    return bool(sp.simplify((a - b).doit()) == 0)
+
+
 def _read_back(out: Imported, value: Any, rendered: str, table: Any, vectors: Any) -> None:
     """The rendering shown must itself read back to the same value; a note says where it does not."""
     from bounds.latex_parse import parse_expression
 
+    read = parse_relations if isinstance(value, list) else parse_expression
     try:
-        again = parse_expression(rendered, table, vectors).value
-        same = sp.simplify((again - value).doit()) == 0
+        again = read(rendered, table, vectors).value
+        same = _same_value(value, again)
     except UserInputError as exc:
         same, again = False, exc
     if not same:
@@ -145,6 +154,7 @@ def _hypotheses(doc: Mapping[str, Any], table: Any, vectors: Any, names: Any, ou
         rels = reading.value
         out.shown.append(_shown(f"hypothesis {name!r}", h["latex"], reading,
                                 r",\quad ".join(_render(r, names) for r in rels)))
+        _read_back(out, rels, out.shown[-1].read, table, vectors)
         for j, rel in enumerate(rels):
             label = name if len(rels) == 1 else f"{name} ({j + 1})"
             if isinstance(rel, sp.Eq):

@@ -101,3 +101,24 @@ def test_every_token_has_a_role():
     covered = {col for tok, role in reading.roles for col in range(tok.pos, tok.pos + len(tok.text)) if role}
     text = STATEMENTS[4]["tex"]
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+def test_the_rendering_shown_reads_back_to_the_same_value():
+    """What the import shows (sympy.latex of the reading) is itself read to the same value: no hidden drift."""
+    from bounds.latex_import import _render, _same_value
+    from latex_cases import DECLARED
+
+    names = {TABLE[k]: latex for k, latex in zip(TABLE, DECLARED)}
+    checked = 0
+    for case in STATEMENTS:
+        if case["expected"] is None:
+            continue
+        value = READ[case["how"]](case["tex"], TABLE, VECTORS).value
+        if isinstance(value, list):
+            rendered = r",\quad ".join(_render(r, names) for r in value)
+            again = parse_relations(rendered, TABLE, VECTORS).value
+        else:
+            again = parse_expression(_render(value, names), TABLE, VECTORS).value
+        assert _same_value(value, again), (case["src"], rendered if isinstance(value, list) else _render(value, names))
+        checked += 1
+    assert checked == 18
