@@ -105,8 +105,9 @@ def test_every_token_has_a_role():
 
 def test_the_rendering_shown_reads_back_to_the_same_value():
     """What the import shows (sympy.latex of the reading) is itself read to the same value: no hidden drift."""
-    from bounds.latex_import import _render, _same_value
     from latex_cases import DECLARED
+
+    from bounds.latex_import import _render, _same_value
 
     names = {TABLE[k]: latex for k, latex in zip(TABLE, DECLARED)}
     checked = 0
