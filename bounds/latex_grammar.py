@@ -422,17 +422,17 @@ class Grammar:
             if tok.kind == "char" and tok.text != "*":  # x^*: a star is a name's superscript
                 raise self.refuse(tok, f"a {role} must be a letter, digit, command or braced group")
             return [tok]
-        depth, out = 0, []
+        depth, out = 0, list[Token]()
         while True:
-            tok = self.peek()
-            if tok is None:
+            nxt = self.peek()
+            if nxt is None:
                 raise self.refuse(t, f"an unclosed brace in a {role}")
             self.take(role)
-            depth += {"{": 1, "}": -1}.get(tok.text, 0)
+            depth += {"{": 1, "}": -1}.get(nxt.text, 0)
             if depth == 0:
                 return out
-            if not (depth == 1 and tok.text == "{" and not out):
-                out.append(tok)
+            if not (depth == 1 and nxt.text == "{" and not out):  # the opening brace itself
+                out.append(nxt)
 
     def atom_base(self) -> list[str]:
         t = self.take("symbol")
@@ -441,8 +441,7 @@ class Grammar:
             self.expect("}", "closing brace of a symbol")
             return inner
         if t.text in DECORATORS:
-            inner = self.raw("symbol")
-            return [t.text, "{", *flat(inner), "}"]
+            return [t.text, "{", *flat(self.raw("symbol")), "}"]
         return [t.text]
 
     def atom(self) -> Any:
