@@ -85,6 +85,10 @@ def symbol_tables(symbols: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, A
         if not name.isidentifier() or keyword.iskeyword(name) or name in _RESERVED:
             raise UserInputError(f"symbol name {name!r} cannot be used in a formula (a Python keyword, a function "
                                  f"name or not an identifier); rename it (e.g. lam for lambda)")
+        for key, value in spec.items():
+            if key not in ("meaning", "domain", "latex", "prefer") or not isinstance(value, str):
+                raise UserInputError(f"symbol {name}: {key} = {value!r} is not allowed; a symbol has meaning, domain, "
+                                     "latex and prefer, each a string")
         latex = spec.get("latex") or default_latex(name)
         key = symbol_key(latex)
         if key in table or key in vectors:

@@ -103,6 +103,7 @@ def test_a_sum_needs_the_plugin_skeleton_which_evaluates_by_hand_arithmetic(conv
     (lambda t: t.replace("\\leq\n", "\\leq \\mathcal O\\Bigl(\n").replace("Error}},\n", "Error}}\\Bigr),\n"),
      r"'\\mathcal' at column"),
     (lambda t: t.replace("[provenance]", "[provenance]\nfoo = 1\n[x]"), "unknown key"),
+    (lambda t: t.replace('L = { meaning = "smoothness" }', 'L = { latex = 3 }'), "latex = 3 is not allowed"),
 ])
 def test_bad_input_is_one_line_exit_2(convbound, tmp_path, mutate, needle):
     src = tmp_path / "bad.toml"
