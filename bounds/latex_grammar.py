@@ -32,7 +32,6 @@ NOT_EXACT = frozenset(r"\ll \gg \approx \sim \simeq \lesssim \gtrsim \ne \neq \e
                       r"\pm \mp".split())
 SEPARATORS = frozenset({",", ";", r"\quad", r"\qquad", "\\\\"})
 ORDER = frozenset({"O", r"\mathcal { O }", r"\Theta", r"\Omega", r"\tilde { \mathcal { O } }"})
-_REL = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "=": sp.Eq}
 _CLOSE_OF = {"(": ")", "[": "]", r"\{": r"\}"}
 
 
@@ -211,7 +210,7 @@ class Grammar:
         if t.kind == "num":
             return sp.Integer(self.digit(f"number ({what})").text)
         if t.kind == "letter" or is_greek(t):
-            return self.lookup([self.take(f"symbol ({what})")], [t], allow_sub=False)
+            return self.lookup([self.take(f"symbol ({what})")], [t])
         raise self.refuse(t, f"a {what} must be a digit, a letter, a Greek letter or a {{braced}} formula")
 
     def arg(self, what: str) -> tuple[Any, bool]:
@@ -474,12 +473,13 @@ class Grammar:
             sub = self.raw("subscript of a symbol")
         return self.lookup(self.toks[start:self.i], script_key(base, {"_": sub} if sub else {}), sub=sub)
 
-    def lookup(self, toks: list[Token], key: list[str] | list[Token], allow_sub: bool = True,
-               sub: list[Token] | None = None) -> Any:
+    def lookup(self, toks: list[Token], key: list[str] | list[Token], sub: list[Token] | None = None) -> Any:
         words = [k.text if isinstance(k, Token) else k for k in key]
         name = " ".join(words)
         if name in self.table:
             return self.table[name]
+        if name in self.indices:  # a summation index used as a number (\sum_{k=1}^N k p_k)
+            return self.indices[name]
         if sub and len(sub) == 1 and sub[0].text in self.indices and " ".join(words[:-4]) in self.vectors:
             return self.vectors[" ".join(words[:-4])][self.indices[sub[0].text]]
         first = toks[0]

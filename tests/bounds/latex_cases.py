@@ -179,6 +179,8 @@ NEAR_MISSES = [
     ("expr", r"a_k", None),
     ("expr", r"\sum_{k=1}^{N} p_k", sp.Sum(p[k], (k, 1, N))),
     ("expr", r"\sum_k p_k", None),
+    ("expr", r"\sum_{k=1}^{N} k p_k", sp.Sum(k * p[k], (k, 1, N))),
+    ("expr", r"k + \sum_{k=1}^{N} p_k", None),
     ("expr", r"\|a\|", None),
     ("expr", r"a'", None),
     ("expr", r"\eta^{(t)}", None),
