@@ -10,6 +10,8 @@ import random
 
 import pytest
 import sympy as sp
+from hypothesis import given
+from hypothesis import strategies as st
 from latex_cases import NEAR_MISSES, STATEMENTS, a, b, c, tables
 
 from bounds.core.errors import UserInputError
@@ -123,3 +125,24 @@ def test_the_rendering_shown_reads_back_to_the_same_value():
         assert _same_value(value, again), (case["src"], rendered if isinstance(value, list) else _render(value, names))
         checked += 1
     assert checked == 18
+
+
+_LEAVES = st.sampled_from([a, b, c, sp.Integer(2), sp.Integer(3), sp.Rational(1, 2)])
+_UNARY = [sp.sqrt, sp.log, sp.exp, lambda x: -x, lambda x: x**2, lambda x: 1 / x]
+_BINARY = [lambda x, y: x + y, lambda x, y: x - y, lambda x, y: x * y, lambda x, y: x / y, sp.Min, sp.Max]
+_EXPRS = st.recursive(_LEAVES, lambda inner: st.one_of(
+    st.tuples(st.sampled_from(range(len(_UNARY))), inner).map(lambda t: _UNARY[t[0]](t[1])),
+    st.tuples(st.sampled_from(range(len(_BINARY))), inner, inner).map(lambda t: _BINARY[t[0]](t[1], t[2]))),
+    max_leaves=6)
+
+
+@given(_EXPRS)
+def test_sympys_own_latex_of_a_random_expression_is_read_exactly_or_refused(expr):
+    """sympy.latex (not this parser) writes the LaTeX; the reading must be the expression or a refusal."""
+    tex = sp.latex(expr)
+    try:
+        got = parse_expression(tex, TABLE, VECTORS).value
+    except UserInputError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert sp.simplify(got - expr) == 0, (tex, got, expr)
