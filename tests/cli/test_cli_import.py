@@ -58,6 +58,44 @@ def test_stdin_json_and_tokens(convbound, monkeypatch):
     assert re.search(r"col\s+\d+\s+\\underbrace\s+underbrace", listing.out)
 
 
+T2_DOC = r"""id = "FAST.T2.tex"
+lhs = "final-dist-sq"
+[provenance]
+seed = "FAST"
+locator = "Theorem 2"
+[symbols]
+eta_c = { meaning = "client step size" }
+L = { meaning = "smoothness" }
+K = { meaning = "local steps", domain = "positive_integer" }
+R = { meaning = "rounds", domain = "positive_integer" }
+m = { meaning = "snapshot cohort size", domain = "positive_integer" }
+n = { meaning = "arbitrary cohort size", domain = "positive_integer" }
+q = { meaning = "snapshot probability", domain = "probability" }
+mu = { meaning = "strong convexity" }
+kappa = { meaning = "||x_0 - x*||^2", domain = "nonnegative" }
+sigma2 = { meaning = "noise", domain = "nonnegative", latex = '\sigma^2' }
+sigma_G2 = { meaning = "dissimilarity", latex = '\sigma_G^2' }
+[[hypotheses]]
+name = "caps"
+latex = '0<\eta_c\le\min\Bigl\{\frac1{20mLK},\frac1{20nLK}\Bigr\},\qquad q\ \ge\ 1-\frac{\mu K\eta_c-16L^2K^2\eta_c^2}{4\sigma_G^2}'
+[bound]
+latex = '\mathbb E\|\mathbf x_R-\mathbf x^*\|^2\le e^{-\mu KR\eta_c}\,\kappa+\frac{(1-q)}{2\mu}K\eta_c+\frac{8}{\mu}K\eta_c\sigma_G^2+\frac{2(qn+(1-q)m)}{mn\mu}\eta_c\sigma^2'
+"""
+
+
+def test_fast_t2_as_printed_gives_the_spec_worked_example_and_notes_the_implied_hypothesis(convbound, tmp_path):
+    src = tmp_path / "t2.toml"
+    src.write_text(T2_DOC)
+    out = tmp_path / "t2_result.toml"
+    run = convbound("import-latex", str(src), "--out", str(out))
+    assert run.code == 0, run.err
+    assert "note: hypothesis 'caps (1)' (0 < eta_c) holds by the declared domains; not written" in run.out
+    check = convbound("check", "--file", str(out), "mu=0.1", "L=1", "K=5", "m=10", "n=10", "eta_c=0.001",
+                      "sigma_G2=1e-4", "sigma2=1", "kappa=1", "R=1000", "q=0.8")
+    # spec/fast.md FAST.T2 worked example: e^-0.5 + 0.005 + 4e-5 + 0.002 = 0.6135707
+    assert check.code == 0 and "bound = 0.613571" in check.out and "all hypotheses hold" in check.out
+
+
 SUM_DOC = """id = "USER.SUM"
 lhs = "final-dist-sq"
 [provenance]
