@@ -64,12 +64,19 @@ def _generated_near_misses(seed: int = 20261127) -> list[tuple[str, str, object]
     rng = random.Random(seed)
     atoms = [(r"a", a), (r"\frac{b}{c}", b / c), (r"b^2", b**2), (r"\frac1a", 1 / a), (r"2c", 2 * c)]
     out = []
-    # a dropped or flipped minus: the written signs decide the value
-    for _ in range(20):
+    # a signed sum, then the same sum with one minus dropped: the written signs decide each value
+    def signed(picks, signs):
+        tex = "".join(("-" if s == "-" else ("+" if i else "")) + t for i, (s, (t, _)) in enumerate(zip(signs, picks)))
+        return ("expr", tex, sum((-v if s == "-" else v) for s, (_, v) in zip(signs, picks)))
+
+    for _ in range(13):
         picks = [rng.choice(atoms) for _ in range(rng.randint(2, 4))]
         signs = [rng.choice("+-") for _ in picks]
-        tex = "".join(("-" if s == "-" else ("+" if i else "")) + t for i, (s, (t, _)) in enumerate(zip(signs, picks)))
-        out.append(("expr", tex, sum((-v if s == "-" else v) for s, (_, v) in zip(signs, picks))))
+        signs[rng.randrange(len(signs))] = "-"
+        out.append(signed(picks, signs))
+        dropped = list(signs)
+        dropped[rng.choice([i for i, s in enumerate(signs) if s == "-"])] = "+"
+        out.append(signed(picks, dropped))
     # nested fractions, one- or many-character arguments
     for depth in range(1, 9):
         tex, value = "a", a
@@ -78,7 +85,7 @@ def _generated_near_misses(seed: int = 20261127) -> list[tuple[str, str, object]
             tex, value = (rf"\frac{{{top}}}{{{tex}}}", topv / value) if level % 3 else (rf"\frac{{{tex}}}{{c}}", value / c)
         out.append(("expr", tex, value))
     # min and max of two or three generated arguments
-    for _ in range(10):
+    for _ in range(13):
         args = [rng.choice(atoms) for _ in range(rng.randint(2, 3))]
         fn, name = rng.choice([(sp.Min, "min"), (sp.Max, "max")])
         opener, closer = rng.choice([(r"\{", r"\}"), (r"\left\{", r"\right\}"), ("(", ")"), (r"\Bigl\{", r"\Bigr\}")])
@@ -93,7 +100,7 @@ def test_no_silent_misreading_on_near_misses():
     cases = list(NEAR_MISSES) + _generated_near_misses()
     outcomes = [(tex, _outcome(how, tex, want)) for how, tex, want in cases]
     wrong = [(tex, o) for tex, o in outcomes if o not in ("correct", "refused")]
-    assert len(cases) >= 50 and not wrong, wrong
+    assert len(_generated_near_misses()) >= 50 and not wrong, wrong
     # the suite exercises both outcomes
     assert sum(o == "refused" for _, o in outcomes) >= 15 and sum(o == "correct" for _, o in outcomes) >= 35
 
