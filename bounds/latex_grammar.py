@@ -14,25 +14,14 @@ from typing import Any
 
 import sympy as sp
 
+from bounds import latex_tokens as lex
 from bounds.core.errors import UserInputError
-from bounds.latex_tokens import LAYOUT, Token, flat, is_greek, label_text, script_key, tokenize
+from bounds.latex_tokens import Token, flat, is_greek, label_text, script_key, tokenize
 
-__all__ = ["BIG_OPEN", "DECORATORS", "Grammar", "NOT_EXACT", "RELOPS", "SEPARATORS"]
+__all__ = ["Grammar"]
 
-DECORATORS = frozenset(r"\mathbf \boldsymbol \bm \mathrm \mathit \mathsf \mathcal \mathbb \bar \hat \tilde \overline "
-                       r"\widehat \widetilde \vec \dot \check \breve \operatorname".split())
-FRACS = frozenset({r"\frac", r"\dfrac", r"\tfrac"})
 FUNCS = {r"\log": sp.log, r"\ln": sp.log, r"\exp": sp.exp}
 EXTREMA = {r"\min": sp.Min, r"\max": sp.Max}
-BIG_OPEN = frozenset(r"\bigl \Bigl \biggl \Biggl \big \Big \bigg \Bigg \left".split())
-BIG_CLOSE = frozenset(r"\bigr \Bigr \biggr \Biggr \big \Big \bigg \Bigg \right".split())
-RELOPS = {"<": "<", ">": ">", "=": "=", r"\lt": "<", r"\gt": ">", r"\le": "<=", r"\leq": "<=", r"\leqslant": "<=",
-          r"\ge": ">=", r"\geq": ">=", r"\geqslant": ">=", r"\in": "in"}
-NOT_EXACT = frozenset(r"\ll \gg \approx \sim \simeq \lesssim \gtrsim \ne \neq \equiv \propto \asymp \cong \coloneqq "
-                      r"\pm \mp".split())
-SEPARATORS = frozenset({",", ";", r"\quad", r"\qquad", "\\\\"})
-ORDER = frozenset({"O", r"\mathcal { O }", r"\Theta", r"\Omega", r"\tilde { \mathcal { O } }"})
-_CLOSE_OF = {"(": ")", "[": "]", r"\{": r"\}"}
 
 
 class Grammar:
@@ -46,13 +35,15 @@ class Grammar:
         for t in all_toks:
             if t.kind == "comment":
                 self.roles.append((t, "comment"))
-            elif t.text in LAYOUT:
+            elif t.text in lex.LAYOUT:
                 self.roles.append((t, "layout (spacing or alignment)"))
             else:
                 self.toks.append(t)
         self.i = 0
         self.indices: dict[str, Any] = {}   # summation indices in scope
         self.labels: dict[int, str] = {}    # token index of an \underbrace -> its label
+        self.depth = 0                      # nesting of expressions: line breaks continue only the top one
+        self.continued = False              # a bound may break lines (\\ or \quad before + or -)
 
     # --- token stream
     def peek(self, k: int = 0) -> Token | None:
@@ -99,7 +90,10 @@ class Grammar:
         pieces: list[tuple[str, Any, str]] = []
         total: Any = sp.Integer(0)
         first = True
+        self.depth += 1
         while True:
+            if not first and self.continued and self.depth == 1:
+                self.line_break()
             t = self.peek()
             sign = 1
             if t is not None and t.text in ("+", "-"):
@@ -115,9 +109,19 @@ class Grammar:
             total = total + value
             first = False
             nxt = self.peek()
-            if nxt is not None and nxt.text in NOT_EXACT:
+            if nxt is not None and nxt.text in lex.NOT_EXACT:
                 raise self.refuse(nxt, "not an exact relation or operation; the import reads = < \\le > \\ge \\in")
+        self.depth -= 1
         return total, pieces
+
+    def line_break(self) -> None:
+        """``\\\\`` or ``\\quad`` between two summands of a bound (a long bound over several lines)."""
+        j = self.i
+        while j < len(self.toks) and self.toks[j].text in ("\\\\", r"\quad", r"\qquad"):
+            j += 1
+        if j > self.i and j < len(self.toks) and self.toks[j].text in ("+", "-"):
+            while self.i < j:
+                self.take("line break (the bound continues)")
 
     def starts_factor(self, t: Token | None) -> bool:
         if t is None:
@@ -126,10 +130,10 @@ class Grammar:
             return True
         if t.kind == "char":
             return t.text in "([{|"
-        if t.text in BIG_OPEN:
+        if t.text in lex.BIG_OPEN:
             nxt = self.peek(1)
             return t.text == r"\left" or (nxt is not None and nxt.text in ("(", "[", r"\{", "|", r"\|"))
-        return t.text not in (set(RELOPS) | NOT_EXACT | SEPARATORS | BIG_CLOSE | {r"\text", r"\cdot", r"\times", r"\}", r"\|"})
+        return t.text not in (set(lex.RELOPS) | lex.NOT_EXACT | lex.SEPARATORS | lex.BIG_CLOSE | {r"\text", r"\cdot", r"\times", r"\}", r"\|"})
 
     def term(self) -> Any:
         value = self.power()
@@ -232,7 +236,7 @@ class Grammar:
             return (sp.Rational(t.text) if "." in t.text else sp.Integer(t.text)), False
         if t.text in ("(", "["):
             return self.group(t.text, None, self.after_atom()), False
-        if t.text in BIG_OPEN:
+        if t.text in lex.BIG_OPEN:
             nxt = self.peek(1)
             if nxt is not None and nxt.text in ("(", "["):
                 after = self.after_atom()
@@ -245,7 +249,7 @@ class Grammar:
                     and self.text_is("_", k=3):
                 return self.atom(), False  # {p}_{k}: how sympy.latex spells an indexed symbol
             return self.brace_group(), False
-        if t.text in FRACS:
+        if t.text in lex.FRACS:
             self.take("fraction " + t.text)
             num, _ = self.arg("numerator")
             den, single = self.arg("denominator")
@@ -268,7 +272,7 @@ class Grammar:
                                  "a constant such as ||x_0 - x*||^2 is declared as a symbol")
         if t.text in (r"\infty", r"\text", r"\mathrm{}", r"\mbox"):
             raise self.refuse(t, "not a finite quantity or a maths token (\\infty, \\text)")
-        if t.kind == "letter" or is_greek(t) or t.text in DECORATORS:
+        if t.kind == "letter" or is_greek(t) or t.text in lex.DECORATORS:
             return self.atom(), False
         if t.kind == "cmd":
             raise self.refuse(t, "this command is not one the import reads exactly; see docs/latex-import.md "
@@ -277,8 +281,7 @@ class Grammar:
 
     def after_atom(self) -> bool:
         """Whether the last token read belongs to a symbol (so a '(' next may be a function's argument)."""
-        return bool(self.roles) and self.roles[-1][1].startswith(("symbol", "subscript of a symbol",
-                                                                   "superscript of a symbol", "script of a symbol"))
+        return bool(self.roles) and "symbol" in self.roles[-1][1]  # its name, scripts or braces
 
     def group(self, open_text: str, sizer: Token | None, after_atom: bool = False) -> Any:
         opener = self.take("opening delimiter")
@@ -287,9 +290,9 @@ class Grammar:
             raise self.refuse(opener, "a symbol followed by one symbol in parentheses reads like a function "
                                       "application f(x), not a product; declare the whole as a symbol, or write "
                                       "\\cdot for a product")
-        close = _CLOSE_OF[open_text]
+        close = lex.CLOSE_OF[open_text]
         t = self.peek()
-        if t is not None and t.text in BIG_CLOSE:
+        if t is not None and t.text in lex.BIG_CLOSE:
             if sizer is None:
                 raise self.refuse(t, f"a sized closing delimiter for a plain {opener.text!r} at column {opener.pos + 1}")
             self.take("delimiter size " + t.text)
@@ -300,8 +303,7 @@ class Grammar:
 
     def brace_group(self) -> Any:
         start = self.take("brace (grouping)")
-        value, pieces = self.expr()
-        self.expect("}", f"closing brace of {start.where()}")
+        (value, pieces), _ = self.expr(), self.expect("}", f"closing brace of {start.where()}")
         if len(pieces) > 1:
             raise self.refuse(start, "braces group invisibly ({a+b}c prints as a+bc); use parentheses")
         return value
@@ -325,7 +327,7 @@ class Grammar:
             raise self.refuse(self.peek(), f"a base or power on {t.text} is not read; write (\\log x)^2 or "
                                            "\\frac{\\log x}{\\log 2}")
         nxt = self.peek()
-        if nxt is not None and (nxt.text in ("(", "[", "{") or nxt.text in BIG_OPEN):
+        if nxt is not None and (nxt.text in ("(", "[", "{") or nxt.text in lex.BIG_OPEN):
             value, _ = self.primary()
             if self.text_is("^", "_"):
                 raise self.refuse(self.peek(), f"a power after {t.text}(...) is ambiguous ({t.text}(x)^2: of x or "
@@ -343,10 +345,10 @@ class Grammar:
         if self.text_is("_"):
             raise self.refuse(self.peek(), f"{t.text} over an index is not read; write the list \\{t.text[1:]}\\{{a, b\\}}")
         sizer = None
-        if self.text_is(*BIG_OPEN):
+        if self.text_is(*lex.BIG_OPEN):
             sizer = self.take("delimiter size " + self.peek().text)  # type: ignore[union-attr]
         o = self.peek()
-        if o is None or o.text not in _CLOSE_OF:
+        if o is None or o.text not in lex.CLOSE_OF:
             raise self.refuse(o or t, f"{t.text} needs its arguments in \\{{...\\}} or (...)")
         self.take(f"opening delimiter of {t.text}")
         args = []
@@ -358,10 +360,10 @@ class Grammar:
             self.take(f"comma between arguments of {t.text}")
         if sizer is not None:
             c = self.peek()
-            if c is None or c.text not in BIG_CLOSE:
+            if c is None or c.text not in lex.BIG_CLOSE:
                 raise self.refuse(c, f"{sizer.text} at column {sizer.pos + 1} needs a sized closing delimiter")
             self.take("delimiter size " + c.text)
-        self.expect(_CLOSE_OF[o.text], f"closing delimiter of {t.text} at column {t.pos + 1}")
+        self.expect(lex.CLOSE_OF[o.text], f"closing delimiter of {t.text} at column {t.pos + 1}")
         return EXTREMA[t.text](*args)
 
     def big_operator(self) -> Any:
@@ -416,7 +418,7 @@ class Grammar:
             if t.kind == "num":
                 return [self.digit(role)]
             tok = self.take(role)
-            if tok.text in DECORATORS:
+            if tok.text in lex.DECORATORS:
                 return [tok, Token("char", "{", tok.pos), *self.raw(role), Token("char", "}", tok.pos)]
             if tok.kind == "char" and tok.text != "*":  # x^*: a star is a name's superscript
                 raise self.refuse(tok, f"a {role} must be a letter, digit, command or braced group")
@@ -439,7 +441,7 @@ class Grammar:
             inner = self.atom_base()
             self.expect("}", "closing brace of a symbol")
             return inner
-        if t.text in DECORATORS:
+        if t.text in lex.DECORATORS:
             return [t.text, "{", *flat(self.raw("symbol")), "}"]
         return [t.text]
 
@@ -487,7 +489,7 @@ class Grammar:
             return sp.E
         if name == r"\pi":
             return sp.pi
-        if name in ORDER or (words and words[0] in ORDER):
+        if name in lex.ORDER or (words and words[0] in lex.ORDER):
             raise self.refuse(first, "order notation (O, Theta, Omega) hides constants; give the explicit bound")
         if self.text_is("^") and self.text_is("*", r"\star", r"\ast", k=1):
             raise self.refuse(self.peek(1), f"{name}^* marks an optimum, not a power; declare it as a symbol "
@@ -495,5 +497,3 @@ class Grammar:
         hint = ", ".join(k.replace(" ", "") for k in sorted(self.table)[:12]) or "none"
         name = name.replace(" ", "")
         raise self.refuse(first, f"{name} is not a declared symbol (declared: {hint}); add it to [symbols]")
-
-    # --- relations

@@ -23,8 +23,19 @@ from typing import Any
 import sympy as sp
 
 from bounds.core.errors import UserInputError
-from bounds.latex_grammar import BIG_OPEN, DECORATORS, NOT_EXACT, RELOPS, SEPARATORS, Grammar
-from bounds.latex_tokens import Token, flat, is_greek, script_key, tokenize
+from bounds.latex_grammar import Grammar
+from bounds.latex_tokens import (
+    BIG_OPEN,
+    DECORATORS,
+    NOT_EXACT,
+    RELOPS,
+    SEPARATORS,
+    Token,
+    flat,
+    is_greek,
+    script_key,
+    tokenize,
+)
 
 __all__ = ["Reading", "parse_bound", "parse_expression", "parse_relations", "symbol_key"]
 
@@ -165,6 +176,7 @@ def _run(text: str, table: Mapping[str, Any], vectors: Mapping[str, Any], how: s
     if not isinstance(text, str) or not text.strip():
         raise UserInputError("the LaTeX formula is empty; paste a hypothesis or a bound")
     p = _Parser(text, table, vectors)
+    p.continued = how != "relations"  # a bound may run over lines; between relations a line break separates
     if not p.toks:
         raise UserInputError("the LaTeX formula holds only comments or spacing; paste a hypothesis or a bound")
     if how == "expr":

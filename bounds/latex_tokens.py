@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["GREEK", "LAYOUT", "Token", "canonical", "flat", "is_greek", "label_text", "script_key", "tokenize"]
+__all__ = ["BIG_CLOSE", "BIG_OPEN", "CLOSE_OF", "DECORATORS", "FRACS", "GREEK", "LAYOUT", "NOT_EXACT", "ORDER",
+           "RELOPS", "SEPARATORS", "Token", "canonical", "flat", "is_greek", "label_text", "script_key", "tokenize"]
 
 #: Greek letters and letter-like control words that name a symbol (``\\eta`` -> ``eta``).
 GREEK = frozenset(
@@ -26,7 +27,21 @@ GREEK = frozenset(
     "rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma "
     "Upsilon Phi Psi Omega ell".split())
 #: Control words and symbols that only space or align the formula; they carry no maths.
-LAYOUT = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "~", "&", "\\displaystyle", "\\textstyle", "\\limits"})
+LAYOUT = frozenset({"\\,", "\\;", "\\:", "\\!", "\\ ", "~", "&", "\\displaystyle", "\\textstyle", "\\limits",
+                    "\\nonumber", "\\notag"})
+#: The vocabulary the grammar (bounds.latex_grammar) gives a meaning to.
+DECORATORS = frozenset(r"\mathbf \boldsymbol \bm \mathrm \mathit \mathsf \mathcal \mathbb \bar \hat \tilde \overline "
+                       r"\widehat \widetilde \vec \dot \check \breve \operatorname".split())
+FRACS = frozenset({r"\frac", r"\dfrac", r"\tfrac"})
+BIG_OPEN = frozenset(r"\bigl \Bigl \biggl \Biggl \big \Big \bigg \Bigg \left".split())
+BIG_CLOSE = frozenset(r"\bigr \Bigr \biggr \Biggr \big \Big \bigg \Bigg \right".split())
+RELOPS = {"<": "<", ">": ">", "=": "=", r"\lt": "<", r"\gt": ">", r"\le": "<=", r"\leq": "<=", r"\leqslant": "<=",
+          r"\ge": ">=", r"\geq": ">=", r"\geqslant": ">=", r"\in": "in"}
+NOT_EXACT = frozenset(r"\ll \gg \approx \sim \simeq \lesssim \gtrsim \ne \neq \equiv \propto \asymp \cong \coloneqq "
+                      r"\pm \mp".split())
+SEPARATORS = frozenset({",", ";", r"\quad", r"\qquad", "\\\\"})
+ORDER = frozenset({"O", r"\mathcal { O }", r"\Theta", r"\Omega", r"\tilde { \mathcal { O } }"})
+CLOSE_OF = {"(": ")", "[": "]", r"\{": r"\}"}
 _CHARS = set("+-*/^_()[]{}<>=,;.!'|:")
 
 

@@ -187,6 +187,10 @@ NEAR_MISSES = [
     ("expr", r"a \pm b", None),
     ("expr", r"\left(a+b\right.", None),
     ("expr", r"\Bigl(a+b\Bigr)c", (a + b) * c),
+    # a bound broken over lines (align): \\ and \quad before + or - continue it; elsewhere they separate
+    ("bound", r"A &\le a + b \\ &\quad - c \nonumber \\ &\quad + \frac1a .", a + b - c + 1 / a),
+    ("bound", r"A \le a \\ b", None),
+    ("rel", r"a \le b \\ -c \le a", [sp.Le(a, b), sp.Le(-c, a, evaluate=False)]),
     # from spec/fast.md FAST.C1 (INFERRED cap): a product then one division
     ("rel", r"R\ge 25\,m^3n^3L^2K/D^3", [sp.Ge(R, 25 * m**3 * n**3 * L**2 * K / D**3)]),
 ]
