@@ -56,10 +56,10 @@ def _commands():
 
 def test_no_help_loads_a_heavy_library():
     # every command's --help in one fresh interpreter: the listing in `simulate --help` used to load torch
-    probe = ("import json, sys\nfrom reports.cli.main import main\nheavy = %r\nout = {}\n"
-             "for name in %r:\n    try:\n        main([name, '--help'])\n    except SystemExit:\n        pass\n"
+    probe = (f"import json, sys\nfrom reports.cli.main import main\nheavy = {HEAVY!r}\nout = {{}}\n"
+             f"for name in {_commands()!r}:\n    try:\n        main([name, '--help'])\n    except SystemExit:\n        pass\n"
              "    out[name] = [m for m in heavy if m in sys.modules]\n"
-             "print(json.dumps(out), file=sys.stderr)\n") % (HEAVY, _commands())
+             "print(json.dumps(out), file=sys.stderr)\n")
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=300)
     loaded = json.loads(proc.stderr.strip().splitlines()[-1])
