@@ -83,13 +83,15 @@ class Setting:
 
 @dataclass(frozen=True)
 class Row:
-    """One result against the setting: covered (with values and conditions) or not (with the reason)."""
+    """One result against the setting: covered (with values and conditions), undecided (values shown, but a
+    hypothesis needs constants the setting does not give), or not covered (with the reason)."""
 
     key: str
     paper: str
     algorithm: str
     kind: str
     covered: bool
+    undecided: bool = False
     rounds: float | None = None
     reached: float | None = None
     conditions: tuple[str, ...] = ()
@@ -101,7 +103,7 @@ class Row:
 
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "paper": self.paper, "algorithm": self.algorithm, "kind": self.kind,
-                "covered": self.covered, "rounds_for_eps": self.rounds, "eps_reached_at_R": self.reached,
+                "covered": self.covered, "undecided": self.undecided, "rounds_for_eps": self.rounds, "eps_reached_at_R": self.reached,
                 "conditions": list(self.conditions), "reason": self.reason,
                 "order_constant_one": self.order_constant_one, "conversion": self.conversion, "iterate": self.iterate,
                 "status": list(self.status)}
@@ -117,21 +119,24 @@ def _saved_row(d: Any, where: str) -> Row:
         get(d, name, str, where, optional=name not in ("key", "kind"))
     if not isinstance(d.get("covered"), bool):
         raise BadRecord(f"field '{where}.covered' is missing or not true/false")
-    return Row(**{k: d[k] for k in _ROW_TEXT if k in d}, covered=d["covered"],
+    return Row(**{k: d[k] for k in _ROW_TEXT if k in d}, covered=d["covered"], undecided=bool(d.get("undecided")),
                rounds=number(d.get("rounds_for_eps")), reached=number(d.get("eps_reached_at_R")),
                conditions=tuple(d.get("conditions") or ()), order_constant_one=bool(d.get("order_constant_one")),
                status=tuple(d.get("status") or ()))
 
 
 @register
-@notebook_face(lambda c: f"{c.record_id}: {len(c.covered)} results cover it, {len(c.other)} do not")
+@notebook_face(lambda c: f"{c.record_id}: {len(c.covered)} results cover it, {len(c.undecided)} undecided, "
+                         f"{len(c.other)} do not")
 @dataclass(frozen=True)
 class Comparison(Record):
-    """Every result on one setting: those that cover it (sorted) and the others with their reasons."""
+    """Results whose hypotheses the setting meets (``covered``, sorted), those whose hypotheses it cannot decide
+    (``undecided``: values shown, same order), and the rest with the reason (``other``)."""
 
     setting: Setting
     covered: tuple[Row, ...]
     other: tuple[Row, ...]
+    undecided: tuple[Row, ...] = ()
 
     KIND = "comparison"
 
@@ -147,6 +152,7 @@ class Comparison(Record):
     def payload(self) -> dict[str, Any]:
         return {"setting": self.setting.to_dict(), "sorted_by": "rounds_for_eps" if self.setting.eps else
                 "eps_reached_at_R", "covered": [r.to_dict() for r in self.covered],
+                "undecided": [r.to_dict() for r in self.undecided],
                 "not_covered": [r.to_dict() for r in self.other],
                 "note": "ORDER results are evaluated with every hidden constant 1 (order_constant_one): compare their "
                         "shapes, not their values, with explicit bounds"}
@@ -160,7 +166,8 @@ class Comparison(Record):
                           measure=st["measure"], convexity=st["convexity"], extras=dict(st.get("extras") or {}))
         rows = {name: tuple(_saved_row(r, f"{where}.{name}[{i}]") for i, r in enumerate(get(data, name, list, where)))
                 for name in ("covered", "not_covered")}
-        return cls(setting=setting, covered=rows["covered"], other=rows["not_covered"])
+        undecided = tuple(_saved_row(r, f"{where}.undecided[{i}]") for i, r in enumerate(data.get("undecided") or ()))
+        return cls(setting=setting, covered=rows["covered"], other=rows["not_covered"], undecided=undecided)
 
 
 def _number(name: str, raw: Any) -> float:
@@ -371,8 +378,11 @@ def _row(res: Result, s: Setting) -> Row:
     if rounds is None and reached is None:
         return Row(**base, covered=False, reason="no finite value at this setting: the bound does not reach eps at "
                                                  "any R (a floor), or its value overflows a float")
-    return Row(**base, covered=True, rounds=rounds, reached=reached, conditions=tuple(conditions),
-               order_constant_one=res.kind is Kind.ORDER, conversion=conversion, iterate=conv.iterate)
+    open_ = [c.removeprefix("unverified: ") for c in conditions if c.startswith("unverified: ")]
+    return Row(**base, covered=not open_, undecided=bool(open_), rounds=rounds, reached=reached,
+               conditions=tuple(conditions), order_constant_one=res.kind is Kind.ORDER, conversion=conversion,
+               iterate=conv.iterate,
+               reason=("hypotheses this setting cannot decide: " + "; ".join(open_)) if open_ else "")
 
 
 def _pow(x: float, p: float) -> float:
@@ -418,7 +428,8 @@ def _numbers(res: Result, conv: Convention, s: Setting, values: Mapping[str, Any
 
 
 def compare(setting: Setting, keys: Sequence[str] | None = None) -> Comparison:
-    """Every result (or those named in ``keys``) against ``setting``: covered ones sorted, the rest with reasons.
+    """Every result (or those named in ``keys``) against ``setting``: covered ones sorted, undecided ones (a
+    hypothesis needs constants the setting lacks) sorted apart, the rest with reasons.
 
     Sorted by rounds needed for eps when the setting has eps, else by the eps reached at R (smaller first);
     results that cannot reach eps sort last.
@@ -427,13 +438,14 @@ def compare(setting: Setting, keys: Sequence[str] | None = None) -> Comparison:
 
     results = [get(k) for k in keys] if keys else all_results()
     rows = [_row(res, setting) for res in results]
-    covered = [r for r in rows if r.covered]
     def order(r: Row) -> float:
         x = r.rounds if setting.eps is not None else r.reached
         return math.inf if x is None else x
 
-    covered.sort(key=order)
-    return Comparison(setting, tuple(covered), tuple(r for r in rows if not r.covered))
+    covered = sorted((r for r in rows if r.covered), key=order)
+    undecided = sorted((r for r in rows if r.undecided), key=order)
+    return Comparison(setting, tuple(covered), tuple(r for r in rows if not (r.covered or r.undecided)),
+                      tuple(undecided))
 
 
 def curve(row_key: str, setting: Setting, R: np.ndarray) -> np.ndarray:

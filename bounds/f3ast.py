@@ -62,8 +62,9 @@ S_mu = SymbolInfo("mu", "strong-convexity constant of every F_k (A2)")
 S_T = SymbolInfo("T", "communication rounds", Domain.POSITIVE_INTEGER)
 S_Gamma = SymbolInfo("Gamma", "objective gap F* - sum_k p_k F_k*", Domain.NONNEGATIVE)
 S_D0 = SymbolInfo("D0", "initial squared distance ||w_1 - w*||^2", Domain.NONNEGATIVE)
+# A3 bounds a variance (E||grad f_k - grad F_k||^2 <= alpha_k^2, seed 001 line 182): 0 (exact gradients) is allowed
 S_sigma2 = SymbolInfo("sigma2", "per-client stochastic-gradient variances sigma_k^2 (A3, alpha_k^2 in the main text)",
-                      Domain.VECTOR_POSITIVE)
+                      Domain.VECTOR_NONNEGATIVE)
 S_var_s = SymbolInfo("var_s", "client-sampling variance sigma_T^2(f^r) (bounded by F3AST.L3.4)", Domain.NONNEGATIVE)
 S_eta = SymbolInfo("eta", "last local step size eta_(t,E) of the round", Domain.POSITIVE, prefer="max")
 
@@ -225,11 +226,48 @@ def _gamma_prime():
     return sp.Max(8 * L / mu, E) - 1
 
 
+# What Theorem III.5 prescribes about the algorithm (seed 001 lines 198, 408): conditions on the run, not numbers
+SGD_CLIENTS = Assumption(
+    "CLIENTOPT = SGD, SERVEROPT = w + Delta",
+    "clients run E plain SGD steps and the server adds the importance-weighted aggregate: CLIENTOPT is SGD and "
+    "SERVEROPT(w, Delta) = w + Delta (Theorem III.5)",
+    "the optimisers are a property of the run, not an input: a simulation meets it when it runs F3AST with SGD "
+    "clients and server step 1")
+# The seed states the step condition strictly (line 444); with the proof's gamma' = max{8 kappa, E} - 1 (line 466)
+# the first step is exactly 1/(4L) whenever 8L/mu >= E, so the proof's own choice meets it with equality.
+STRICT_STEP_FLAG = ("the proof requires eta_(1,1) < min{1/mu, 1/(4L)} strictly (seed line 444; the spec writes <=); "
+                    "with the proof's gamma' = max{8 kappa, E} - 1 (line 466) eta_(1,1) = 2/(mu max{8L/mu, E}) "
+                    "= 1/(4L) exactly whenever 8L/mu >= E, so the explicit bound as derived admits only E > 8L/mu; "
+                    "the statement's gamma = max{8L/mu, E} (no - 1) meets the condition strictly")
+
+
+def _schedule(form: str) -> Assumption:
+    """The step schedule the result is stated for: the statement's (order form) or the proof's (explicit)."""
+    if form == "order":
+        text = ("eta_t = 2/(mu (gamma + t)), gamma = max{8L/mu, E} (statement, seed line 198); the appendix "
+                "indexes it per local step, eta_(t,i) = 2/(mu (gamma + tE + i)) (line 408)")
+    else:
+        text = "eta_(t,i) = beta/((t-1)E + i + gamma'), beta = 2/mu, gamma' = max{8L/mu, E} - 1 (proof, line 466)"
+    return Assumption("step schedule", text, "the schedule is a property of the run, not an input: a simulation "
+                      "meets it when it uses this schedule (verify's F3AST.T3.5 scenarios do)")
+
+
+def _step_hypotheses(eta11: sp.Expr) -> tuple[Hypothesis, ...]:
+    return (
+        Hypothesis("L >= mu (an L-smooth, mu-strongly convex function)", sp.Ge(L, mu)),
+        Hypothesis("first step eta_(1,1) < 1/mu (strict, seed line 444)", sp.Lt(eta11, 1 / mu)),
+        Hypothesis("first step eta_(1,1) < 1/(4L) (strict, seed line 444)", sp.Lt(eta11, 1 / (4 * L))),
+    )
+
+
 def theorem35(form: str = "order") -> Result:
     """Strongly convex rate of F3AST with a static policy of rate r.
 
-    **Setting**: A1-A4, static policy f^r, weights p_k/r_k with the true r, SGD client and server,
-    step eta_(t,i) = (2/mu) / ((t-1)E + i + gamma'), gamma' = max{8L/mu, E} - 1.
+    **Setting**: A1-A4, static policy f^r, weights p_k/r_k with the true r, SGD client and server.
+    Step: ``order``: the statement's eta_t = 2/(mu(gamma + t)), gamma = max{8L/mu, E}; ``explicit*``: the
+    proof's eta_(t,i) = (2/mu) / ((t-1)E + i + gamma'), gamma' = max{8L/mu, E} - 1. Both are recorded as
+    assumptions; the proof's side conditions eta_(1,1) < min{1/mu, 1/(4L)} (strict, as the seed states them)
+    and eta_(t,1) <= 2 eta_(t,E) are hypotheses.
     **Quantity**: E F(w_T) - F* (final-iterate optimality gap).
     **Statement**: ``order`` (**order**, Theorem III.5 eq. (8)): O((D0 + sum p_k^2 sigma_k^2 + 6 Gamma
     + 8(E-1)^2 G^2 + sigma_T^2(f^r)) / (TE + gamma)), gamma = max{8L/mu, E}. ``explicit``
@@ -238,13 +276,13 @@ def theorem35(form: str = "order") -> Result:
     Var2 = sigma_T^2(f^r). ``explicit-eq19``: the printed eq. (19), which drops L/2.
     """
     gp = _gamma_prime()
-    eta11 = 2 / (mu * (gp + 1))
-    hyps = (
-        Hypothesis("L >= mu (an L-smooth, mu-strongly convex function)", sp.Ge(L, mu)),
-        Hypothesis("first step eta_(1,1) <= 1/mu", sp.Le(eta11, 1 / mu)),
-        Hypothesis("first step eta_(1,1) <= 1/(4L)", sp.Le(eta11, 1 / (4 * L))),
-        Hypothesis("eta_(t,1) <= 2 eta_(t,E) (t = 1)", sp.Le(1 / (gp + 1), 2 / (E + gp))),
-    )
+    gamma = sp.Max(8 * L / mu, E)
+    if form == "order":  # the statement's first step is at most 2/(mu(gamma + 1)) (main text t >= 1; appendix tE + i)
+        hyps = (*_step_hypotheses(2 / (mu * (gamma + 1))),
+                Hypothesis("eta_(t,1) <= 2 eta_(t,E) (t = 1)", sp.Le(1 / (gamma + 1), 2 / (gamma + E))))
+    else:
+        hyps = (*_step_hypotheses(2 / (mu * (gp + 1))),
+                Hypothesis("eta_(t,1) <= 2 eta_(t,E) (t = 1)", sp.Le(1 / (gp + 1), 2 / (E + gp))))
     common: dict[str, Any] = dict(
         id="F3AST.T3.5", paper=PAPER, hypotheses=hyps,
         lhs="E F(w_T) - F*: optimality gap of the final global model after T rounds, averaged over runs (selection "
@@ -256,10 +294,12 @@ def theorem35(form: str = "order") -> Result:
         provenance=Provenance(SEED, "Theorem III.5", "(8)" if form == "order" else "(17)-(19)",
                               "f3ast.md F3AST.T3.5"),
         participation=static_rate(()),
+        assumptions=(_schedule(form), SGD_CLIENTS),
     )
     flags = ("gamma = max{8L/mu, E} in the statement but max{8 kappa, E} - 1 in the proof; three step-size "
              "indexings (spec typo #15)",
-             "Var1 has 6 L Gamma in Lemma B.2 but 6 Gamma in the theorem (spec typo #11)")
+             "Var1 has 6 L Gamma in Lemma B.2 but 6 Gamma in the theorem (spec typo #11)",
+             STRICT_STEP_FLAG)
     if form == "order":
         den = T * E + sp.Max(8 * L / mu, E)
         return Result(

@@ -29,6 +29,7 @@ class Domain(Enum):
     POSITIVE_INTEGER = ("integer", ">= 1")
     NONNEGATIVE_INTEGER = ("integer", ">= 0")
     VECTOR_POSITIVE = ("vector of positive reals", "entries > 0")
+    VECTOR_NONNEGATIVE = ("vector of non-negative reals", "entries >= 0")
     VECTOR_PROBABILITY = ("vector of probabilities", "entries in [0, 1]")
     VECTOR_RATE = ("vector of rates", "entries in (0, 1]")
     VECTOR_REAL = ("vector of reals", "finite entries")
@@ -64,6 +65,7 @@ class Domain(Enum):
             Domain.POSITIVE_INTEGER: (x >= 1) & (np.round(x) == x),
             Domain.NONNEGATIVE_INTEGER: (x >= 0) & (np.round(x) == x),
             Domain.VECTOR_POSITIVE: x > 0,
+            Domain.VECTOR_NONNEGATIVE: x >= 0,
             Domain.VECTOR_PROBABILITY: (x >= 0) & (x <= 1),
             Domain.VECTOR_RATE: (x > 0) & (x <= 1),
             Domain.VECTOR_REAL: finite,

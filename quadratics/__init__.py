@@ -22,20 +22,23 @@ Exact expectations (no sampling error) on the quadratic families: :mod:`quadrati
 [1.0, 0.25, 0.0625, 0.015625]
 """
 
-from .algorithm import Algorithm, active, local_sgd
-from .amplified import amplified_fedavg, amplified_scaffold
-from .availability import static_policy
-from .curvature import curvature_quadratic, diagonal_quadratic, rotated_quadratic
-from .engine import resolve_device, simulate
-from .heterogeneous import heterogeneous_quadratic
-from .local_methods import f3ast, fast, fedavg, fedprox, local_method, scaffold
-from .logistic import logistic_regression
-from .lower_bound import lower_bound_objective
-from .nonconvex import cosine_nonconvex
-from .participation import Pattern, arbitrary, cyclic, regularized, uniform
-from .schedule import StepSchedule, f3ast_steps, step_schedule
-from .snapshot import fast_mixture
-from .summary import Simulation, Summary, t_interval
+from importlib import import_module
+from typing import Any
+
+# Public name -> submodule. The package loads its submodules (and with them torch) on first use of a name:
+# `convbound simulate --help` and the registry's listings read this package without simulating anything.
+_HOME = {
+    "Algorithm": "algorithm", "active": "algorithm", "local_sgd": "algorithm", "amplified_fedavg": "amplified",
+    "amplified_scaffold": "amplified", "static_policy": "availability", "curvature_quadratic": "curvature",
+    "diagonal_quadratic": "curvature", "rotated_quadratic": "curvature", "resolve_device": "engine",
+    "simulate": "engine", "heterogeneous_quadratic": "heterogeneous", "f3ast": "local_methods",
+    "fast": "local_methods", "fedavg": "local_methods", "fedprox": "local_methods",
+    "local_method": "local_methods", "scaffold": "local_methods", "logistic_regression": "logistic",
+    "lower_bound_objective": "lower_bound", "cosine_nonconvex": "nonconvex", "Pattern": "participation",
+    "arbitrary": "participation", "cyclic": "participation", "regularized": "participation",
+    "uniform": "participation", "StepSchedule": "schedule", "f3ast_steps": "schedule", "step_schedule": "schedule",
+    "fast_mixture": "snapshot", "Simulation": "summary", "Summary": "summary", "t_interval": "summary",
+}
 
 __all__ = [
     "Algorithm", "Pattern", "Simulation", "StepSchedule", "Summary", "active", "amplified_fedavg",
@@ -44,3 +47,15 @@ __all__ = [
     "local_sgd", "logistic_regression", "lower_bound_objective", "regularized", "resolve_device", "rotated_quadratic",
     "scaffold", "simulate", "static_policy", "step_schedule", "t_interval", "uniform",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        value = getattr(import_module(f".{_HOME[name]}", __name__), name)
+        globals()[name] = value  # later look-ups skip this hook
+        return value
+    raise AttributeError(f"module 'quadratics' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

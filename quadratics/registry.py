@@ -30,15 +30,23 @@ from typing import Any
 from bounds import plugins
 from bounds.core.errors import UserInputError, unknown
 
-from . import amplified as _amp
-from . import local_methods as _loc
-from . import participation as _par
-from .curvature import diagonal_quadratic, rotated_quadratic
-from .heterogeneous import heterogeneous_quadratic
-from .logistic import logistic_regression
-from .lower_bound import lower_bound_objective
-from .nonconvex import cosine_nonconvex
-from .snapshot import fast_mixture
+
+def _lazy(module: str, name: str) -> Callable[..., Any]:
+    """A builder that imports ``quadratics.<module>.<name>`` when called.
+
+    Why: the tables below are read by ``--help`` and by plugins' listings; importing the builders'
+    modules would load torch for a listing (2.4 s, 294 MB) that never builds anything.
+    """
+    def build(**kw: Any) -> Any:
+        from importlib import import_module
+
+        return getattr(import_module(f"quadratics.{module}"), name)(**kw)
+
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"quadratics.{module}.{name}, imported on first call."
+    return build
+
+
 
 __all__ = ["ALGORITHMS", "PATTERNS", "PROBLEMS", "Key", "Spec", "algorithms", "build", "help_text", "problems"]
 
@@ -78,20 +86,20 @@ def _k(kind: type, default: Any, text: str) -> Key:
 
 
 PROBLEMS: dict[str, Spec] = {
-    "quadratic": Spec(heterogeneous_quadratic, {
+    "quadratic": Spec(_lazy("heterogeneous", "heterogeneous_quadratic"), {
         "L": _k(float, 1.0, "largest curvature"), "mu": _k(float, 0.1, "smallest curvature"),
         "d": _k(int, 10, "dimension"), "M": _k(int, 10, "clients"),
         "zeta": _k(float, 1.0, "heterogeneity sup_x max_i ||grad F_i - grad F|| (= sigma_G)"),
         "sigma": _k(float, 1.0, "gradient noise, E||xi||^2 = sigma^2"), "D0": _k(float, 1.0, "||x0 - x*||^2"),
         "instance": _k(int, 0, "seed of the instance draw")}, "shared-Hessian heterogeneous quadratics"),
-    "lower-bound": Spec(lower_bound_objective, {
+    "lower-bound": Spec(_lazy("lower_bound", "lower_bound_objective"), {
         "mu": _k(float, 1.0, "x1 curvature"), "H": _k(float, 16.0, "smoothness"),
         "a_even": _k(float, 2.0, "even clients' x4 coefficient (the paper code's L)"),
         "lamb": _k(float, 1.0, "odd clients' x4 coefficient"),
         "c": _k(float, 1.0, "x1 target"), "zeta": _k(float, 16.0, "heterogeneity (at x*)"),
         "sigma": _k(float, 1.0, "noise std on x3"), "M": _k(int, 2, "clients (even)")},
         "4-D lower-bound objective of the Amplified SCAFFOLD experiments (lamb <= mu <= H/16)"),
-    "nonconvex": Spec(cosine_nonconvex, {
+    "nonconvex": Spec(_lazy("nonconvex", "cosine_nonconvex"), {
         "L": _k(float, 1.0, "smoothness"), "mu": _k(float, 0.1, "smallest quadratic curvature"),
         "amp": _k(float, 0.5, "cosine amplitude (non-convex when amp > mu)"), "d": _k(int, 10, "dimension"),
         "M": _k(int, 10, "clients"), "zeta": _k(float, 1.0, "heterogeneity (= sigma_G)"),
@@ -107,9 +115,9 @@ _CURV = {
     "radius": _k(float, None, "sigma_G domain ||x - x*|| <= radius (default 2 sqrt(D0) + 1)"),
     "instance": _k(int, 0, "seed of the instance draw")}
 PROBLEMS.update({
-    "quadratic-diagonal": Spec(diagonal_quadratic, dict(_CURV), "per-client diagonal Hessians (client drift)"),
-    "quadratic-rotated": Spec(rotated_quadratic, dict(_CURV), "per-client rotated Hessians Q_i diag Q_i^T (client drift)"),
-    "logistic": Spec(logistic_regression, {
+    "quadratic-diagonal": Spec(_lazy("curvature", "diagonal_quadratic"), dict(_CURV), "per-client diagonal Hessians (client drift)"),
+    "quadratic-rotated": Spec(_lazy("curvature", "rotated_quadratic"), dict(_CURV), "per-client rotated Hessians Q_i diag Q_i^T (client drift)"),
+    "logistic": Spec(_lazy("logistic", "logistic_regression"), {
         "d": _k(int, 10, "dimension"), "M": _k(int, 10, "clients"), "n": _k(int, 50, "samples per client"),
         "lam": _k(float, 0.1, "L2 coefficient (= mu)"), "spread": _k(float, 1.0, "client feature-mean distance"),
         "sigma": _k(float, 1.0, "gradient noise"), "instance": _k(int, 0, "seed of the data draw")},
@@ -131,17 +139,17 @@ def _availability(**kw: Any) -> Any:
 
 
 PATTERNS: dict[str, Spec] = {
-    "uniform": Spec(_par.uniform, {"S": _k(int, 1, "clients per round")}, "S of M uniformly without replacement"),
-    "cyclic": Spec(_par.cyclic, {"S": _k(int, 1, "clients per round"), "P": _k(int, 480, "period"),
+    "uniform": Spec(_lazy("participation", "uniform"), {"S": _k(int, 1, "clients per round")}, "S of M uniformly without replacement"),
+    "cyclic": Spec(_lazy("participation", "cyclic"), {"S": _k(int, 1, "clients per round"), "P": _k(int, 480, "period"),
                                  "groups": _k(int, 2, "number of groups")},
                    "cyclic groups, each available for P/groups rounds"),
-    "regularized": Spec(_par.regularized, {"S": _k(int, 1, "clients per round"), "P": _k(int, 10, "window")},
+    "regularized": Spec(_lazy("participation", "regularized"), {"S": _k(int, 1, "clients per round"), "P": _k(int, 10, "window")},
                         "every client in every window, window-average weight 1/M"),
-    "arbitrary": Spec(_par.arbitrary, {"S": _k(int, 1, "clients per round"),
+    "arbitrary": Spec(_lazy("participation", "arbitrary"), {"S": _k(int, 1, "clients per round"),
                                        "dist": _k(str, "beta", "propensity law beta|gamma|weibull"),
                                        "a": _k(float, 0.5, "first shape"), "b": _k(float, 0.5, "second shape/scale")},
                       "propensity-proportional sampling (FAST's ACP)"),
-    "fast": Spec(fast_mixture, {"m": _k(int, 1, "snapshot cohort"), "n": _k(int, 1, "arbitrary cohort"),
+    "fast": Spec(_lazy("snapshot", "fast_mixture"), {"m": _k(int, 1, "snapshot cohort"), "n": _k(int, 1, "arbitrary cohort"),
                                 "q": _k(float, None, "snapshot probability in [0,1]"),
                                 "I": _k(int, None, "snapshot interval"), "adaptive": _k(int, 0, "1: FAST Algorithm 2"),
                                 "lam": _k(float, 1.0, "adaptive gain"), "dist": _k(str, "beta", "ACP law"),
@@ -158,14 +166,14 @@ _STEP = {"eta": _k(float, 0.01, "local step size"), "K": _k(int, 10, "local step
          "eta_g": _k(float, 1.0, "server step size")}
 _AMP = {"gamma": _k(float, 1.5, "amplification"), "P": _k(int, None, "window (default: the pattern's P)")}
 ALGORITHMS: dict[str, Spec] = {
-    "fedavg": Spec(_loc.fedavg, dict(_STEP), "FedAvg"),
-    "fedprox": Spec(_loc.fedprox, {**_STEP, "mu_prox": _k(float, 0.01, "proximal coefficient")}, "FedProx"),
-    "scaffold": Spec(_loc.scaffold, dict(_STEP), "SCAFFOLD (option II)"),
-    "fast": Spec(_loc.fast, {**_STEP, "base": _k(str, "fedavg", "fedavg|fedprox|scaffold"),
+    "fedavg": Spec(_lazy("local_methods", "fedavg"), dict(_STEP), "FedAvg"),
+    "fedprox": Spec(_lazy("local_methods", "fedprox"), {**_STEP, "mu_prox": _k(float, 0.01, "proximal coefficient")}, "FedProx"),
+    "scaffold": Spec(_lazy("local_methods", "scaffold"), dict(_STEP), "SCAFFOLD (option II)"),
+    "fast": Spec(_lazy("local_methods", "fast"), {**_STEP, "base": _k(str, "fedavg", "fedavg|fedprox|scaffold"),
                             "mu_prox": _k(float, 0.0, "proximal coefficient")}, "FAST = base under the fast pattern"),
-    "f3ast": Spec(_loc.f3ast, dict(_STEP), "importance weights p_k/r_k(t) (availability pattern)"),
-    "amplified_fedavg": Spec(_amp.amplified_fedavg, {**_STEP, **_AMP}, "Amplified FedAvg"),
-    "amplified_scaffold": Spec(_amp.amplified_scaffold, {**_STEP, **_AMP,
+    "f3ast": Spec(_lazy("local_methods", "f3ast"), dict(_STEP), "importance weights p_k/r_k(t) (availability pattern)"),
+    "amplified_fedavg": Spec(_lazy("amplified", "amplified_fedavg"), {**_STEP, **_AMP}, "Amplified FedAvg"),
+    "amplified_scaffold": Spec(_lazy("amplified", "amplified_scaffold"), {**_STEP, **_AMP,
                                                          "variant": _k(str, "paper", "paper (Algorithm 1) | code")},
                                "Amplified SCAFFOLD"),
 }

@@ -23,7 +23,7 @@ def compare_figure(comparison: Comparison, keys: Sequence[str] = (), r_max: floa
     from matplotlib.figure import Figure
 
     setting = comparison.setting
-    covered = {r.key: r for r in comparison.covered}
+    covered = {r.key: r for r in (*comparison.covered, *comparison.undecided)}
     chosen = list(keys) or list(covered)[:MAX_CURVES]
     top = r_max or max([setting.R or 0] + [r.rounds or 0 for r in covered.values() if r.rounds]) * 4 or 1e4
     R = np.unique(np.round(np.logspace(0, np.log10(max(top, 10.0)), PLOT_POINTS)))
@@ -45,9 +45,10 @@ def compare_figure(comparison: Comparison, keys: Sequence[str] = (), r_max: floa
 
 
 def comparison_rows(comparison: Comparison) -> list[dict[str, Any]]:
-    """Covered results first (sorted as compared), then the others with their reasons, as plain rows."""
+    """Covered results first (sorted as compared), then the undecided ones (values shown; a hypothesis the setting
+    cannot decide), then the others with their reasons, as plain rows."""
     rows = []
-    for r in comparison.covered:
+    for r in (*comparison.covered, *comparison.undecided):
         unverified = sum(c.startswith("unverified") for c in r.conditions)
         assumed = sum(c.startswith("assumed") for c in r.conditions)
         read_as = [c for c in r.conditions if not c.startswith(("unverified", "assumed"))]
@@ -55,14 +56,15 @@ def comparison_rows(comparison: Comparison) -> list[dict[str, Any]]:
         short = [("ORDER, constant 1" if r.order_constant_one else "explicit bound")
                  + (f" ({', '.join(marks)}: see show {r.key})" if marks else ""), *read_as,
                  *(["converted: " + r.conversion.split(";")[0].removeprefix("converted with ")] if r.conversion else []),
-                 f"{unverified} unverified, {assumed} assumed condition(s)"]
-        rows.append({"key": r.key, "algorithm": r.algorithm, "covered": True,
+                 *([f"{unverified} unverified"] if unverified else []), f"{assumed} assumed condition(s)"]
+        rows.append({"key": r.key, "algorithm": r.algorithm, "covered": r.covered, "undecided": r.undecided,
                      "rounds": None if r.rounds is None else float(np.ceil(r.rounds * (1 - 1e-12))), "reached": r.reached,
                      "short": "; ".join(short),
                      "note": ("ORDER: constant 1; " if r.order_constant_one else "") + "; ".join(
                          x for x in (r.conversion, *r.conditions) if x)})
     for r in comparison.other:
-        rows.append({"key": r.key, "algorithm": r.algorithm, "covered": False, "rounds": None, "reached": None,
+        rows.append({"key": r.key, "algorithm": r.algorithm, "covered": False, "undecided": False, "rounds": None,
+                     "reached": None,
                      "short": r.reason, "note": r.reason})
     return rows
 

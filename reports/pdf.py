@@ -282,7 +282,11 @@ def _comparisons(k: _Kit, doc: Mapping[str, Any]) -> None:
         rows += [[P(t(r["key"]), cell), P(t(r["algorithm"]), cell), P(t(r["rounds"]), cell), P(t(r["reached"]), cell),
                   P(t(r["short"]), cell)] for r in c["rows"] if r["covered"]]
         story.append(k.grid(rows, [40 * mm, 28 * mm, 20 * mm, 18 * mm, k.width - 106 * mm]))
-        others = [f"{escape(r['key'])}: {escape(r['note'])}" for r in c["rows"] if not r["covered"]]
+        undecided = [f"{escape(r['key'])}: {escape(r['note'])}" for r in c["rows"] if r.get("undecided")]
+        if undecided:
+            story.append(P("Hypotheses this setting cannot decide (not covered): " + "; ".join(undecided), small))
+        others = [f"{escape(r['key'])}: {escape(r['note'])}" for r in c["rows"]
+                  if not r["covered"] and not r.get("undecided")]
         if others:
             story.append(P("Not covered: " + "; ".join(others), small))
 

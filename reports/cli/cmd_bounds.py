@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from reports.cli.common import echo_json, esc, parse_assignments, parse_number
+from reports.cli.common import echo_json, esc, id_column, out_console, parse_assignments, parse_number, text_column
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 _ID = click.argument("result_id", required=False, metavar="RESULT_ID")
@@ -58,21 +58,30 @@ def list_cmd(as_json: bool) -> None:
                           for e in ENTRIES])
         return
     plugged = any(row["origin"] != "built-in" for row in rows)
-    table = Table("ID (ID@variant)", "paper", "kind", "title", "source", "status (flags)",
-                  *(["origin"] if plugged else []), title=f"{len(rows)} encoded results")
+    table = Table(id_column("ID (ID@variant)", (r["key"] for r in rows)), text_column("paper"), text_column("kind"),
+                  text_column("title"), text_column("where in the paper"), text_column("status (flags)"),
+                  *([text_column("origin")] if plugged else []), title=f"{len(rows)} encoded results")
     for row in rows:
         cells = [esc(row["key"]), esc(row["paper"]), esc(row["kind"]),
-                 esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")), esc(row["source"]),
-                 esc(f"{row['status']} ({row['flags']})")]
+                 esc(str(row["title"]) + (" [reconstructed]" if row["reconstructed"] else "")),
+                 esc(_locator(row["source"])), esc(f"{row['status']} ({row['flags']})")]
         table.add_row(*cells, *([esc("" if row["origin"] == "built-in" else row["origin"])] if plugged else []))
-    con = Console()
+    con = out_console()
     con.print(table)
-    entries = Table("ID", "method", "participation model", "guarantee stated", "flags",
+    entries = Table(id_column("ID", (e.id for e in ENTRIES)), text_column("method"), text_column("participation model"),
+                    text_column("guarantee stated"), text_column("flags"),
                     title=f"{len(ENTRIES)} survey rows with no stated rate (catalogue entries; 'show ID' for details)")
     for e in ENTRIES:
         entries.add_row(esc(e.id), esc(f"{e.method} {e.ref}"), esc(e.participation), esc(e.guarantee),
                         esc(str(len(e.flags))))
     con.print(entries)
+
+
+def _locator(source: str) -> str:
+    """'Theorem 1' from '000_cd604....txt, Theorem 1': the paper column names the paper, the seed file is noise
+    (`show ID` prints the full provenance)."""
+    head, _, rest = str(source).partition(", ")
+    return rest if head.endswith(".txt") and rest else str(source)
 
 
 @click.command("show")

@@ -13,8 +13,11 @@ from reports.cli.common import (
     check_output_path,
     echo_json,
     esc,
+    id_column,
+    out_console,
     parse_assignments,
     short_text,
+    text_column,
 )
 
 PATTERNS = ("iid", "full", "snapshot", "regularized", "cyclic", "static-rate", "asynchronous", "random", "adaptive")
@@ -61,7 +64,7 @@ def compare_cmd(assignments: tuple[str, ...], pattern: str, measure: str, convex
     keys = _keys("--only", only)
     result = compare(setting, keys or None)
     chosen = _keys("--plot-results", plot_keys)
-    covered = {r.key for r in result.covered}
+    covered = {r.key for r in (*result.covered, *result.undecided)}
     bad = [k for k in chosen if k not in covered]
     if bad:
         raise UserInputError(f"--plot-results {bad[0]} does not cover this setting; covered: "
@@ -114,24 +117,34 @@ def _print(result) -> None:
     from reports.compare_section import comparison_rows
 
     s = result.setting
-    con = Console()
+    con = out_console()
     con.print(esc(f"setting: pattern {s.pattern}, {s.convexity}, measure {s.measure}; "
                   + ", ".join(f"{k}={v if isinstance(v, tuple) else format(v, 'g')}" for k, v in s.values.items())
                   + "".join(f", {k}={v:g}" for k, v in s.extras.items())))
     rows = comparison_rows(result)
-    from rich.table import Column
-
-    table = Table(Column("result", overflow="fold", min_width=12), "algorithm", "rounds for eps",
-                  "eps reached at R", "kind; reading; conditions", title=f"{len(result.covered)} results cover this setting (sorted by "
-                        + ("rounds for eps" if s.eps is not None else "eps reached at R") + ")")
-    for r in (r for r in rows if r["covered"]):
-        rounds = "not reachable" if s.eps is not None and r["rounds"] is None else _fmt(r["rounds"])
-        reached = _fmt(r["reached"]) if r["reached"] is None or math.isfinite(r["reached"]) else "inf"
-        table.add_row(esc(r["key"]), esc(r["algorithm"]), rounds, reached, esc(r["short"]))
-    con.print(table)
-    other = Table(Column("result", overflow="fold", min_width=12), "why it does not cover this setting", title=f"{len(result.other)} other results")
-    for r in (r for r in rows if not r["covered"]):
+    by = "rounds for eps" if s.eps is not None else "eps reached at R"
+    n = len(result.covered)
+    groups = ((f"{n} result{'s' if n != 1 else ''} cover{'' if n != 1 else 's'} this setting: hypotheses met "
+               f"(sorted by {by})", lambda r: r["covered"]),
+              (f"{len(result.undecided)} with hypotheses this setting cannot decide: values shown, not covered "
+               f"(supply the constants they need to decide them)", lambda r: r["undecided"]))
+    for i, (title, keep) in enumerate(groups):
+        if i > 0 and not result.undecided:
+            continue  # the covered table is always shown (empty says so); the undecided one only when it has rows
+        kept = list(filter(keep, rows))
+        table = Table(id_column("result", (r["key"] for r in kept)), text_column("algorithm"), "rounds for eps",
+                      "eps reached at R", text_column("kind; reading; conditions"), title=title)
+        for r in kept:
+            rounds = "not reachable" if s.eps is not None and r["rounds"] is None else _fmt(r["rounds"])
+            reached = _fmt(r["reached"]) if r["reached"] is None or math.isfinite(r["reached"]) else "inf"
+            table.add_row(esc(r["key"]), esc(r["algorithm"]), rounds, reached, esc(r["short"]))
+        con.print(table)
+    rest = [r for r in rows if not r["covered"] and not r["undecided"]]
+    other = Table(id_column("result", (r["key"] for r in rest)), text_column("why it does not cover this setting"),
+                  title=f"{len(result.other)} other results")
+    for r in rest:
         other.add_row(esc(r["key"]), esc(r["note"]))
     con.print(other)
     con.print("ORDER results use every hidden constant = 1: compare their shapes, not their values. "
               "--json lists every condition in full.")
+

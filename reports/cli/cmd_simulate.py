@@ -171,7 +171,8 @@ def _print_summary(summary, alg, pat, prob, trials, rounds, eps) -> None:
     from rich.table import Table
 
     table = Table(title=esc(f"{alg.name} / {pat.name} / {prob.name}: {trials} trials, {rounds} rounds"))
-    for col in ("metric", "mean", "95% CI", "trials"):
+    levels = {f["level"] for f in summary["final"].values()}
+    for col in ("metric", "mean", " / ".join(f"{lv:.0%} CI" for lv in sorted(levels)) or "CI", "trials"):
         table.add_column(col)
     for name, f in summary["final"].items():
         table.add_row(esc(name), esc(f"{f['mean']:.6g}"), esc(f"[{f['ci_low']:.6g}, {f['ci_high']:.6g}]"),

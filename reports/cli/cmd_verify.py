@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from reports.cli.common import (
     COUNT,
+    PIPE_WIDTH,
     check_device,
     check_workers,
     echo_json,
     esc,
+    id_column,
+    out_console,
     progress_bar,
     scheduler_options,
     seed_option,
@@ -131,27 +136,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     if as_json:
         echo_json([v.to_dict() for v in results])
     else:
-        from rich.table import Table
-
-        styles = _styles()
-
-        table = Table(title="convbound verify", show_lines=False)
-        table.add_column("id", no_wrap=True)
-        table.add_column("verdict", no_wrap=True, min_width=12)
-        table.add_column("ok", no_wrap=True)
-        for col in ("LHS", "CI", "RHS", "ratio", "n"):
-            table.add_column(col, justify="right", no_wrap=True)
-        for v in results:
-            style = styles.get(v.verdict, "") or "none"
-            # a control (or a replayed violation) is ok when violated: say so beside "yes"
-            mark = (("[green]yes[/green]" if v.expected == "holds" else "[green]yes[/green] (expected)")
-                    if v.ok else f"[red]no[/red] (want {esc(v.expected)})")
-            table.add_row(esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
-                          esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials))
-        out = Console()
-        if out.width < 120:
-            out = Console(width=120)
-        out.print(table)
+        out = out_console()
+        _print_results(out, results)
         shown: set[str] = set()
         for v in results:
             for note in v.notes:
@@ -169,3 +155,34 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
         Console().print(("all verdicts as expected" if ok else "[red]some verdicts are not as expected[/red]")
                         + "; " + SCOPE)
     return 0 if ok else 1
+
+
+def _print_results(out: Any, results: list[Any]) -> None:
+    """One row per record; where the table is wider than the terminal, one block per record instead, so that
+    no number or ID is ever cut or folded mid-digit (a cut number reads as another number)."""
+    from rich.table import Table
+
+    styles = _styles()
+    rows = []
+    for v in results:
+        style = styles.get(v.verdict, "") or "none"
+        # a control (or a replayed violation) is ok when violated: say so beside "yes"
+        mark = (("[green]yes[/green]" if v.expected == "holds" else "[green]yes[/green] (expected)")
+                if v.ok else f"[red]no[/red] (want {esc(v.expected)})")
+        rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
+                     esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials)))
+    table = Table(id_column("id", (v.id for v in results)), title="convbound verify", show_lines=False)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("ok", no_wrap=True)
+    for col in ("LHS", "CI", "RHS", "ratio", "n"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    natural = out.measure(table, options=out.options.update(max_width=PIPE_WIDTH)).maximum
+    if natural <= out.width:
+        out.print(table)
+        return
+    out.print(f"convbound verify ({len(rows)} records; the terminal is narrower than the table: one block each)")
+    for id_, verdict, mark, lhs, ci, rhs, ratio, n in rows:
+        out.print(f"[bold]{id_}[/bold]  {verdict}  ok: {mark}", soft_wrap=True)
+        out.print(f"    LHS {lhs}  CI {ci}  RHS {rhs}  ratio {ratio}  n {n}", soft_wrap=True)

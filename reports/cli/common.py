@@ -250,3 +250,33 @@ def scheduler_options(fn):
                       help="inprocess (default), local (a Dask cluster of --workers processes, default 2) "
                            "or tcp://HOST:PORT (a running Dask scheduler).")(fn)
     return fn
+
+
+# Width given to tables when the output is not a terminal: wide enough that no column of ours is ever folded,
+# so a pipe, a file or a CI log gets every cell whole (rich would otherwise draw 80 columns).
+PIPE_WIDTH = 100_000
+
+
+def out_console(stderr: bool = False) -> Any:
+    """The console for tables: the terminal's width on a terminal (or $COLUMNS when set), where long text folds
+    and IDs stay whole (:func:`id_column`); unlimited width when piped, so no cell is folded or cut."""
+    from rich.console import Console
+
+    con = Console(stderr=stderr)
+    if con.is_terminal or "COLUMNS" in os.environ:
+        return con
+    return Console(stderr=stderr, width=PIPE_WIDTH)
+
+
+def id_column(header: str, ids: Iterable[str]) -> Any:
+    """A column of IDs that is never folded, split or cut: as wide as its longest ID."""
+    from rich.table import Column
+
+    return Column(header, no_wrap=True, min_width=max((len(i) for i in ids), default=len(header)))
+
+
+def text_column(header: str, **kw: Any) -> Any:
+    """A column of prose that folds onto more lines when the terminal is narrow instead of ending in '…'."""
+    from rich.table import Column
+
+    return Column(header, overflow="fold", **kw)

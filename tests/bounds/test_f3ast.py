@@ -117,14 +117,44 @@ def test_t35_order_form_terms():
     assert get("F3AST.T3.5").kind is Kind.ORDER and get("F3AST.T3.5").rate_map["T"] == -1
 
 
-def test_t35_step_conditions_hold_with_margins():
+def test_t35_step_conditions_are_strict_as_the_seed_states_them():
+    # seed 001 line 444: "eta_(1,1) < min{1/mu, 1/(4L)}". The proof's gamma' = max{8L/mu, E} - 1 = 31 at the
+    # worked example gives eta_(1,1) = 2/(mu (gamma' + 1)) = 2/32 = 1/16 = 1/(4L): equality, so it fails strictly
     rep = get("F3AST.T3.5@explicit").check(T35)
-    assert checked_hold(rep)
     by = {c.name: c for c in rep.conditions}
-    eta11 = 2 / (1 * 32)
-    assert by["first step eta_(1,1) <= 1/mu"].margin == pytest.approx(1 - eta11, rel=REL)
-    assert by["first step eta_(1,1) <= 1/(4L)"].margin == pytest.approx(1 / 16 - eta11, abs=1e-15)
+    cap = by["first step eta_(1,1) < 1/(4L) (strict, seed line 444)"]
+    assert cap.holds is False and cap.lhs == pytest.approx(1 / 16) and cap.rhs == pytest.approx(1 / 16)
+    assert by["first step eta_(1,1) < 1/mu (strict, seed line 444)"].margin == pytest.approx(1 - 1 / 16, rel=REL)
     assert by["L >= mu (an L-smooth, mu-strongly convex function)"].margin == pytest.approx(3)
+    assert rep.verdict == "fails"
+    # E > 8L/mu: gamma' = E - 1 = 40, eta_(1,1) = 2/41 < 1/(4L) = 1/16 (L = mu = 1: 8L/mu = 8 < E = 41)
+    ok = get("F3AST.T3.5@explicit").check({**T35, "L": 1, "E": 41})
+    assert {c.name: c.holds for c in ok.conditions}["first step eta_(1,1) < 1/(4L) (strict, seed line 444)"] is True
+    assert ok.conditions[2].margin == pytest.approx(1 / 4 - 2 / 41, rel=REL)
+
+
+def test_t35_statement_step_meets_the_strict_condition_and_a_flag_names_the_tension():
+    # the statement's gamma = max{8L/mu, E} = 32 (no - 1): first step at most 2/(mu (gamma + 1)) = 2/33 < 1/16
+    rep = get("F3AST.T3.5").check(T35)
+    cap = {c.name: c for c in rep.conditions}["first step eta_(1,1) < 1/(4L) (strict, seed line 444)"]
+    assert cap.holds is True and cap.margin == pytest.approx(1 / 16 - 2 / 33, rel=REL)
+    for key in ("F3AST.T3.5", "F3AST.T3.5@explicit", "F3AST.T3.5@explicit-eq19"):
+        assert any("exactly whenever 8L/mu >= E" in f for f in get(key).flags)
+
+
+def test_t35_records_its_schedule_and_optimisers():
+    # seed 001 lines 198 and 408: the step schedule and CLIENTOPT/SERVEROPT are prescribed by the theorem
+    for key in ("F3AST.T3.5", "F3AST.T3.5@explicit"):
+        names = {a.name: a.statement for a in get(key).assumptions}
+        assert "CLIENTOPT = SGD, SERVEROPT = w + Delta" in names
+        assert "2/mu" in names["step schedule"] or "2/(mu" in names["step schedule"]
+
+
+def test_t35_admits_exact_gradients():
+    # A3 bounds a variance (seed 001 line 182): sigma_k^2 = 0 is allowed
+    rep = get("F3AST.T3.5").check({**T35, "sigma2": "0,0"})
+    assert rep.verdict != "fails" and rep.evaluation.value == pytest.approx(
+        (1 + 0 + 0.6 + 128 + 400 / 3) / (5 * 1000 + 32), rel=REL)
 
 
 def test_t35_l_below_mu_fails():

@@ -47,7 +47,27 @@ def test_light_commands_load_no_heavy_library(argv):
     assert out["loaded"] == []
 
 
+def _commands():
+    from reports.cli.main import _register_all, cli
+
+    _register_all()
+    return sorted(cli.commands)
+
+
+def test_no_help_loads_a_heavy_library():
+    # every command's --help in one fresh interpreter: the listing in `simulate --help` used to load torch
+    probe = (f"import json, sys\nfrom reports.cli.main import main\nheavy = {HEAVY!r}\nout = {{}}\n"
+             f"for name in {_commands()!r}:\n    try:\n        main([name, '--help'])\n    except SystemExit:\n        pass\n"
+             "    out[name] = [m for m in heavy if m in sys.modules]\n"
+             "print(json.dumps(out), file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=300)
+    loaded = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert set(loaded) == set(_commands()) and "simulate" in loaded
+    assert {name: mods for name, mods in loaded.items() if mods} == {}
+
+
 def test_the_probe_sees_a_heavy_import():
-    # the same probe on a command that needs torch must report it, or the test above proves nothing
-    out = _loaded(["simulate", "--help"])
+    # the same probe on a command that needs torch must report it, or the tests above prove nothing
+    out = _loaded(["simulate", "--problem", "quadratic", "--trials", "2", "--rounds", "1", "d=2", "M=2"])
     assert out["code"] in (0, None) and "torch" in out["loaded"]

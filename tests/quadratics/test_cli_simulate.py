@@ -67,3 +67,12 @@ def test_help_lists_keys():
     assert res.returncode == 0
     for word in ("lamb=1.0", "groups=2", "mu_prox=", "gamma=1.5", "nonconvex:", "availability:"):
         assert word in res.stdout
+
+
+def test_table_header_prints_the_level_used(capsys):
+    # the interval is computed at bounds.core.stats.MEAN_LEVEL (0.99); the header said "95% CI" for it
+    code, out, _ = run(["--problem", "quadratic", "S=2", "d=2", "M=2", "--trials", "3", "--rounds", "2"], capsys)
+    assert code == 0 and "99% CI" in out and "95%" not in out
+    code, out, _ = run(["--problem", "quadratic", "S=2", "d=2", "M=2", "--trials", "3", "--rounds", "2", "--json"],
+                       capsys)
+    assert {f["level"] for f in json.loads(out)["final"].values()} == {0.99}

@@ -118,3 +118,15 @@ def test_smartphones_round_t_uses_phase_t_mod_24():
     f = smartphone_phases()
     band = 5 * np.sqrt(f * (1 - f) / 2000)
     assert np.all(np.abs(freq[:24] - f) < band) and np.all(np.abs(freq[24:] - f) < band)
+
+
+def test_summary_interval_is_at_the_level_it_names(table1_runs):
+    # the summary's interval is a Student-t interval at the level it records (it was a hand-made 1.96 labelled ci95)
+    from scipy.stats import t
+
+    run = next(iter(table1_runs.values()))
+    d = np.asarray(run.distance_final, dtype=float)
+    s = run.summary()["distance_final"]
+    half = t.ppf(0.5 + s["level"] / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    assert s["level"] == 0.99
+    assert s["ci"] == pytest.approx([d.mean() - half, d.mean() + half], rel=1e-12)

@@ -17,14 +17,15 @@ def test_explicit_holds_and_control_fails(t35):
     eq19 = t35["F3AST.T3.5@explicit-eq19"]
     assert cert.verdict == "holds" and cert.ci[1] <= cert.rhs
     assert ctl.verdict == "violated" and ctl.control and ctl.ci[0] > ctl.rhs
-    # the control breaks the named schedule hypothesis (steps 0.05 x the proof's: beta mu = 0.1 < 1)
+    # the control breaks the named schedule hypothesis (steps 0.002 x the proof's: beta mu = 0.004 < 1)
     assert [c["name"] for c in ctl.conditions if c["holds"] is False] == [ctl.instance["broken_hypothesis"]]
-    assert ctl.instance["point"]["step_scale"] == 0.05
+    assert ctl.instance["point"]["step_scale"] == 0.002
     assert eq19.verdict == "holds"
     # L = 1: the printed eq. (19) drops L/2, so its RHS is twice the explicit one
     assert np.isclose(eq19.rhs, 2 * cert.rhs)
-    # a gap after 200 rounds is positive and the bound is loose but not vacuous
-    assert 0 < cert.lhs and 0.01 < cert.ratio < 1
+    # a gap after 200 rounds is positive; at the admissible E = 9 (E > 8L/mu) the bound is loose: measured
+    # ratio 0.0011, its drift and sampling terms carry G^2 measured on the run
+    assert 0 < cert.lhs and 1e-4 < cert.ratio < 0.01
     assert cert.trials >= 1000
 
 

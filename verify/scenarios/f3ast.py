@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from bounds.f3ast import SGD_CLIENTS
 from verify.checks import Certify, Control, Exact, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
@@ -88,11 +89,14 @@ T35_SPACE = (
     Param("zeta", 1e-4, 10.0, 1.0, log=True, doc="heterogeneity",
           source="Gamma >= 0 (domain): 1e-4 stands for 0 on a log scale; 10: 10x the gradient scale"),
     Param("sigma", 1e-4, 3.0, 1.0, log=True,
-          doc="stochastic-gradient noise std. dev.; log scale from 1e-4 (not 0: F3AST's A3 domain states "
-              "sigma_k^2 > 0, so sigma = 0 is outside the result)",
-          source="sigma_k^2 > 0 (A3's domain): 1e-4..3 on a log scale"),
+          doc="stochastic-gradient noise std. dev.; log scale, 1e-4 stands for 0",
+          source="sigma_k^2 >= 0 (A3 bounds a variance, seed 001 line 182): 1e-4 stands for 0 on a log scale; "
+                 "3: 3x the gradient scale"),
     Param("D0", 1e-4, 10.0, 0.01, log=True, doc="||w_1 - w*||^2", source="a scale >= 0: 1e-4 stands for 0"),
-    Param("E", 1, 5, 2, integer=True, doc="local steps per round", source="1: domain; 5: Monte Carlo cost cap"),
+    Param("E", 1, 64, 9, integer=True, doc="local steps per round (the result admits only E > 8L/mu: see source)",
+          source="1: domain; 64: Monte Carlo cost cap. The proof's strict step condition eta_(1,1) < 1/(4L) (seed "
+                 "001 line 444) with its gamma' = max{8L/mu, E} - 1 holds only for E > 8L/mu = 8/mu_frac; "
+                 "points with E <= 8/mu_frac are outside the result (inadmissible), so the default is E = 9"),
     Param("T", 1, 400, 200, integer=True, log=True, doc="rounds",
           source="1: domain T >= 1; 400: Monte Carlo cost cap (G^2 is measured on the run, so no exact shortcut)"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws",
@@ -103,9 +107,14 @@ T35_SPACE = (
     *FAMILY_AXES,
 )
 
-SCHEDULE_HYPOTHESIS = "step schedule eta_(t,i) = beta/((t-1)E + i + gamma') with beta = 2/mu (beta mu > 1)"
-# Control: the schedule scaled by 0.05 (beta mu = 0.1 < 1), a large start, little noise: too slow for 1/T.
-T35_STEP_CONTROL = {"step_scale": 0.05, "D0": 10.0, "sigma": 0.1, "zeta": 0.1}
+# Theorem III.5's prescriptions (bounds.f3ast records them as assumptions); the instances decide them by construction
+SCHEDULE_HYPOTHESIS = "step schedule"
+OPTIMISERS_MET = ("met by construction: quadratics.f3ast runs E plain SGD steps per client and adds the "
+                  "importance-weighted aggregate with server step 1")
+# Control: the schedule scaled by 0.002 (beta mu = 0.004 < 1), a large start, little noise, the longest horizon: the
+# iterates barely move while the bound decays like 1/T. (At the admissible E = 9 the bound's drift and sampling
+# terms, with G^2 measured on the run, are large: a milder 0.05 no longer exceeds it; measured LHS/RHS 1.24 here.)
+T35_STEP_CONTROL = {"step_scale": 0.002, "D0": 10.0, "sigma": 1e-4, "zeta": 1e-4, "T": 400}
 
 
 def smooth_g2(sim: Any, k: Mapping[str, float], E: int, eta1: float) -> float:
@@ -156,13 +165,15 @@ def build_t35(point: Mapping[str, Any]) -> Instance:
     pattern = static_policy(subsets, probs, p)
     schedule = f3ast_steps(k["L"], k["mu"], E)
     c = float(point.get("step_scale", 1.0))
-    broken = {}
+    decided = {SGD_CLIENTS.name: (True, OPTIMISERS_MET),
+               SCHEDULE_HYPOTHESIS: (True, "met by construction: quadratics.f3ast_steps is the proof's schedule")}
     if c != 1.0:
         from quadratics import step_schedule
 
         base_steps = schedule.steps
         schedule = step_schedule(lambda t, i: c * base_steps(t - 1), E, f"{c:g} x the F3AST.T3.5 schedule")
-        broken = {SCHEDULE_HYPOTHESIS: f"schedule scaled by {c:g}: beta mu = {2 * c:g}"}
+        decided[SCHEDULE_HYPOTHESIS] = (False, f"schedule scaled by {c:g}: beta mu = {2 * c:g} (the proof needs "
+                                               "beta = 2/mu)")
     base = dict(L=k["L"], mu=k["mu"], E=E, T=T, G=0.0, Gamma=k["Gamma"], D0=k["D0"], p=p,
                 sigma2=np.full(len(p), k["sigma2"]), var_s=0.0)
     complete = partial(complete_t35, pb=pb, E=E, steps1=schedule.steps(0), subsets=subsets, probs=probs, p=p)
@@ -173,7 +184,7 @@ def build_t35(point: Mapping[str, Any]) -> Instance:
                               "r_star": np.asarray(r_star).tolist(), "problem": pb.describe(), "E": E, "T": T,
                               "schedule": schedule.describe},
                     notes=("G^2 (A4) and Var2 are instance-level, measured over the run (Monte Carlo means)",),
-                    broken=broken)
+                    decided=decided)
 
 
 T35_NOTES = ("no step axis: the bound is stated for the proof's schedule eta_(t,i) = (2/mu)/((t-1)E + i + gamma')",
@@ -412,7 +423,9 @@ def build_t35_main(point: Mapping[str, Any]) -> Instance:
                     describe={"model": "table1", "policy_rate": r.tolist(), "r_star": np.asarray(r_star).tolist(),
                               "problem": pb.describe(), "E": Ek, "gamma": gamma, "G2": G2, "var_s": var_s},
                     notes=("step eta_t = 2/(mu(gamma+t)) per round (main text); G^2 instance-level (gradient at x0 "
-                           "plus noise), var_s from eq. (6)",))
+                           "plus noise), var_s from eq. (6)",),
+                    decided={SGD_CLIENTS.name: (True, OPTIMISERS_MET),
+                             SCHEDULE_HYPOTHESIS: (True, "met by construction: the statement's eta_t = 2/(mu(gamma+t))")})
 
 
 SCENARIOS += [
@@ -487,14 +500,14 @@ CHECKS = [
                 title="F3AST Theorem III.5 explicit bound"),
         Control("F3AST.T3.5@explicit", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
                 id="F3AST.T3.5.control:schedule@explicit", trials=(256, 1024),
-                title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
-                note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),
+                title="F3AST Theorem III.5 explicit bound, steps 0.002x the proof's schedule",
+                note="beta = 0.004/mu: beta mu = 0.004 < 1, the iterates contract like T^(-0.004), slower than 1/T"),
         Certify("F3AST.T3.5@explicit-eq19", id="F3AST.T3.5@explicit-eq19", trials=(2000, 10000), stream="explicit",
                 title="F3AST Theorem III.5 explicit bound as printed in eq. (19)",
                 notes=("printed eq. (19): (L/2) dropped; with L = 1 its RHS is twice the explicit one",)),
         Control("F3AST.T3.5@explicit-eq19", T35_STEP_CONTROL, broken=SCHEDULE_HYPOTHESIS, stream="schedule",
                 id="F3AST.T3.5.control:schedule@explicit-eq19", trials=(256, 1024),
-                title="F3AST Theorem III.5 explicit bound, steps 0.05x the proof's schedule",
-                note="beta = 0.1/mu: beta mu = 0.1 < 1, the iterates contract like T^(-0.1), slower than 1/T"),
+                title="F3AST Theorem III.5 explicit bound, steps 0.002x the proof's schedule",
+                note="beta = 0.004/mu: beta mu = 0.004 < 1, the iterates contract like T^(-0.004), slower than 1/T"),
     )),
 ]

@@ -57,6 +57,8 @@ def _free(info, N: int) -> st.SearchStrategy[Any]:
         return st.lists(st.floats(0.05, 1.0), min_size=N, max_size=N)
     if d is Domain.VECTOR_POSITIVE:
         return st.lists(_log_uniform(*POSITIVE_RANGE), min_size=N, max_size=N)
+    if d is Domain.VECTOR_NONNEGATIVE:  # 0 is in the domain: draw it on purpose, not only by chance
+        return st.lists(st.just(0.0) | _log_uniform(*POSITIVE_RANGE), min_size=N, max_size=N)
     if d is Domain.VECTOR_REAL:
         return st.lists(st.floats(-5.0, 5.0), min_size=N, max_size=N)
     raise NotImplementedError(f"no free strategy for domain {d}")
