@@ -137,6 +137,12 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
             if verdict != "violated":
                 out.append(Alert("alert", f"Negative control {ident} did not report 'violated' (verdict: {verdict}): "
                                           "the check may be unable to detect a false bound.", anchor("chk", ident)))
+        elif verdict == "violated unless":
+            # a refutation conditional on named hypotheses: a finding, never summarised as 'no violation'
+            out.append(Alert("alert" if v.get("expected") != verdict else "notice",
+                             f"Finding: certificate {ident} is violated unless {'; '.join(v.get('unless') or ())} "
+                             "fails at its instance: the measured left side exceeds the bound, and only that "
+                             "hypothesis failing there would save the theorem (see its notes).", anchor("chk", ident)))
         elif verdict == "violated" and v.get("expected") != "violated":
             out.append(Alert("alert", f"Certificate {ident} is violated: the measured left side exceeds the bound.",
                              anchor("chk", ident)))
@@ -194,7 +200,8 @@ def _result_of(v: Mapping[str, Any]) -> str | None:
 
 
 def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
-    """Findings of included records, noticed at the top: a confirmed violation found by a search, a worst
+    """Findings of included records, noticed at the top: a confirmed violation (plain or conditional, with the
+    hypotheses it rests on) found by a search, a worst
     case the dual certificate does not back, an audit check that is not met."""
     out: list[Alert] = []
     seen: set[str] = set()
@@ -204,10 +211,16 @@ def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
         ident = str(rec["id"])
         where = anchor("falsify", ident) if ident not in seen else ""
         seen.add(ident)
+        how = "exact LHS" if c.get("method") == "exact" else f"{c.get('trials')} fresh trials"
         if c.get("verdict") == "violated":
             out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
                                        f"where the bound is violated: confirmed LHS/RHS = {fmt(c.get('ratio'))} "
-                                       f"({c.get('trials')} fresh trials).", where))
+                                       f"({how}).", where))
+        elif c.get("verdict") == "violated unless":
+            out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
+                                       f"where the bound is violated unless {'; '.join(c.get('unless') or ())} fails "
+                                       f"there (a conditional violation): confirmed LHS/RHS = {fmt(c.get('ratio'))} "
+                                       f"({how}).", where))
     for e in doc.get("worst_cases") or []:
         rec = e["record"]
         status = (rec.get("certificate") or {}).get("status")

@@ -14,7 +14,7 @@ from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, 
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
-VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "fails": "#b3261e", "inconclusive": "#8a5a00",
+VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "violated unless": "#b3261e", "fails": "#b3261e", "inconclusive": "#8a5a00",
                    "unverified": "#8a5a00", "statement": "#2d5b9a", "holds given conditions": "#2d5b9a",
                    "condition": "#2d5b9a",
                    "evaluated": "#2d5b9a", "inapplicable": "#5b6673", "pending": "#5b6673"}

@@ -18,9 +18,18 @@ from reports.cli.common import (
 
 def _styles() -> dict[str, str]:
     """Colour of each verdict, keyed by the one list of verdict names (verify.verdict)."""
-    from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, PENDING, UNVERIFIED, VERDICTS, VIOLATED
+    from verify.verdict import (
+        HOLDS,
+        INAPPLICABLE,
+        INCONCLUSIVE,
+        PENDING,
+        UNVERIFIED,
+        VERDICTS,
+        VIOLATED,
+        VIOLATED_UNLESS,
+    )
 
-    colours = {HOLDS: "green", VIOLATED: "red", INCONCLUSIVE: "yellow", UNVERIFIED: "cyan",
+    colours = {HOLDS: "green", VIOLATED: "red", VIOLATED_UNLESS: "red", INCONCLUSIVE: "yellow", UNVERIFIED: "cyan",
                INAPPLICABLE: "magenta", PENDING: "dim"}
     return {v: colours.get(v, "") for v in VERDICTS}
 
@@ -133,6 +142,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     else:
         from rich.table import Table
 
+        from verify.verdict import PENDING, UNVERIFIED
+
         styles = _styles()
 
         table = Table(title="convbound verify", show_lines=False)
@@ -157,7 +168,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
             for note in v.notes:
                 if note in shown:
                     continue
-                if note.startswith(("FINDING", "origin: ")) or v.verdict in ("pending", "unverified") or not v.ok:
+                if note.startswith(("FINDING", "origin: ")) or v.verdict in (PENDING, UNVERIFIED) or v.unless or not v.ok:
                     shown.add(note)
                     out.print(f"[bold]{esc(v.id)}[/bold]: {esc(note)}")
     ok = all_ok(results)
