@@ -232,13 +232,15 @@ class SearchRecord:
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
             level: float = MEAN_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
     """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
-    from verify.verdict import verdict_of
+    from verify.verdict import unless_clause, verdict_of
 
     with plugin_guard(scenario, point):
         est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
     low, high = est.ci
     verdict = verdict_of(est)  # the one verdict rule (verify and verify --instance use it too)
-    extra: dict[str, Any] = {"why": list(verdict.notes), "unless": list(verdict.unless)}
+    # a conditional violation: the hypotheses it rests on, and what the theorem needs for the point not to count
+    needs = [unless_clause(c) for c in est.conditions if c.get("name") in verdict.unless]
+    extra: dict[str, Any] = {"why": list(verdict.notes), "unless": list(verdict.unless), "unless_needs": needs}
     if est.kind == "order":
         # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
         extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
@@ -490,8 +492,8 @@ def finding(rec: SearchRecord) -> str:
             said = (f"{head} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > RHS {c['rhs']:.4g}, "
                     f"ratio {c['ratio']:.4g})")
         if c["verdict"] == VIOLATED_UNLESS:
-            said += ("; a refutation of the theorem unless that hypothesis fails at this point (the notes say what "
-                     "it would need); supply its missing constants to decide it")
+            said += ("; a refutation of the theorem unless " + " or ".join(c.get("unless_needs") or ())
+                     + "; supplying the missing constants decides it")
         return said
     said = {"holds": "not violated there"}.get(str(c.get("verdict")), c.get("verdict") or c.get("status"))
     ratio = f", ratio {c['ratio']:.4g}" if isinstance(c.get("ratio"), float) else ""

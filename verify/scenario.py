@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -167,6 +168,9 @@ class Scenario:
         build: pure, module-level function ``point -> Instance``.
         notes: what the space leaves out and why (e.g. q fixed at 1 in FAST.T1: q_min is undecidable).
         origin: ``built-in`` or where a plugin came from.
+        source: the ``bounds.Result`` object a notebook scenario was built from (``result`` then holds its
+            key); registered for the session when the scenario is first scored (:meth:`register_result`),
+            never by building the scenario.
     """
 
     id: str
@@ -176,24 +180,37 @@ class Scenario:
     build: Callable[[Mapping[str, Any]], Instance]
     notes: tuple[str, ...] = ()
     origin: str = "built-in"
+    source: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        # a Result built in a notebook cell: registered for this session (so workers, records and the
-        # report find it by key) and kept as its key, the form every record stores
+        # a Result built in a notebook cell: kept as its key (the form every record stores) with the object in
+        # ``source``; a key a built-in or plugin result holds is refused now, registration waits for first use
         if not isinstance(self.result, str):
-            from bounds.registry import SESSION_ORIGIN, register
+            from bounds.registry import SESSION_ORIGIN
             from bounds.result import Result
 
             if not isinstance(self.result, Result):
                 raise UserInputError(f"scenario {self.id}: result must be a result key or a bounds.Result; "
                                      f"got {type(self.result).__name__}")
             registered = _registered_or_none(self.result.key)
-            if registered is None or registered.origin == SESSION_ORIGIN:
-                register(self.result, replace=True)
-            elif registered != self.result:
+            if registered is not None and registered.origin != SESSION_ORIGIN and registered != self.result:
                 raise UserInputError(f"scenario {self.id}: result key {self.result.key!r} is taken by a built-in "
                                      "or plugin result; give your result another id")
+            object.__setattr__(self, "source", None if registered is not None and registered.origin != SESSION_ORIGIN
+                               else self.result)
             object.__setattr__(self, "result", self.result.key)
+
+    def register_result(self) -> None:
+        """Register the notebook ``Result`` this scenario was built from for this session (so workers, records
+        and the report find it by key), unless that very object is registered already; nothing for a key."""
+        if self.source is None:
+            return
+        from bounds.registry import SESSION_ORIGIN, register
+
+        registered = _registered_or_none(self.result)
+        if registered is None or (registered.origin == SESSION_ORIGIN
+                                  and dataclasses.replace(self.source, origin=SESSION_ORIGIN) != registered):
+            register(self.source, replace=True)
 
     def default_point(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.space}
@@ -405,6 +422,7 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
 
     if int(trials) != trials or trials < 2:
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
+    scenario.register_result()  # a notebook Result: registered at first use, not when the scenario is built
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
     sim: Any = None
