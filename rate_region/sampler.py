@@ -18,6 +18,7 @@ import numpy as np
 
 from bounds.core import seeds
 from bounds.core.errors import UserInputError, unknown
+from bounds.core.stats import MEAN_LEVEL, t_interval
 from rate_region.availability import AvailabilityModel, make_cap
 from rate_region.variance import H as H_of
 from rate_region.variance import check_objective, objective_weights
@@ -87,8 +88,9 @@ class SamplerRun:
         for name in ("distance_final", "distance_frequency"):
             d = getattr(self, name)
             if d is not None:
-                half = 1.96 * d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
-                out[name] = {"mean": float(d.mean()), "ci95": [float(d.mean() - half), float(d.mean() + half)],
+                # the one interval rule at the level of means (NaN ends with a single run)
+                mean, low, high, _ = t_interval(d, MEAN_LEVEL)
+                out[name] = {"mean": float(mean), "ci": [float(low), float(high)], "level": MEAN_LEVEL,
                              "max": float(d.max())}
         return out
 

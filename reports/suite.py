@@ -167,8 +167,8 @@ def sampler_section(quick: bool, seed: int) -> dict[str, Any]:
     return {
         "title": f"F3AST sampler on Table I (beta = {SAMPLER_BETA}, mean of {SAMPLER_RUNS} runs)",
         "description": (f"{run.rounds} rounds, {run.runs} runs, seed {run.seed}. Final distance ||r(T) - r*||: "
-                        f"mean {dist.get('mean', float('nan')):.4g}, 95% CI "
-                        f"[{', '.join(f'{c:.4g}' for c in dist.get('ci95', []))}]."),
+                        f"mean {dist.get('mean', float('nan')):.4g}, {dist.get('level', float('nan')):.0%} CI "
+                        f"[{', '.join(f'{c:.4g}' for c in dist.get('ci', []))}]."),
         "t": np.asarray(run.times)[keep].tolist(),
         "r": np.asarray(run.mean_trajectory)[keep].tolist(),
         "r_star": None if run.r_star is None else np.asarray(run.r_star).tolist(),

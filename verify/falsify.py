@@ -534,7 +534,7 @@ def replay(path: str, *, device: str | None = None) -> Any:
     conf, est = confirm(sc, data["point"], trials=data["trials"], seed=seed, device=dev, level=level)
     expected = data.get("expect", {}).get("verdict", "holds")
     notes = ["replay of a falsify confirmation: expected = the recorded verdict"]
-    if expected == "violated":
+    if expected == VIOLATED:
         notes.append("the recorded outcome is a violation of the bound: 'ok' here means the replay reproduced the "
                      "violation, not that the bound holds")
     rec = certify_record(est, ctx=Context(seed=seed, device=dev, level=level), seed=seed, id=f"{sc.id}:instance",

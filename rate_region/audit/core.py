@@ -23,6 +23,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face
+from bounds.core.stats import RATE_LEVEL
 from rate_region.audit.checks import (
     AVAILABLE_CONVENTION,
     CHECK_TITLES,
@@ -36,7 +37,7 @@ from rate_region.audit.checks import (
     rate_test,
 )
 
-LEVEL = 0.95
+LEVEL = RATE_LEVEL  # the one source: bounds.core.stats
 ALPHA = 0.05
 
 

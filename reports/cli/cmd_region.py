@@ -292,4 +292,5 @@ def _print_simulation(run) -> None:
         con.print(esc(f"r* ({run.r_star_method})      = {_fmt(run.r_star)}"))
         for key in ("distance_final", "distance_frequency"):
             d = s[key]
-            con.print(esc(f"{key}: mean {d['mean']:.4g}, 95% CI [{d['ci95'][0]:.4g}, {d['ci95'][1]:.4g}], max {d['max']:.4g}"))
+            con.print(esc(f"{key}: mean {d['mean']:.4g}, {d['level']:.0%} CI [{d['ci'][0]:.4g}, {d['ci'][1]:.4g}], "
+                          f"max {d['max']:.4g}"))
