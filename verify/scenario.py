@@ -12,7 +12,7 @@ named in ``Instance.assumed`` with a reason); only admissible points have a ``sc
 outside the result, or one ``bounds`` cannot decide, is never scored as a counterexample.
 :func:`evaluate_point` is the one place where an instance becomes evidence: ``verify``'s check groups
 (:mod:`verify.checks`), ``falsify`` and its confirmation, ``verify --instance`` and ``assert_bound_holds``
-all call it, and :func:`verify.checks.verdict_of` gives its one verdict.
+all call it, and :func:`verify.verdict.verdict_of` gives its one verdict.
 
 A plugin file registers scenarios by defining ``scenarios()`` returning a list of :class:`Scenario`;
 ``build`` must be a module-level function (workers rebuild the instance from the point).
