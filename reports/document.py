@@ -125,6 +125,8 @@ def _ratio_detail(v: Mapping[str, Any]) -> str:
     if isinstance(v.get("ratio"), (int, float)):
         slope = v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
         parts.append(f"{'slope/predicted' if slope else 'LHS/RHS'} = {fmt(v['ratio'])}")
+    if v.get("unless"):  # a conditional violation: the hypotheses it rests on
+        parts.append("unless " + "; ".join(map(str, v["unless"])) + " fails")
     return ", ".join(parts)
 
 

@@ -447,9 +447,8 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     # assumptions and the conditions no number decided)
     pending = {k for e in ests for k in e.assumed} | {c["name"] for e in ests for c in e.conditions
                                                        if c.get("holds") is None}
-    verdict = constant_verdict(spread, spec.spread, [e.hypotheses for e in ests],
-                               sorted(pending) if any(e.assumed for e in ests) or None in
-                               [e.hypotheses for e in ests] else [], control=spec.control)
+    verdict = constant_verdict(spread, spec.spread, [e.hypotheses for e in ests], sorted(pending),
+                               control=spec.control)
     # a failed shape still counts as a failure, whatever it rests on
     expected = HOLDS if verdict.word == VIOLATED_UNLESS else spec.expected
     return [build_record(

@@ -43,7 +43,7 @@ from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
-from verify.verdict import NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, VIOLATED_UNLESS, confirmed, finding_kind
+from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, VIOLATED_UNLESS, confirmed, finding_kind
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
@@ -495,7 +495,7 @@ def finding(rec: SearchRecord) -> str:
             said += ("; a refutation of the theorem unless " + " or ".join(c.get("unless_needs") or ())
                      + "; supplying the missing constants decides it")
         return said
-    said = {"holds": "not violated there"}.get(str(c.get("verdict")), c.get("verdict") or c.get("status"))
+    said = {HOLDS: "not violated there"}.get(str(c.get("verdict")), c.get("verdict") or c.get("status"))
     ratio = f", ratio {c['ratio']:.4g}" if isinstance(c.get("ratio"), float) else ""
     return (f"no violation among {rec.admissible} admissible points of {space_summary(rec)}; not a proof"
             + (f" (its best point, confirmed: {said}{ratio})" if c.get("verdict") else
@@ -532,7 +532,7 @@ def replay(path: str, *, device: str | None = None) -> Any:
     dev = device or data.get("device", "cpu")
     seed = data["seeds"][0]
     conf, est = confirm(sc, data["point"], trials=data["trials"], seed=seed, device=dev, level=level)
-    expected = data.get("expect", {}).get("verdict", "holds")
+    expected = data.get("expect", {}).get("verdict", HOLDS)
     notes = ["replay of a falsify confirmation: expected = the recorded verdict"]
     if expected == VIOLATED:
         notes.append("the recorded outcome is a violation of the bound: 'ok' here means the replay reproduced the "

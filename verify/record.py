@@ -12,7 +12,7 @@ from typing import Any
 
 from bounds.core.face import notebook_face, short
 from bounds.core.jsonable import jsonable
-from verify.verdict import VERDICTS
+from verify.verdict import HOLDS, VERDICTS
 
 KINDS = ("certificate", "rate", "control")
 
@@ -61,7 +61,7 @@ class Verification:
     id: str
     title: str
     verdict: str
-    expected: str = "holds"
+    expected: str = HOLDS
     lhs: float | None = None
     ci: tuple[float | None, float | None] = (None, None)
     rhs: float | None = None

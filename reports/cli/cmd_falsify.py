@@ -248,7 +248,9 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                                             for k, v in rec.best["point"].items()))
         if c.get("ci"):
             # a search's confirmation speaks for its one best point: never "holds" for the space
-            said = ("not violated at this point" if c["verdict"] == "holds" else
+            from verify.verdict import HOLDS
+
+            said = ("not violated at this point" if c["verdict"] == HOLDS else
                     f"{c['verdict']} {'; '.join(c['unless'])} fails" if c.get("unless") else c["verdict"])
             how = ("exact: the interval is the floating-point bound" if c.get("method") == "exact"
                    else f"{c['trials']} trials, seed {c['seeds'][0]}")

@@ -142,7 +142,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     else:
         from rich.table import Table
 
-        from verify.verdict import PENDING, UNVERIFIED
+        from verify.verdict import HOLDS, PENDING, UNVERIFIED
 
         styles = _styles()
 
@@ -155,7 +155,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
         for v in results:
             style = styles.get(v.verdict, "") or "none"
             # a control (or a replayed violation) is ok when violated: say so beside "yes"
-            mark = (("[green]yes[/green]" if v.expected == "holds" else "[green]yes[/green] (expected)")
+            mark = (("[green]yes[/green]" if v.expected == HOLDS else "[green]yes[/green] (expected)")
                     if v.ok else f"[red]no[/red] (want {esc(v.expected)})")
             table.add_row(esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
                           esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials))

@@ -101,7 +101,7 @@ def test_stop_at_violation_stops_at_a_conditional_violation():
 
 
 def test_report_findings_list_conditional_violations_with_their_conditions():
-    from reports.document import alerts
+    from reports.document import alerts, summary_rows
     from reports.falsify_section import search_verdict
     from verify.falsify import search
 
@@ -112,6 +112,8 @@ def test_report_findings_list_conditional_violations_with_their_conditions():
            "searches": [{"source": "test", "record": rec}]}
     found = [a.message for a in alerts(doc) if "violated unless" in a.message]
     assert len(found) == 2 and all(HYP in m for m in found)
+    row = next(r for r in summary_rows(doc) if r.id == "COND.T1")
+    assert row.verdict == "violated unless" and f"unless {HYP} fails" in row.detail
     assert search_verdict({**rec["confirmation"], "admissible": 4}).startswith(f"violated unless {HYP} fails")
 
 
