@@ -447,17 +447,17 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     # assumptions and the conditions no number decided)
     pending = {k for e in ests for k in e.assumed} | {c["name"] for e in ests for c in e.conditions
                                                        if c.get("holds") is None}
-    verdict = constant_verdict(spread, spec.spread, [e.hypotheses for e in ests], sorted(pending),
-                               control=spec.control)
+    fitted = constant_verdict(spread, spec.spread, [e.hypotheses for e in ests], sorted(pending),
+                              control=spec.control)
     # a failed shape still counts as a failure, whatever it rests on
-    expected = HOLDS if verdict.word == VIOLATED_UNLESS else spec.expected
+    expected = HOLDS if fitted.word == VIOLATED_UNLESS else spec.expected
     return [build_record(
-        ctx, verdict, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=expected, lhs=cmax,
+        ctx, fitted, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=expected, lhs=cmax,
         ci=(cmin, cmax), rhs=spec.spread, ratio=spread, instance={**instance, "shape_verdict": shape},
         control=spec.control, kind="control" if spec.control else "certificate", trials=trials * len(xs),
         variant=res.variant, conditions=tuple(conds),
         series={**series, "rhs": args, "constant": [a / b for a, b in zip(means, args)]},
-        notes=tuple(notes) + verdict.notes)]
+        notes=tuple(notes) + fitted.notes)]
 
 
 def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Verification]:

@@ -495,7 +495,7 @@ def finding(rec: SearchRecord) -> str:
             said += ("; a refutation of the theorem unless " + " or ".join(c.get("unless_needs") or ())
                      + "; supplying the missing constants decides it")
         return said
-    said = {HOLDS: "not violated there"}.get(str(c.get("verdict")), c.get("verdict") or c.get("status"))
+    said = {HOLDS: "not violated there"}.get(str(c.get("verdict")), str(c.get("verdict") or c.get("status") or ""))
     ratio = f", ratio {c['ratio']:.4g}" if isinstance(c.get("ratio"), float) else ""
     return (f"no violation among {rec.admissible} admissible points of {space_summary(rec)}; not a proof"
             + (f" (its best point, confirmed: {said}{ratio})" if c.get("verdict") else
