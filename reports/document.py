@@ -275,11 +275,11 @@ def fmt(x: Any, digits: int = 4) -> str:
 
 
 def ci_label(v: Mapping[str, Any]) -> str:
-    """'99% CI' from the check's confidence level (instance.level), '95% CI' when not recorded."""
+    """'99% CI' from the check's confidence level (instance.level); 'CI (level not recorded)' without one."""
     level = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
     if level is None:
-        return "95% CI"
+        return "CI (level not recorded)"
     try:
         return f"{float(level) * 100:g}% CI"
     except (TypeError, ValueError):
-        return "95% CI"
+        return "CI (level not recorded)"

@@ -171,7 +171,9 @@ def _print_summary(summary, alg, pat, prob, trials, rounds, eps) -> None:
     from rich.table import Table
 
     table = Table(title=esc(f"{alg.name} / {pat.name} / {prob.name}: {trials} trials, {rounds} rounds"))
-    for col in ("metric", "mean", "95% CI", "trials"):
+    # the level the summary used (bounds.core.stats.MEAN_LEVEL unless told otherwise), never a fixed 95%
+    level = next((f["level"] for f in summary["final"].values() if "level" in f), None)
+    for col in ("metric", "mean", f"{level:.0%} CI" if level is not None else "CI", "trials"):
         table.add_column(col)
     for name, f in summary["final"].items():
         table.add_row(esc(name), esc(f"{f['mean']:.6g}"), esc(f"[{f['ci_low']:.6g}, {f['ci_high']:.6g}]"),

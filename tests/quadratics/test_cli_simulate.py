@@ -67,3 +67,13 @@ def test_help_lists_keys():
     assert res.returncode == 0
     for word in ("lamb=1.0", "groups=2", "mu_prox=", "gamma=1.5", "nonconvex:", "availability:"):
         assert word in res.stdout
+
+
+def test_table_header_prints_the_level_used(capsys):
+    """The summary's intervals are at bounds.core.stats.MEAN_LEVEL (0.99): the table says 99%, not a fixed 95%."""
+    from bounds.core.stats import MEAN_LEVEL
+
+    code, out, _ = run(["--problem", "quadratic", "--algorithm", "fedavg", "--pattern", "uniform", "--trials", "4",
+                        "--rounds", "5"], capsys)
+    assert code == 0 and MEAN_LEVEL == 0.99
+    assert "99% CI" in out and "95%" not in out
