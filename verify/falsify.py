@@ -25,7 +25,9 @@ problem per run, so points of a generation are separate runs (``evaluate_points`
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
 by ``bounds.core.seeds.spawn(seed, "search", .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
-confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
+confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point; where
+that point's hypotheses are only assumed (or undecided), the claim is a conditional violation, ``violated
+unless`` the named hypotheses fail there (``verify.verdict.verdict_of``), and is reported as a finding too.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
 

@@ -100,3 +100,12 @@ def _t1_point():
     from verify.scenarios import get
 
     return get("FAST.T1").default_point()
+
+
+def test_a_conditional_verification_round_trips_and_says_what_it_rests_on():
+    from verify.record import Verification
+
+    v = Verification("X.T1", "t", "violated unless", unless=("A1",), lhs=2.0, ci=(1.5, 2.5), rhs=1.0)
+    back = Verification.from_dict(v.to_dict())
+    assert back == v and back.unless == ("A1",) and not back.ok
+    assert repr(v).startswith("Verification(X.T1: violated unless A1 (expected holds)")
