@@ -109,3 +109,11 @@ def test_a_conditional_verification_round_trips_and_says_what_it_rests_on():
     back = Verification.from_dict(v.to_dict())
     assert back == v and back.unless == ("A1",) and not back.ok
     assert repr(v).startswith("Verification(X.T1: violated unless A1 (expected holds)")
+
+
+def test_the_report_legend_prints_the_level_the_checks_used():
+    from reports.html import verdict_legend
+
+    said = dict(verdict_legend({"verifications": [{"instance": {"level": 0.9}}, {"instance": {"level": 0.9}}]}))
+    assert "upper 90% confidence limit" in said["holds"] and "99%" not in str(said)
+    assert "upper 99% confidence limit" in dict(verdict_legend({}))["holds"]  # none recorded: MEAN_LEVEL
