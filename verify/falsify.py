@@ -233,7 +233,8 @@ class SearchRecord:
 
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
             level: float = MEAN_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
-    """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
+    """Re-run ``point`` with ``trials`` fresh trials; the verdict by ``verify.verdict.verdict_of`` (a violation only at
+    admissible points; ``violated unless`` where they rest on assumed hypotheses, named in ``unless``)."""
     from verify.verdict import unless_clause, verdict_of
 
     with plugin_guard(scenario, point):
@@ -438,7 +439,8 @@ MAX_CLAIMS = 5
 
 def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str, Any]], done: int, trials: int,
                seed: int, device: str, level: float, t0: float) -> bool:
-    """Confirm this generation's best apparent violation; True (and the record filled) when confirmed."""
+    """Confirm this generation's best apparent violation; True (and the record filled) when confirmed as a
+    finding (``verify.verdict.confirmed``: a violation, plain or conditional)."""
     # summaries are plain JSON values: a diverged LHS arrives as the string "inf", hence float()
     claims = [(i, e) for i, e in enumerate(evs) if e["score"] is not None and float(e["ci"][0]) > float(e["rhs"])]
     if not claims or rec.claims_tried >= MAX_CLAIMS:
