@@ -115,6 +115,13 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
     return files()
 
 
+def reject(where: str) -> None:
+    """Leave the plugin file of origin ``where`` (``file /abs/path``) out from now on: it failed once and was
+    reported (an entry point's origin is ignored: it cannot be left out)."""
+    if where.startswith("file "):
+        _rejected.add(where[len("file "):])
+
+
 def clear_files() -> None:
     """Forget the ``--plugin`` files of this process and which files failed (``CONVBOUND_PLUGINS`` still applies).
 
@@ -239,8 +246,7 @@ def merge(kind: str, builtins: Mapping[str, Any], *, key: Callable[[Any], str],
             raise UserInputError(f"{where}: a {kind[:-1]} without a key ({type(exc).__name__}: {exc}); "
                                  f"{kind}() must return objects with an id/key/name") from None
         if k in out:
-            if where.startswith("file "):
-                _rejected.add(where[len("file "):])
+            reject(where)
             raise UserInputError(f"{where} defines {kind[:-1]} {k!r}, which {origins[k]} already defines; "
                                  f"rename it (keys must be unique across built-ins, entry points and files)")
         out[k] = tag(obj, where) if tag else obj

@@ -11,7 +11,7 @@ observations (Markov: the first round under the stationary law).
 a Pearson statistic sum (O - E)^2 / V over cells (client, previous state, phase t mod P_g) with P_g
 the best periodic period, E and V the model's conditional means and variances; chi-square reference
 with (non-empty cells - d) degrees of freedom (approximate: a large-sample statement).
-Availability intervals a_k: Wilson at ``LEVEL`` (95%); for the Markov class with the effective sample
+Availability intervals a_k: Wilson at ``bounds.core.stats.RATE_LEVEL`` (95%); for the Markov class with the effective sample
 size T (1 - rho_k) / (1 + rho_k), rho_k = 1 - p01_k - p10_k the chain's lag-1 correlation (the
 variance of a stationary two-state chain's mean).
 The file: kind "independent" (also for the Markov class: the achievable region depends only on the
@@ -28,8 +28,9 @@ from statistics import NormalDist
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from bounds.core.stats import RATE_LEVEL
 
-LEVEL = 0.95
+LEVEL = RATE_LEVEL  # the one source: bounds.core.stats
 MAX_PERIOD = 48
 CLASSES = ("independent", "markov", "periodic")
 _EPS = 1e-12

@@ -88,6 +88,7 @@ class SamplerRun:
         for name in ("distance_final", "distance_frequency"):
             d = getattr(self, name)
             if d is not None:
+                # the one interval rule at the level of means (NaN ends with a single run)
                 mean, low, high, _ = t_interval(d, MEAN_LEVEL)
                 out[name] = {"mean": float(mean), "ci": [float(low), float(high)], "level": MEAN_LEVEL,
                              "max": float(d.max())}

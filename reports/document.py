@@ -19,8 +19,8 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "sections_failed": {section: reason}}
 
 ``source`` says where a record came from: computed live by the suite, or ``report --include FILE``
-(see ``reports.records``). Nothing here imports torch, bounds or verify: a saved results.json renders
-on its own.
+(see ``reports.records``). Nothing here imports torch or the bounds registry: a saved results.json renders
+on its own; the verdict words are ``verify.verdict``'s (torch-free).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from verify.verdict import HOLDS, VIOLATED, VIOLATED_UNLESS
 
 SCHEMA = "convbound.report/1"
 
@@ -110,7 +112,7 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
         detail = _ratio_detail(v)
         rows.append(SummaryRow("verify", str(v.get("id")), str(v.get("title", "")), kind,
                                str(v.get("verdict", "unverified")), detail, anchor("chk", v.get("id")),
-                               str(v.get("expected") or ("violated" if is_control(v) else "holds"))))
+                               str(v.get("expected") or (VIOLATED if is_control(v) else HOLDS))))
     for r in doc.get("results") or []:
         verdict, detail = hypotheses_verdict(r)
         rows.append(SummaryRow("bounds", str(r.get("key", r.get("id"))), str(r.get("title", "")),
@@ -123,6 +125,8 @@ def _ratio_detail(v: Mapping[str, Any]) -> str:
     if isinstance(v.get("ratio"), (int, float)):
         slope = v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
         parts.append(f"{'slope/predicted' if slope else 'LHS/RHS'} = {fmt(v['ratio'])}")
+    if v.get("unless"):  # a conditional violation: the hypotheses it rests on
+        parts.append("unless " + "; ".join(map(str, v["unless"])) + " fails")
     return ", ".join(parts)
 
 
@@ -134,17 +138,23 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
         ident = str(v.get("id"))
         verdict = v.get("verdict")
         if is_control(v):
-            if verdict != "violated":
+            if verdict != VIOLATED:
                 out.append(Alert("alert", f"Negative control {ident} did not report 'violated' (verdict: {verdict}): "
                                           "the check may be unable to detect a false bound.", anchor("chk", ident)))
-        elif verdict == "violated" and v.get("expected") != "violated":
+        elif verdict == VIOLATED_UNLESS:
+            # a refutation conditional on named hypotheses: a finding, never summarised as 'no violation'
+            out.append(Alert("alert" if v.get("expected") != verdict else "notice",
+                             f"Finding: certificate {ident} is violated unless {'; '.join(v.get('unless') or ())} "
+                             "fails at its instance: the measured left side exceeds the bound, and only that "
+                             "hypothesis failing there would save the theorem (see its notes).", anchor("chk", ident)))
+        elif verdict == VIOLATED and v.get("expected") != VIOLATED:
             out.append(Alert("alert", f"Certificate {ident} is violated: the measured left side exceeds the bound.",
                              anchor("chk", ident)))
-        elif verdict == "violated":
+        elif verdict == VIOLATED:
             # a documented finding (e.g. a corrected form refuted): expected, but never buried in a section
             out.append(Alert("notice", f"Finding: certificate {ident} is violated, as documented: the measured left "
                                        "side exceeds this form of the bound (see its notes).", anchor("chk", ident)))
-        elif v.get("expected") == "violated" and verdict == "holds":
+        elif v.get("expected") == VIOLATED and verdict == HOLDS:
             # a check expected to expose a false published bound did not: worth a look, not an alarm
             out.append(Alert("notice", f"{ident} was expected to be violated but holds at this instance.",
                              anchor("chk", ident)))
@@ -160,10 +170,10 @@ def alerts(doc: Mapping[str, Any]) -> list[Alert]:
             groups.setdefault(str(v["group"]), []).append(v)
     for group, members in groups.items():
         holding = [v for v in members if not is_control(v) and v.get("kind") == "certificate"
-                   and v.get("verdict") == "holds" and _result_of(v) not in controlled]
+                   and v.get("verdict") == HOLDS and _result_of(v) not in controlled]
         # a sibling that is violated as expected (e.g. a refuted variant at the same instance) also shows it
-        controls = [v for v in members if is_control(v) or (v.get("verdict") == "violated"
-                                                             and v.get("expected") == "violated")]
+        controls = [v for v in members if is_control(v) or (v.get("verdict") == VIOLATED
+                                                             and v.get("expected") == VIOLATED)]
         if len(controls) < len(holding):
             ids = ", ".join(str(v["id"]) for v in holding)
             what = ("no negative control" if not controls else
@@ -194,7 +204,8 @@ def _result_of(v: Mapping[str, Any]) -> str | None:
 
 
 def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
-    """Findings of included records, noticed at the top: a confirmed violation found by a search, a worst
+    """Findings of included records, noticed at the top: a confirmed violation (plain or conditional, with the
+    hypotheses it rests on) found by a search, a worst
     case the dual certificate does not back, an audit check that is not met."""
     out: list[Alert] = []
     seen: set[str] = set()
@@ -204,10 +215,16 @@ def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
         ident = str(rec["id"])
         where = anchor("falsify", ident) if ident not in seen else ""
         seen.add(ident)
-        if c.get("verdict") == "violated":
+        how = "exact LHS" if c.get("method") == "exact" else f"{c.get('trials')} fresh trials"
+        if c.get("verdict") == VIOLATED:
             out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
                                        f"where the bound is violated: confirmed LHS/RHS = {fmt(c.get('ratio'))} "
-                                       f"({c.get('trials')} fresh trials).", where))
+                                       f"({how}).", where))
+        elif c.get("verdict") == VIOLATED_UNLESS:
+            out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
+                                       f"where the bound is violated unless {'; '.join(c.get('unless') or ())} fails "
+                                       f"there (a conditional violation): confirmed LHS/RHS = {fmt(c.get('ratio'))} "
+                                       f"({how}).", where))
     for e in doc.get("worst_cases") or []:
         rec = e["record"]
         status = (rec.get("certificate") or {}).get("status")

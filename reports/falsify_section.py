@@ -47,6 +47,7 @@ def falsify_sections(records: Sequence[Mapping[str, Any]],
             "hand_picked_source": "verify record" if rec["id"] in shipped else "search evaluation 1 (default point)",
             "best_first_ratio": (rec.get("best", {}).get("estimate") or {}).get("ratio"),
             "searched_ratio": searched, "ratio_ci": c.get("ratio_ci"), "verdict": c.get("verdict"),
+            "unless": list(c.get("unless") or ()),
             "lhs": c.get("lhs"), "ci": c.get("ci"), "rhs": c.get("rhs"), "trials": c.get("trials"),
             "seeds": c.get("seeds"), "gain": searched / hand if searched and hand else None,
             "point": rec.get("best", {}).get("point", {}), "notes": list(rec.get("notes", [])),
@@ -97,8 +98,13 @@ def _point_text(point: Mapping[str, Any]) -> str:
 
 def search_verdict(s: Mapping[str, Any]) -> str:
     """What a search established: a confirmed violation, or what it covered (never "holds": not a proof)."""
-    if s.get("verdict") == "violated":
+    from verify.verdict import VIOLATED, VIOLATED_UNLESS
+
+    if s.get("verdict") == VIOLATED:
         return "violated (confirmed on fresh trials)"
+    if s.get("verdict") == VIOLATED_UNLESS:
+        return (f"violated unless {'; '.join(s.get('unless') or ())} fails (a conditional violation, confirmed on "
+                "fresh trials)")
     return (f"not violated at the best point ({s.get('verdict')}); no violation among {s.get('admissible')} "
             "admissible points searched, not a proof")
 

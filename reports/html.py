@@ -28,7 +28,17 @@ def _env() -> jinja2.Environment:
     env.globals["is_control"] = is_control
     env.globals["ci_label"] = ci_label
     env.globals["hyp_verdict"] = hypotheses_verdict
+    env.globals["verdict_legend"] = verdict_legend
     return env
+
+
+def verdict_legend(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The closed set of verdict words and their meanings, at the confidence level the checks used."""
+    from verify.verdict import legend
+
+    levels = [v["instance"]["level"] for v in doc.get("verifications") or []
+              if isinstance(v.get("instance"), Mapping) and isinstance(v["instance"].get("level"), (int, float))]
+    return legend(levels)
 
 
 def data_uri(png: bytes) -> str:

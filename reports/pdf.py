@@ -13,11 +13,13 @@ from xml.sax.saxutils import escape
 from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
+from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, PENDING, UNVERIFIED, VIOLATED, VIOLATED_UNLESS
 
-VERDICT_COLOURS = {"holds": "#1f7a3a", "violated": "#b3261e", "fails": "#b3261e", "inconclusive": "#8a5a00",
-                   "unverified": "#8a5a00", "statement": "#2d5b9a", "holds given conditions": "#2d5b9a",
-                   "condition": "#2d5b9a",
-                   "evaluated": "#2d5b9a", "inapplicable": "#5b6673", "pending": "#5b6673"}
+# verdicts of checks (the closed set of verify.verdict), then the words of results' hypotheses (bounds)
+VERDICT_COLOURS = {HOLDS: "#1f7a3a", VIOLATED: "#b3261e", VIOLATED_UNLESS: "#b3261e", INCONCLUSIVE: "#8a5a00",
+                   UNVERIFIED: "#8a5a00", INAPPLICABLE: "#5b6673", PENDING: "#5b6673",
+                   "fails": "#b3261e", "statement": "#2d5b9a", "holds given conditions": "#2d5b9a",
+                   "condition": "#2d5b9a", "evaluated": "#2d5b9a"}
 
 
 def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None) -> bytes:

@@ -11,9 +11,11 @@ from html import escape
 from typing import Any
 
 from reports.document import fmt
+from verify.verdict import HOLDS, INCONCLUSIVE, VIOLATED
 
 _MEASURE = {"dist_sq": "‖x<sub>R</sub> − x*‖²", "gap": "F(x<sub>R</sub>) − F*"}
-_CERT_BADGE = {"certified": "holds", "approximate": "inconclusive", "failed": "violated", "none": "violated"}
+# a dual certificate's status drawn with a verdict's badge (the closed set of verify.verdict)
+_CERT_BADGE = {"certified": HOLDS, "approximate": INCONCLUSIVE, "failed": VIOLATED, "none": VIOLATED}
 _PARAM_ORDER = ("L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0", "I", "S", "participation", "sigma")
 
 
@@ -112,7 +114,7 @@ def worstcase_section(records: Iterable[Any], *, title: str = "Exact worst cases
             f"<td><b>{escape(fmt(r.get('value'), 8))}</b><br><span class=\"meta\">primal "
             f"{escape(fmt(r.get('primal_value'), 8))}</span></td>"
             f"<td>{escape(str(r.get('solver', '')))}: {escape(str(r.get('solver_status', '')))}</td>"
-            f'<td><span class="badge v-{_CERT_BADGE.get(status, "violated")}">{escape(status)}</span>'
+            f'<td><span class="badge v-{_CERT_BADGE.get(status, VIOLATED)}">{escape(status)}</span>'
             f"<br><span class=\"meta\">largest dual error {escape(fmt(cert.get('worst_dual_error')))}</span></td>"
             f"<td>{escape(fmt(r.get('solve_seconds')))} s</td>"
             f"<td>{_tightness(r.get('coverage', []))}{_sweep(r)}</td></tr>")

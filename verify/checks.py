@@ -5,7 +5,7 @@
 every point through :func:`verify.scenario.evaluate_point` -- the one place where an instance becomes
 evidence -- and turns the estimates into :class:`verify.record.Verification` records:
 
-* :class:`Certify` -- the scenario's verdict at one point (:func:`verdict_of`, the same verdict
+* :class:`Certify` -- the scenario's verdict at one point (:func:`verify.verdict.verdict_of`, the same verdict
   ``falsify``'s confirmation, ``verify --instance`` and ``assert_bound_holds`` give there);
 * :class:`Control` -- a point just outside one named hypothesis, where the bound must really fail;
 * :class:`Sweep` -- one axis swept, per-seed-group log-log slope against a predicted exponent
@@ -50,10 +50,23 @@ import numpy as np
 
 from bounds.core.stats import MEAN_LEVEL
 from verify.record import Verification
-from verify.verdict import HOLDS, INAPPLICABLE, UNVERIFIED, VIOLATED, decide, mean_ci, ratio
+from verify.verdict import (
+    HOLDS,
+    VIOLATED,
+    VIOLATED_UNLESS,
+    Verdict,
+    constant_verdict,
+    contrast_verdict,
+    control_verdict,
+    exact_verdict,
+    mean_ci,
+    ratio,
+    slope_verdict,
+    verdict_of,
+)
 
 __all__ = ["Certify", "Context", "Contrast", "Control", "Exact", "Group", "Spec", "Sweep", "run_group",
-           "run_spec", "verdict_of"]
+           "run_spec"]
 
 # Largest allowed spread max c / min c of the fitted hidden constant of an ORDER result over a sweep.
 SPREAD_MAX = 4.0
@@ -268,31 +281,6 @@ class Group:
 # Runner -------------------------------------------------------------------------------------------------
 
 
-def verdict_of(est: Any) -> tuple[str, list[str]]:
-    """The one verdict of a scored point (``verify``, falsify's confirmation, ``verify --instance``).
-
-    UPPER/LOWER/EQUALITY: :func:`verify.verdict.decide` on the interval, gated by the hypotheses (False:
-    ``inapplicable``; undecided: ``unverified``); a violation where a hypothesis was only assumed reads
-    ``unverified`` (the assumption may be what fails). ORDER: the constant is hidden, so a point can only
-    bound it from below: ``unverified`` (``inapplicable`` outside the hypotheses).
-    Returns the verdict and the notes that explain it.
-    """
-    notes: list[str] = []
-    applied = [c for c in est.conditions if c.get("assumed")]
-    if applied:
-        notes.append("assumed met: " + "; ".join(f"{c['name']}: {c['assumed']}" for c in applied))
-    if est.kind == "order":
-        verdict = INAPPLICABLE if est.hypotheses is False else UNVERIFIED
-        notes.append("ORDER result: the constant is hidden, one point bounds it from below only")
-        return verdict, notes
-    low, high = est.ci
-    verdict = decide(est.kind, low, high, est.rhs, hypotheses=est.hypotheses)
-    if verdict == VIOLATED and est.assumed:
-        verdict = UNVERIFIED
-        notes.append("interval exceeds the RHS: consistent with the theorem only if an assumed condition fails")
-    return verdict, notes
-
-
 def _seed(ctx: Context, group: str, index: int, j: int = 0, stream: str = "") -> int:
     """Spec ``index`` of ``group`` (point j of a sweep): its own seed, or its named ``stream``'s (shared)."""
     from bounds.core.seeds import key, word
@@ -336,20 +324,33 @@ def _instance(est: Any, ctx: Context, seed: int, **extra: Any) -> dict[str, Any]
             "result_inputs": dict(est.values), "rhs_terms": dict(est.rhs_terms), "level": ctx.level, **extra}
 
 
+def build_record(ctx: Context, verdict: Verdict | str, *, elapsed: float, est: Any = None,
+                 **fields: Any) -> Verification:
+    """The one builder of a check's record: the verdict (its word and, for ``violated unless``, the
+    hypotheses it rests on), the run's provenance (base seed, device, elapsed seconds) and, given a scored
+    point ``est``, its LHS, interval, RHS, ratio, hypotheses and the result's variant; ``fields`` are the
+    remaining ``Verification`` fields (id, title, expected, kind, instance, notes...), overriding those."""
+    import bounds
+
+    v = verdict if isinstance(verdict, Verdict) else Verdict(verdict)
+    base: dict[str, Any] = {}
+    if est is not None:
+        base = {"lhs": est.lhs, "ci": est.ci, "rhs": est.rhs,
+                "ratio": ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None, "trials": est.trials,
+                "variant": bounds.get(est.result).variant, "conditions": tuple(est.conditions)}
+    return Verification(**{**base, **fields}, verdict=v.word, unless=v.unless, seed=int(ctx.seed),
+                        device=ctx.device, elapsed_s=elapsed)
+
+
 def certify_record(est: Any, *, ctx: Context, seed: int, id: str, title: str, expected: str = HOLDS,
                    notes: Sequence[str] = (), elapsed: float = 0.0) -> Verification:
     """The certificate record of a scored point (also what ``verify --instance`` prints)."""
-    import bounds
-
-    verdict, why = verdict_of(est)
+    verdict = verdict_of(est)
     how = f"{est.trials} trials, seed {seed}" if est.trials else "exact moments, no trials"
     scope = f"one instance (the point above, {how}): evidence at this point, not a proof over the result's domain"
-    return Verification(
-        id=id, title=title, verdict=verdict, expected=expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
-        ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None, instance=_instance(est, ctx, seed),
-        kind="certificate", trials=est.trials, seed=int(ctx.seed), variant=bounds.get(est.result).variant,
-        conditions=tuple(est.conditions), series=dict(est.series),
-        notes=tuple(est.notes) + tuple(notes) + tuple(why) + (scope,), device=ctx.device, elapsed_s=elapsed)
+    return build_record(ctx, verdict, elapsed=elapsed, est=est, id=id, title=title, expected=expected,
+                        instance=_instance(est, ctx, seed), kind="certificate", series=dict(est.series),
+                        notes=tuple(est.notes) + tuple(notes) + verdict.notes + (scope,))
 
 
 def _certify(spec: Certify, ctx: Context, group: str, index: int) -> list[Verification]:
@@ -363,25 +364,18 @@ def _certify(spec: Certify, ctx: Context, group: str, index: int) -> list[Verifi
 
 
 def _control(spec: Control, ctx: Context, group: str, index: int) -> list[Verification]:
-    import bounds
-
     t0 = time.perf_counter()
     seed = _seed(ctx, group, index, stream=spec.stream)
     est = _estimate(spec.scenario, spec.point, ctx, ctx.n(*spec.trials), seed, outside=True)
-    res = bounds.get(est.result)
-    # the inequality is decided on its own: the theorem says nothing here, so 'inapplicable' would hide it
-    inequality = decide(res.kind.value, est.ci[0], est.ci[1], est.rhs, hypotheses=True)
     named = spec.broken in est.broken
     notes = [f"negative control: hypothesis '{spec.broken}' broken ({spec.note}); the bound must fail here",
              f"hypotheses decided False at this point: {', '.join(est.broken) or 'none'}"]
     if not named:
         notes.append(f"CONTROL BROKEN: '{spec.broken}' is not decided False at this point")
-    return [Verification(
-        id=spec.id, title=spec.title, verdict=inequality if named else INAPPLICABLE, expected=VIOLATED,
-        lhs=est.lhs, ci=est.ci, rhs=est.rhs, ratio=ratio(est.lhs, est.rhs) if math.isfinite(est.lhs) else None,
-        instance=_instance(est, ctx, seed, broken_hypothesis=spec.broken), control=True, kind="control",
-        trials=est.trials, seed=int(ctx.seed), variant=res.variant, conditions=tuple(est.conditions),
-        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+    verdict = control_verdict(est.kind, est.ci[0], est.ci[1], est.rhs, broken=named)
+    return [build_record(ctx, verdict, elapsed=time.perf_counter() - t0, est=est, id=spec.id, title=spec.title,
+                         expected=VIOLATED, instance=_instance(est, ctx, seed, broken_hypothesis=spec.broken),
+                         control=True, kind="control", notes=tuple(notes))]
 
 
 def _groups(est: Any, groups: int, statistic: Callable[[np.ndarray], float] | None) -> np.ndarray:
@@ -430,18 +424,18 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
         fit = fit_over_seeds(xs, Y)
         predicted = (float(bounds.get(spec.exponent).rate_map[spec.axis]) if isinstance(spec.exponent, str)
                      else float(spec.exponent))
-        verdict = HOLDS if fit.agrees(predicted, spec.tol) else VIOLATED
+        verdict = slope_verdict(fit.agrees(predicted, spec.tol))
         notes.append(f"slope fitted per seed group ({spec.groups} groups of {trials // spec.groups} trials), "
                      f"t interval across groups at level {fit.level}; tolerance {spec.tol} on the exponent")
-        return [Verification(
-            id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=fit.slope, ci=fit.ci,
-            rhs=predicted, ratio=ratio(fit.slope, predicted),
+        return [build_record(
+            ctx, verdict, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=spec.expected,
+            lhs=fit.slope, ci=fit.ci, rhs=predicted, ratio=ratio(fit.slope, predicted),
             instance={**instance, "slope_tolerance": spec.tol, "fit": fit.to_dict()}, control=spec.control,
-            kind="control" if spec.control else "rate", trials=trials * len(xs), seed=int(ctx.seed),
-            variant=res.variant, conditions=tuple(conds),
+            kind="control" if spec.control else "rate", trials=trials * len(xs), variant=res.variant,
+            conditions=tuple(conds),
             series={**series, "fit_slope": fit.slope, "fit_ci": list(fit.ci), "fit_intercept": fit.intercept,
                     "predicted_slope": predicted},
-            notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+            notes=tuple(notes))]
     if spec.fit != "constant":
         raise ValueError(f"Sweep {spec.id}: fit={spec.fit!r}; valid: slope, constant")
     args = [float(spec.argument(e, xs[0]) if spec.argument else e.rhs) for e in ests]
@@ -449,26 +443,21 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     shape = HOLDS if spread <= spec.spread else VIOLATED
     notes.insert(0, f"fitted constant c = LHS/argument in [{cmin:.4g}, {cmax:.4g}], spread {spread:.3g} "
                     f"({'bounded' if shape == HOLDS else 'NOT bounded'}: limit {spec.spread:g})")
-    verdict, expected = shape, spec.expected
-    if not spec.control:
-        hyps = [e.hypotheses for e in ests]
-        if any(h is False for h in hyps):
-            verdict = INAPPLICABLE
-        elif any(h is None for h in hyps) or any(e.assumed for e in ests):
-            # an ORDER bound's admissibility rests on undecided or assumed hypotheses: the shape is
-            # consistent (or not), the theorem is not decided; a failed shape still counts as a failure
-            verdict = UNVERIFIED
-            if shape == VIOLATED:
-                expected = HOLDS
-            notes.append("hypotheses assumed or undecided at the sweep's points: "
-                         + "; ".join(sorted({k for e in ests for k in e.assumed})) or "see conditions")
-    return [Verification(
-        id=spec.id, title=spec.title, verdict=verdict, expected=expected, lhs=cmax, ci=(cmin, cmax),
-        rhs=spec.spread, ratio=spread, instance={**instance, "shape_verdict": shape}, control=spec.control,
-        kind="control" if spec.control else "certificate", trials=trials * len(xs), seed=int(ctx.seed),
+    # an ORDER bound's admissibility may rest on assumed or undecided hypotheses (named, by the scenario's
+    # assumptions and the conditions no number decided)
+    pending = {k for e in ests for k in e.assumed} | {c["name"] for e in ests for c in e.conditions
+                                                       if c.get("holds") is None}
+    fitted = constant_verdict(spread, spec.spread, [e.hypotheses for e in ests], sorted(pending),
+                              control=spec.control)
+    # a failed shape still counts as a failure, whatever it rests on
+    expected = HOLDS if fitted.word == VIOLATED_UNLESS else spec.expected
+    return [build_record(
+        ctx, fitted, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=expected, lhs=cmax,
+        ci=(cmin, cmax), rhs=spec.spread, ratio=spread, instance={**instance, "shape_verdict": shape},
+        control=spec.control, kind="control" if spec.control else "certificate", trials=trials * len(xs),
         variant=res.variant, conditions=tuple(conds),
         series={**series, "rhs": args, "constant": [a / b for a, b in zip(means, args)]},
-        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+        notes=tuple(notes) + fitted.notes)]
 
 
 def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Verification]:
@@ -481,27 +470,24 @@ def _contrast(spec: Contrast, ctx: Context, group: str, index: int) -> list[Veri
     eb = _estimate(spec.b[0], spec.b[1], ctx, trials, seed)
     a, b = mean_ci(ea.samples, ctx.level), mean_ci(eb.samples, ctx.level)
     diff = mean_ci(eb.samples - ea.samples, ctx.level)
-    found = b.low > a.high and diff.low > 0
     notes = [f"LHS at a: {a.mean:.6g} [{a.low:.6g}, {a.high:.6g}]; at b: {b.mean:.6g} [{b.low:.6g}, {b.high:.6g}] "
              f"({trials} trials each, level {ctx.level}, one seed: paired)",
              f"paired difference b - a {diff.mean:.6g} [{diff.low:.6g}, {diff.high:.6g}]",
              "holds = the b interval lies wholly above the a interval and the paired difference interval above 0",
              *spec.notes]
-    return [Verification(
-        id=spec.id, title=spec.title, verdict=HOLDS if found else VIOLATED, expected=spec.expected,
-        lhs=diff.mean, ci=(diff.low, diff.high), rhs=0.0, ratio=float("nan"),
+    return [build_record(
+        ctx, contrast_verdict(a, b, diff), elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title,
+        expected=spec.expected, lhs=diff.mean, ci=(diff.low, diff.high), rhs=0.0, ratio=float("nan"),
         instance={"a": {"scenario": ea.scenario, "point": dict(ea.point), "lhs": [a.mean, a.low, a.high],
                         "problem": ea.describe.get("problem")},
                   "b": {"scenario": eb.scenario, "point": dict(eb.point), "lhs": [b.mean, b.low, b.high],
                         "problem": eb.describe.get("problem")},
                   "seeds": [seed], "level": ctx.level,
                   **({"broken_hypothesis": spec.broken} if spec.broken else {})},
-        control=spec.control, kind="control" if spec.control else "certificate", trials=trials, seed=int(ctx.seed),
-        notes=tuple(notes), device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+        control=spec.control, kind="control" if spec.control else "certificate", trials=trials, notes=tuple(notes))]
 
 
 def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verification]:
-    import bounds
     from verify.scenario import evaluate_point
 
     t0 = time.perf_counter()
@@ -509,18 +495,14 @@ def _exact(spec: Exact, ctx: Context, group: str, index: int) -> list[Verificati
     est = evaluate_point(sc, _point(sc, spec.point, ctx), trials=2, seed=0, exact_lhs=True)
     bound = (est.ci[1] - est.ci[0]) / 2 + spec.tol
     control = spec.expected == VIOLATED
-    if control:
-        verdict = decide("equality", est.lhs, est.lhs, est.rhs, tol=bound) if est.broken else INAPPLICABLE
-    else:
-        verdict = decide("equality", est.lhs, est.lhs, est.rhs, hypotheses=est.hypotheses, tol=bound)
-    return [Verification(
-        id=spec.id, title=spec.title, verdict=verdict, expected=spec.expected, lhs=est.lhs, ci=est.ci, rhs=est.rhs,
+    verdict = exact_verdict(est.lhs, est.rhs, bound, hypotheses=est.hypotheses, broken=bool(est.broken),
+                            control=control)
+    return [build_record(
+        ctx, verdict, elapsed=time.perf_counter() - t0, est=est, id=spec.id, title=spec.title, expected=spec.expected,
         ratio=ratio(est.lhs, est.rhs), instance={**dict(est.describe), "scenario": est.scenario, "result": est.result,
                                                  "point": dict(est.point), "error_bound": bound, "seeds": []},
-        control=control, kind="control" if control else "certificate", trials=0, seed=int(ctx.seed),
-        variant=bounds.get(est.result).variant, conditions=tuple(est.conditions),
-        notes=(f"exact LHS (no simulation, no sampling error), floating-point error bound {bound:.3g}",),
-        device=ctx.device, elapsed_s=time.perf_counter() - t0)]
+        control=control, kind="control" if control else "certificate", trials=0,
+        notes=(f"exact LHS (no simulation, no sampling error), floating-point error bound {bound:.3g}",))]
 
 
 _RUNNERS: dict[type, Callable[..., list[Verification]]] = {

@@ -29,11 +29,14 @@ import contextlib
 import contextvars
 import functools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bounds.core.errors import UserInputError
+
+if TYPE_CHECKING:
+    from verify.measures import Measured
 
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
            "scored_exactly"]
@@ -70,7 +73,7 @@ def monte_carlo() -> Iterator[None]:
 
 def _measure_spec(measure: Any) -> tuple[str, str, int, int | None] | str:
     """(kind, metric, first, last) of a recognised measure, or why it is not one."""
-    from verify.scenario import at_round, mean_over_rounds
+    from verify.measures import at_round, mean_over_rounds
 
     if not isinstance(measure, functools.partial) or measure.args:
         return "the measure is not at_round/mean_over_rounds with keyword arguments"
@@ -213,20 +216,19 @@ def exact_series(inst: Any) -> dict[str, Any]:
     return {"x": list(range(int(inst.rounds) + 1)), "lhs": curve.tolist()}
 
 
-def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials: int, seed: int,
-                   level: float) -> Any:
-    """``evaluate_point``'s branch: the point scored from moments, or None to simulate.
+def exact_estimate(inst: Any, *, trials: int, seed: int, level: float) -> Measured | None:
+    """``evaluate_point``'s branch: the LHS of a point from moments, or None to simulate.
 
     Exact (:func:`exact_lhs`): the interval is [LHS - err, LHS + err] with err its floating-point bound, not a
     confidence interval, and no trial is run (``trials`` is recorded as 0). Per-trial
     (:func:`per_trial_lhs`, FAST's and arbitrary participation): ``samples`` are the trials' conditional
     expectations, the interval is their Student-t interval at ``level`` widened by the rounding bound.
-    The hypotheses are decided as ``evaluate_point`` decides them (the run's own checks never apply here:
-    both paths decline instances that have them). Returns a ``PointEstimate`` or None."""
+    ``evaluate_point`` decides the hypotheses and builds the ``PointEstimate`` (the run's own checks never
+    apply here: both paths decline instances that have them)."""
     import numpy as np
 
-    from verify.scenario import PointEstimate, _num, decide_hypotheses
-    from verify.verdict import mean_ci, ratio
+    from verify.measures import Measured
+    from verify.verdict import mean_ci
 
     ex: ExactLHS | PerTrialLHS | str = exact_lhs(inst)
     if isinstance(ex, str):
@@ -235,25 +237,13 @@ def exact_estimate(scenario: Any, inst: Any, full: Mapping[str, Any], *, trials:
             return None
     if isinstance(ex, ExactLHS):
         # two samples at the ends of the rounding interval: a consumer that recomputes a Student-t interval from
-        # ``samples`` (verify.certificates) gets one that contains [LHS - err, LHS + err] (63.7x wider at 99%)
-        samples, lhs, ci, used = (np.array([ex.value - ex.err, ex.value + ex.err]), ex.value,
-                                  (ex.value - ex.err, ex.value + ex.err), 0)
-        note = (f"exact LHS ({ex.measure}; law: {ex.law}): no sampling error, interval = +- its floating-point "
-                f"bound {ex.err:.3g}")
-    else:
-        samples = np.asarray(ex.values, dtype=float)
-        est = mean_ci(samples, level)
-        lhs, ci, used = est.mean, (est.low - ex.err, est.high + ex.err), trials
-        note = (f"per-trial exact LHS ({ex.measure}; {ex.law}): participation and noise integrated exactly given "
-                f"each of {trials} trials' propensities; the interval is over the propensities only")
-    values = dict(inst.values)
-    res, report, hyp, conds, decided = decide_hypotheses(scenario, inst, values)
-    rhs = float(report.evaluation.value)
-    return PointEstimate(
-        scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples,
-        lhs=lhs, ci=ci, rhs=rhs, ratio=ratio(lhs, rhs), hypotheses=hyp, conditions=tuple(conds),
-        values={k: _num(v) for k, v in values.items()},
-        rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=used, seed=seed,
-        level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
-        notes=inst.notes + (note,), series=exact_series(inst) if isinstance(ex, ExactLHS) else ex.series,
-        exact=ex.to_dict())
+        # ``samples`` gets one that contains [LHS - err, LHS + err] (63.7x wider at 99%)
+        return Measured(np.array([ex.value - ex.err, ex.value + ex.err]), ex.value, (ex.value - ex.err, ex.value + ex.err),
+                        0, (f"exact LHS ({ex.measure}; law: {ex.law}): no sampling error, interval = +- its "
+                            f"floating-point bound {ex.err:.3g}",), exact_series(inst), ex.to_dict())
+    samples = np.asarray(ex.values, dtype=float)
+    est = mean_ci(samples, level)
+    return Measured(samples, est.mean, (est.low - ex.err, est.high + ex.err), trials,
+                    (f"per-trial exact LHS ({ex.measure}; {ex.law}): participation and noise integrated exactly given "
+                     f"each of {trials} trials' propensities; the interval is over the propensities only",), ex.series,
+                    ex.to_dict())

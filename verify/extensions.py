@@ -148,41 +148,38 @@ def certificate(ctx: Any, *, check_id: str, title: str, key: str, values: Mappin
                 started: float | None = None) -> Verification:
     """Verdict of result ``key`` at ``values`` for per-trial LHS ``samples`` (a user's hand-built ``Check``).
 
-    The same rule as :func:`verify.checks.verdict_of` (one verdict): the LHS interval against the RHS,
+    The same rule as :func:`verify.verdict.verdict_of` (one verdict): the LHS interval against the RHS,
     gated by the hypotheses (``assumed``: name -> why it is met although ``bounds`` cannot check it; a
-    violation then reads ``unverified``; ``decided``: met by construction, passed to ``Result.check``).
+    violation then reads ``violated unless`` it fails; ``decided``: met by construction, passed to
+    ``Result.check``).
     Prefer a scenario (``verify.scenario.Scenario``) scored by ``evaluate_point``: it applies every
     hypothesis rule of the instance (``broken``, ``run_broken``, realised participation).
     """
-    import math
     import time
 
     import numpy as np
 
     import bounds
-    from verify.checks import verdict_of
-    from verify.scenario import PointEstimate, hypotheses_of
-    from verify.verdict import mean_ci, ratio
+    from verify.measures import Measured
+    from verify.scenario import PointEstimate, check_values
+    from verify.verdict import HOLDS, mean_ci, ratio, verdict_of
 
     result = bounds.get(key)
-    report = result.check(values, decided)
-    hyp, conds = hypotheses_of(report, assumed or {})
+    checked = check_values(result, values, decided, assumed)
+    report, conds = checked.report, checked.conditions
     x = np.asarray(samples, dtype=float)
     est = mean_ci(x, ctx.level)
-    point = PointEstimate(
-        scenario=check_id, result=key, kind=result.kind.value, point={}, samples=x, lhs=est.mean,
-        ci=(est.low, est.high), rhs=float(report.evaluation.value), ratio=math.nan, hypotheses=hyp,
-        conditions=tuple(conds), values={}, rhs_terms={}, trials=int(trials), seed=int(ctx.seed), level=ctx.level,
-        assumed=dict(assumed or {}))
-    verdict, why = verdict_of(point)
+    point = PointEstimate.build(check_id, {}, Measured(x, est.mean, (est.low, est.high), int(trials)), checked, {},
+                                seed=int(ctx.seed), level=ctx.level)
+    verdict = verdict_of(point)
     return Verification(
-        id=check_id, title=title, verdict=verdict, expected="holds",
+        id=check_id, title=title, verdict=verdict.word, unless=verdict.unless, expected=HOLDS,
         lhs=est.mean, ci=(est.low, est.high), rhs=point.rhs, ratio=ratio(est.mean, point.rhs),
         instance={**dict(instance), "result": result.key, "result_inputs": {k: _num(v) for k, v in values.items()},
                   "rhs_terms": {k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()},
                   "level": ctx.level},
         control=False, kind="certificate", trials=trials, seed=ctx.seed,
-        variant=result.variant, conditions=tuple(conds), series=dict(series or {}), notes=tuple(notes) + tuple(why),
+        variant=result.variant, conditions=tuple(conds), series=dict(series or {}), notes=tuple(notes) + verdict.notes,
         device=ctx.device, elapsed_s=(time.perf_counter() - started) if started else 0.0,
     )
 

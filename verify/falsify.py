@@ -25,7 +25,9 @@ problem per run, so points of a generation are separate runs (``evaluate_points`
 executor can distribute). The first point is the scenario's default (the shipped instance).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
 by ``bounds.core.seeds.spawn(seed, "search", .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
-confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point.
+confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point; where
+that point's hypotheses are only assumed (or undecided), the claim is a conditional violation, ``violated
+unless`` the named hypotheses fail there (``verify.verdict.verdict_of``), and is reported as a finding too.
 The record says how many points were tried. ``replay(instance_file)`` reruns the confirmation exactly.
 """
 
@@ -44,7 +46,7 @@ from bounds.core.record import Record, register
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import PointEstimate, Scenario, evaluate_point
-from verify.verdict import VIOLATED
+from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, VIOLATED_UNLESS, confirmed, finding_kind
 
 __all__ = ["INSTANCE_FORMAT", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay", "search",
            "search_seeds"]
@@ -162,7 +164,9 @@ def _objective(ev: Mapping[str, Any], floor: float) -> float:
 
 def _search_summary(s: SearchRecord) -> str:
     c = s.confirmation or {}
-    found = (f"violation confirmed, LHS/RHS {short(c.get('ratio'))}" if c.get("verdict") == "violated" else
+    kind = finding_kind(str(c.get("verdict")))
+    found = (f"{kind} confirmed, LHS/RHS {short(c.get('ratio'))}" + (f" (unless {'; '.join(c['unless'])} fails)"
+                                                                      if c.get("unless") else "") if kind else
              f"no violation among {s.admissible} admissible points searched (not a proof)")
     return f"{s.id}: {s.optimiser}, {s.evaluations} evaluations, seed {s.seed}; {found}"
 
@@ -172,7 +176,8 @@ def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
     return [("result", s.result), ("optimiser", s.optimiser), ("evaluations", s.evaluations),
             ("admissible", s.admissible), ("stopped by", s.stopped_by),
             ("best point", s.best.get("point")), ("best score", short(s.best.get("score"))),
-            ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c else "none")]
+            ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c.get("verdict")
+             else c.get("status", "no confirmation"))]
 
 
 @register
@@ -233,20 +238,23 @@ class SearchRecord(Record):
 
 def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: int, device: str = "cpu",
             level: float = MEAN_LEVEL) -> tuple[dict[str, Any], PointEstimate]:
-    """Re-run ``point`` with ``trials`` fresh trials; verdict by ``decide`` (violation only at admissible points)."""
-    from verify.checks import verdict_of
+    """Re-run ``point`` with ``trials`` fresh trials; the verdict by ``verify.verdict.verdict_of`` (a violation only at
+    admissible points; ``violated unless`` where they rest on assumed hypotheses, named in ``unless``)."""
+    from verify.verdict import unless_clause, verdict_of
 
     with plugin_guard(scenario, point):
         est = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
     low, high = est.ci
-    verdict, why = verdict_of(est)  # the one verdict rule (verify and verify --instance use it too)
-    extra: dict[str, Any] = {"why": why}
+    verdict = verdict_of(est)  # the one verdict rule (verify and verify --instance use it too)
+    # a conditional violation: the hypotheses it rests on, and what the theorem needs for the point not to count
+    needs = [unless_clause(c) for c in est.conditions if c.get("name") in verdict.unless]
+    extra: dict[str, Any] = {"why": list(verdict.notes), "unless": list(verdict.unless), "unless_needs": needs}
     if est.kind == "order":
         # hidden constant C (LHS <= C x argument): the confirmed interval's low end / argument bounds it below
         extra["constant_lower_bound"] = low / est.rhs if est.rhs > 0 and est.hypotheses is True else None
         extra["constant_ci"] = [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None]
     method = (est.exact or {}).get("method", "monte carlo")
-    out = {"verdict": verdict, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
+    out = {"verdict": verdict.word, "lhs": est.lhs, "ci": [low, high], "rhs": est.rhs, "ratio": est.ratio,
            "ratio_ci": [low / est.rhs, high / est.rhs] if est.rhs > 0 else [None, None], "trials": trials,
            "method": method, "cross_check": cross_check(scenario, point, est, trials=trials, seed=seed,
                                                         device=device, level=level) if method == "exact" else None,
@@ -413,11 +421,11 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
         return rec
     if best is None:
         rec.notes.append("no admissible point was found: nothing to confirm")
-        rec.confirmation = {"verdict": "none", "reason": "no admissible point"}
+        rec.confirmation = {"status": NO_ADMISSIBLE, "reason": "no admissible point was found"}
         return rec
     rec.best = {"point": best["point"], "evaluation": best["evaluation"], "estimate": best}
     if rec.interrupted:
-        rec.confirmation = {"verdict": "not run", "reason": "interrupted (Ctrl-C): best-so-far kept unconfirmed"}
+        rec.confirmation = {"status": NOT_CONFIRMED, "reason": "interrupted (Ctrl-C): best-so-far kept unconfirmed"}
         return rec
     rec.confirmation, _ = confirm(scenario, best["point"], trials=int(confirm_trials), seed=conf_seed,
                                   device=device, level=level)
@@ -436,7 +444,8 @@ MAX_CLAIMS = 5
 
 def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str, Any]], done: int, trials: int,
                seed: int, device: str, level: float, t0: float) -> bool:
-    """Confirm this generation's best apparent violation; True (and the record filled) when confirmed."""
+    """Confirm this generation's best apparent violation; True (and the record filled) when confirmed as a
+    finding (``verify.verdict.confirmed``: a violation, plain or conditional)."""
     # summaries are plain JSON values: a diverged LHS arrives as the string "inf", hence float()
     claims = [(i, e) for i, e in enumerate(evs) if e["score"] is not None and float(e["ci"][0]) > float(e["rhs"])]
     if not claims or rec.claims_tried >= MAX_CLAIMS:
@@ -444,7 +453,7 @@ def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str,
     i, e = max(claims, key=lambda ie: float(ie[1]["score"]))
     rec.claims_tried += 1
     conf, _ = confirm(scenario, e["point"], trials=trials, seed=seed, device=device, level=level)
-    if conf["verdict"] != VIOLATED:
+    if not confirmed(conf["verdict"]):
         rec.notes.append(f"evaluation {done - len(evs) + i + 1}: first estimate above the RHS (ratio "
                          f"{float(e['score']):.4g}) not confirmed ({conf['verdict']}, ratio {conf['ratio']:.4g}); search went on")
         return False
@@ -452,7 +461,7 @@ def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str,
     rec.best = {"point": e["point"], "evaluation": evaluation, "estimate": dict(e)}
     rec.confirmation = {**conf, "search_seeds_disjoint": True,
                         "seed_rule": "verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms"}
-    rec.stopped_by = "confirmed violation"
+    rec.stopped_by = f"confirmed {finding_kind(conf['verdict'])}"
     rec.elapsed_s = time.perf_counter() - t0
     rec.first_violation = {"evaluation": evaluation, "elapsed_s": rec.elapsed_s, "claims_tried": rec.claims_tried}
     return True
@@ -477,19 +486,29 @@ def _cross_said(x: Mapping[str, Any] | None) -> str:
 
 
 def finding(rec: SearchRecord) -> str:
-    """What the search showed, in words that never claim more than it covered."""
+    """What the search showed, in words that never claim more than it covered: a confirmed violation, plain or
+    conditional (``violated unless``: it opens the line, with the hypotheses it rests on), or what was covered."""
     c = rec.confirmation
-    if c.get("verdict") == VIOLATED:
+    if c.get("verdict") in (VIOLATED, VIOLATED_UNLESS):
         at = rec.first_violation.get("evaluation", rec.best.get("evaluation"))
+        head = (f"violation confirmed at evaluation {at}" if c["verdict"] == VIOLATED else
+                f"violated unless {'; '.join(c.get('unless') or ())} fails: conditional violation confirmed at "
+                f"evaluation {at}")
         if c.get("method") == "exact":
-            return (f"violation confirmed at evaluation {at} (exact LHS: {c['lhs']:.4g} - rounding bound = "
-                    f"{c['ci'][0]:.4g} > RHS {c['rhs']:.4g}{_cross_said(c.get('cross_check'))})")
-        return (f"violation confirmed at evaluation {at} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > "
-                f"RHS {c['rhs']:.4g})")
-    said = {"holds": "not violated there", "none": "none admissible"}.get(str(c.get("verdict")), c.get("verdict"))
+            said = (f"{head} (exact LHS: {c['lhs']:.4g} - rounding bound = {c['ci'][0]:.4g} > RHS {c['rhs']:.4g}, "
+                    f"ratio {c['ratio']:.4g}{_cross_said(c.get('cross_check'))})")
+        else:
+            said = (f"{head} ({c['trials']} fresh trials: LHS CI low {c['ci'][0]:.4g} > RHS {c['rhs']:.4g}, "
+                    f"ratio {c['ratio']:.4g})")
+        if c["verdict"] == VIOLATED_UNLESS:
+            said += ("; a refutation of the theorem unless " + " or ".join(c.get("unless_needs") or ())
+                     + "; supplying the missing constants decides it")
+        return said
+    said = {HOLDS: "not violated there"}.get(str(c.get("verdict")), str(c.get("verdict") or c.get("status") or ""))
     ratio = f", ratio {c['ratio']:.4g}" if isinstance(c.get("ratio"), float) else ""
     return (f"no violation among {rec.admissible} admissible points of {space_summary(rec)}; not a proof"
-            + (f" (its best point, confirmed: {said}{ratio})" if c.get("verdict") else ""))
+            + (f" (its best point, confirmed: {said}{ratio})" if c.get("verdict") else
+               f" ({said})" if said else ""))
 
 
 def plugin_record(scenario: Scenario) -> dict[str, str]:
@@ -522,9 +541,9 @@ def replay(path: str, *, device: str | None = None) -> Any:
     dev = device or data.get("device", "cpu")
     seed = data["seeds"][0]
     conf, est = confirm(sc, data["point"], trials=data["trials"], seed=seed, device=dev, level=level)
-    expected = data.get("expect", {}).get("verdict", "holds")
+    expected = data.get("expect", {}).get("verdict", HOLDS)
     notes = ["replay of a falsify confirmation: expected = the recorded verdict"]
-    if expected == "violated":
+    if expected == VIOLATED:
         notes.append("the recorded outcome is a violation of the bound: 'ok' here means the replay reproduced the "
                      "violation, not that the bound holds")
     rec = certify_record(est, ctx=Context(seed=seed, device=dev, level=level), seed=seed, id=f"{sc.id}:instance",

@@ -18,9 +18,6 @@ from scipy import stats
 
 from bounds.core.stats import SLOPE_LEVEL, t_quantile
 
-# The level of slope intervals (bounds.core.stats says why); the old name, kept for importers.
-DEFAULT_LEVEL = SLOPE_LEVEL
-
 
 @dataclass(frozen=True)
 class SlopeFit:

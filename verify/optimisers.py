@@ -175,6 +175,7 @@ class _Stratified:
         self.scenario, self.base = scenario, _Random(scenario, seed)
         self.base.first = False
         self.first = True
+        scenario.register_result()
         self.result = bounds.get(scenario.result)
         names = [t.name for t in self.result.terms]
         words = ([w.strip() for w in terms.split(",") if w.strip()] if isinstance(terms, str)

@@ -13,14 +13,15 @@ from typing import Any
 from bounds.core.face import notebook_face, short
 from bounds.core.jsonable import jsonable
 from bounds.core.record import BadRecord, Record, describe, get, is_number, number, numbers, register
-from verify.verdict import VERDICTS
+from verify.verdict import HOLDS, VERDICTS
 
 KINDS = ("certificate", "rate", "control")
 
 
 def _summary(v: Verification) -> str:
     ci = f" [{short(v.ci[0])}, {short(v.ci[1])}]" if v.ci[0] is not None else ""
-    return (f"{v.id}: {v.verdict} (expected {v.expected}); LHS {short(v.lhs)}{ci} vs RHS {short(v.rhs)}, "
+    word = f"{v.verdict} {'; '.join(v.unless)}" if v.unless else v.verdict
+    return (f"{v.id}: {word} (expected {v.expected}); LHS {short(v.lhs)}{ci} vs RHS {short(v.rhs)}, "
             f"{v.trials} trials, seed {v.seed}")
 
 
@@ -40,7 +41,7 @@ class Verification(Record):
     Args:
         id: check id, e.g. ``FAST.T1``, ``FAST.T2@corrected``, ``FAST.C2.rate``, ``FAST.T1.control:step-cap``.
         title: one line for tables.
-        verdict: ``holds`` | ``violated`` | ``inconclusive`` | ``unverified`` | ``inapplicable`` | ``pending``.
+        verdict: a word of ``verify.verdict.VERDICTS`` (``holds``, ``violated``, ``violated unless``...).
         expected: the verdict that counts as success (``violated`` for negative controls).
         lhs: estimate of the measured quantity (for rate checks: the fitted slope).
         ci: [low, high] confidence interval of ``lhs``.
@@ -55,12 +56,14 @@ class Verification(Record):
         series: optional lists for figures (``x``, ``lhs``, ``ci_low``, ``ci_high``, ``rhs``, ``fit_slope``...).
         notes: findings and caveats, one per entry.
         versions, device, elapsed_s: provenance of the run.
+        unless: for ``violated unless``: the hypotheses (by name) whose failure at the point is the only
+            way the bound survives (the notes say what each would need); empty otherwise.
     """
 
     id: str
     title: str
     verdict: str
-    expected: str = "holds"
+    expected: str = HOLDS
     lhs: float | None = None
     ci: tuple[float | None, float | None] = (None, None)
     rhs: float | None = None
@@ -77,6 +80,7 @@ class Verification(Record):
     versions: Mapping[str, str] = field(default_factory=dict)
     device: str = "cpu"
     elapsed_s: float = 0.0
+    unless: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -114,7 +118,7 @@ class Verification(Record):
             kw["notes"] = (kw["notes"],)
         if kw.get("conditions") == {}:  # older records wrote {} for "no conditions"
             kw["conditions"] = ()
-        for key in ("conditions", "notes"):
+        for key in ("conditions", "notes", "unless"):
             if key in kw:
                 kw[key] = tuple(kw[key])
         return cls(**kw)

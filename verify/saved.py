@@ -27,8 +27,18 @@ def check_search(r: Mapping[str, Any], w: str) -> None:
     get(best, "point", Mapping, w + ".best")
     get(r, "default", Mapping, w)
     c = get(r, "confirmation", Mapping, w)
-    if c or not r.get("interrupted"):  # a search interrupted before its confirmation has an empty one
-        get(c, "verdict", str, w + ".confirmation")
+    if "status" in c:  # nothing confirmed (no admissible point, or interrupted): a status, never a verdict
+        from verify.verdict import NO_ADMISSIBLE, NOT_CONFIRMED
+
+        if c["status"] not in (NO_ADMISSIBLE, NOT_CONFIRMED) or "verdict" in c:
+            raise BadRecord(f"field '{w}.confirmation.status' is {c['status']!r} (with no verdict); expected "
+                            f"{NO_ADMISSIBLE!r} or {NOT_CONFIRMED!r}")
+    elif c or not r.get("interrupted"):  # a search interrupted before its confirmation has an empty one
+        from verify.verdict import VERDICTS
+
+        if get(c, "verdict", str, w + ".confirmation") not in VERDICTS:
+            raise BadRecord(f"field '{w}.confirmation.verdict' is {c['verdict']!r}; expected one of "
+                            + ", ".join(VERDICTS))
     for name in ("lhs", "rhs", "ratio"):
         number_or_null(c, name, w + ".confirmation")
     for name in ("ci", "ratio_ci"):

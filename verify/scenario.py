@@ -12,7 +12,7 @@ named in ``Instance.assumed`` with a reason); only admissible points have a ``sc
 outside the result, or one ``bounds`` cannot decide, is never scored as a counterexample.
 :func:`evaluate_point` is the one place where an instance becomes evidence: ``verify``'s check groups
 (:mod:`verify.checks`), ``falsify`` and its confirmation, ``verify --instance`` and ``assert_bound_holds``
-all call it, and :func:`verify.checks.verdict_of` gives its one verdict.
+all call it, and :func:`verify.verdict.verdict_of` gives its one verdict.
 
 A plugin file registers scenarios by defining ``scenarios()`` returning a list of :class:`Scenario`;
 ``build`` must be a module-level function (workers rebuild the instance from the point).
@@ -27,34 +27,21 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
+from verify.measures import Measured, at_round, mean_over_rounds
 from verify.verdict import mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "at_round", "evaluate_point", "mean_over_rounds"]
-
-
-# The two measures an Instance's ``measure`` may be (as functools.partial with keyword arguments) for the exact
-# path (verify.exact_score) to compute its LHS from moments instead of simulating: a plugin that uses them gets
-# exact scores wherever quadratics.exact covers its problem, algorithm and pattern.
-def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
-    """Per-trial ``metric`` at round r (a diverged trial -> inf); e.g. ``partial(at_round, metric="dist_sq", r=R)``."""
-    out = sim.metrics[metric][r]
-    return np.where(np.isfinite(out), out, math.inf)
-
-
-def mean_over_rounds(sim: Any, metric: str, first: int, last: int) -> np.ndarray:
-    """Per-trial average of ``metric`` over rounds first..last (a diverged trial -> inf)."""
-    out = sim.metrics[metric][first:last + 1].mean(axis=0)
-    return np.where(np.isfinite(out), out, math.inf)
 
 
 @dataclass(frozen=True)
@@ -181,6 +168,9 @@ class Scenario:
         build: pure, module-level function ``point -> Instance``.
         notes: what the space leaves out and why (e.g. q fixed at 1 in FAST.T1: q_min is undecidable).
         origin: ``built-in`` or where a plugin came from.
+        source: the ``bounds.Result`` object a notebook scenario was built from (``result`` then holds its
+            key); registered for the session when the scenario is first scored (:meth:`register_result`),
+            never by building the scenario.
     """
 
     id: str
@@ -190,24 +180,37 @@ class Scenario:
     build: Callable[[Mapping[str, Any]], Instance]
     notes: tuple[str, ...] = ()
     origin: str = "built-in"
+    source: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        # a Result built in a notebook cell: registered for this session (so workers, records and the
-        # report find it by key) and kept as its key, the form every record stores
+        # a Result built in a notebook cell: kept as its key (the form every record stores) with the object in
+        # ``source``; a key a built-in or plugin result holds is refused now, registration waits for first use
         if not isinstance(self.result, str):
-            from bounds.registry import SESSION_ORIGIN, register
+            from bounds.registry import SESSION_ORIGIN
             from bounds.result import Result
 
             if not isinstance(self.result, Result):
                 raise UserInputError(f"scenario {self.id}: result must be a result key or a bounds.Result; "
                                      f"got {type(self.result).__name__}")
             registered = _registered_or_none(self.result.key)
-            if registered is None or registered.origin == SESSION_ORIGIN:
-                register(self.result, replace=True)
-            elif registered != self.result:
+            if registered is not None and registered.origin != SESSION_ORIGIN and registered != self.result:
                 raise UserInputError(f"scenario {self.id}: result key {self.result.key!r} is taken by a built-in "
                                      "or plugin result; give your result another id")
+            object.__setattr__(self, "source", None if registered is not None and registered.origin != SESSION_ORIGIN
+                               else self.result)
             object.__setattr__(self, "result", self.result.key)
+
+    def register_result(self) -> None:
+        """Register the notebook ``Result`` this scenario was built from for this session (so workers, records
+        and the report find it by key), unless that very object is registered already; nothing for a key."""
+        if self.source is None:
+            return
+        from bounds.registry import SESSION_ORIGIN, register
+
+        registered = _registered_or_none(self.result)
+        if registered is None or (registered.origin == SESSION_ORIGIN
+                                  and dataclasses.replace(self.source, origin=SESSION_ORIGIN) != registered):
+            register(self.source, replace=True)
 
     def default_point(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.space}
@@ -263,6 +266,32 @@ class PointEstimate:
     notes: tuple[str, ...] = ()
     series: Mapping[str, Any] = field(default_factory=dict)
     exact: Mapping[str, Any] = field(default_factory=dict)  # the exact path's facts (empty: Monte Carlo)
+
+    @classmethod
+    def build(cls, scenario: Scenario | str, point: Mapping[str, Any], measured: Measured, checked: Checked,
+              values: Mapping[str, Any], *, seed: int, level: float, inst: Instance | None = None) -> PointEstimate:
+        """The one constructor: a point's measured LHS (any path) against the RHS of its checked hypotheses.
+
+        Args:
+            scenario: the scenario (or, for a hand-built certificate, its check id).
+            point: the full point. measured: the LHS part. checked: :func:`decide_hypotheses` (or
+            :func:`check_values`). values: the result's inputs. seed, level: of the measurement.
+            inst: the instance (its description, notes); None for a hand-built certificate.
+        """
+        sid, result = (scenario.id, scenario.result) if isinstance(scenario, Scenario) else (str(scenario),
+                                                                                             checked.result.key)
+        report = checked.report
+        rhs = float(report.evaluation.value)
+        return cls(
+            scenario=sid, result=result, kind=checked.result.kind.value, point=dict(point), samples=measured.samples,
+            lhs=measured.lhs, ci=measured.ci, rhs=rhs,
+            ratio=ratio(measured.lhs, rhs) if math.isfinite(measured.lhs) else math.inf,
+            hypotheses=checked.hypotheses, conditions=tuple(checked.conditions),
+            values={k: _num(v) for k, v in values.items()},
+            rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=measured.trials,
+            seed=int(seed), level=level, assumed=checked.assumed, decided=checked.decided,
+            describe=dict(inst.describe) if inst else {}, notes=(tuple(inst.notes) if inst else ()) + measured.notes,
+            series=dict(measured.series), exact=dict(measured.exact))
 
     @property
     def score(self) -> float | None:
@@ -332,20 +361,38 @@ def realised_participation(pattern: Any, result: Any, values: Mapping[str, Any])
     return out
 
 
-def decide_hypotheses(scenario: Scenario, inst: Instance, values: Mapping[str, Any],
-                      sim: Any = None) -> tuple[Any, Any, bool | None, list[dict[str, Any]], dict[str, Any]]:
+class Checked(NamedTuple):
+    """A point's hypotheses as decided: the result, its check report (RHS and terms included), the overall
+    outcome (True, False, None), the conditions, what was decided by construction, what was assumed."""
+
+    result: Any
+    report: Any
+    hypotheses: bool | None
+    conditions: list[dict[str, Any]]
+    decided: dict[str, Any]
+    assumed: dict[str, str]
+
+
+def check_values(result: Any, values: Mapping[str, Any], decided: Mapping[str, Any] | None = None,
+                 assumed: Mapping[str, str] | None = None) -> Checked:
+    """``result``'s check at ``values`` (with hypotheses ``decided`` by construction), ``assumed`` applied."""
+    report = result.check(values, decided)
+    hyp, conds = hypotheses_of(report, dict(assumed or {}))
+    return Checked(result, report, hyp, conds, dict(decided or {}), dict(assumed or {}))
+
+
+def decide_hypotheses(scenario: Scenario, inst: Instance, values: Mapping[str, Any], sim: Any = None) -> Checked:
     """The one rule deciding a point's hypotheses, for every scoring path (simulated or exact).
 
     ``bounds`` checks the values, with what the pattern guarantees by construction and the builder's own
     decisions; ``Instance.assumed`` is applied; a hypothesis the builder (``Instance.broken``) or the run
     (``Instance.run_broken``, only with a simulation ``sim``) broke makes the point inadmissible.
-    Returns (result, its check report, hypotheses, conditions, decided)."""
+    """
     import bounds
 
     res = bounds.get(scenario.result)
     decided = {**realised_participation(inst.pattern, res, values), **dict(getattr(inst, "decided", {}) or {})}
-    report = res.check(values, decided)
-    hyp, conds = hypotheses_of(report, inst.assumed)
+    res, report, hyp, conds, decided, assumed = check_values(res, values, decided, inst.assumed)
     run_broken = dict(inst.run_broken(sim)) if inst.run_broken and sim is not None else {}
     if inst.broken or run_broken:
         conds += [{"name": k, "relation": "", "holds": False, "lhs": None, "rhs": None, "margin": None, "reason": v,
@@ -353,7 +400,7 @@ def decide_hypotheses(scenario: Scenario, inst: Instance, values: Mapping[str, A
                   for by, broken in (("scenario builder", inst.broken), ("the run", run_broken))
                   for k, v in broken.items()]
         hyp = False
-    return res, report, hyp, conds, decided
+    return Checked(res, report, hyp, conds, decided, assumed)
 
 
 def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
@@ -375,6 +422,7 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
 
     if int(trials) != trials or trials < 2:
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
+    scenario.register_result()  # a notebook Result: registered at first use, not when the scenario is built
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)
     sim: Any = None
@@ -382,34 +430,35 @@ def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trial
         if inst.exact_lhs is None:
             raise UserInputError(f"scenario {scenario.id} has no exact left-hand side (Instance.exact_lhs)")
         value, err = inst.exact_lhs()
-        samples = np.array([float(value)])
+        measured = Measured(np.array([float(value)]), float(value), (float(value) - float(err), float(value) + float(err)),
+                            int(trials))
     else:
+        exact = None
         if inst.run is None:
             from verify.exact_score import exact_estimate  # the LHS from exact moments where they apply
 
-            exact = exact_estimate(scenario, inst, full, trials=int(trials), seed=int(seed), level=level)
-            if exact is not None:
-                return exact
-            sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials), rounds=int(inst.rounds),
-                           seed=int(seed), device=device, threads=threads)
+            exact = exact_estimate(inst, trials=int(trials), seed=int(seed), level=level)
+            if exact is None:
+                sim = simulate(inst.problem, inst.algorithm, inst.pattern, trials=int(trials),
+                               rounds=int(inst.rounds), seed=int(seed), device=device, threads=threads)
         else:  # evidence that is not an engine trajectory (e.g. draws of a selection law)
             sim = inst.run(int(trials), int(seed))
-        samples = np.asarray(inst.measure(sim), dtype=float)
-        samples = np.where(np.isnan(samples), math.inf, samples)  # a diverged trial counts as an infinite LHS
+        measured = exact if exact is not None else _simulated(inst, sim, int(trials), level)
     values = dict(inst.complete(sim, inst.values)) if inst.complete and sim is not None else dict(inst.values)
-    res, report, hyp, conds, decided = decide_hypotheses(scenario, inst, values, sim)
-    rhs = float(report.evaluation.value)
+    return PointEstimate.build(scenario, full, measured, decide_hypotheses(scenario, inst, values, sim), values,
+                               seed=int(seed), level=level, inst=inst)
+
+
+def _simulated(inst: Instance, sim: Any, trials: int, level: float) -> Measured:
+    """The LHS of a simulated run: the measure's per-trial samples (a diverged trial counts as an infinite LHS),
+    their mean with a Student-t interval (infinite when a trial diverged), the record's curve."""
+    samples = np.asarray(inst.measure(sim), dtype=float)
+    samples = np.where(np.isnan(samples), math.inf, samples)
     # a measure may return per-trial curves [T, X] (a sweep's statistic reads them): the LHS is their row mean
     per_trial = samples if samples.ndim == 1 else samples.reshape(samples.shape[0], -1).mean(axis=1)
-    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() and not exact_lhs else None
-    lhs = est.mean if est else float(samples[0]) if exact_lhs else math.inf
-    ci = (est.low, est.high) if est else (lhs - float(err), lhs + float(err)) if exact_lhs else (math.inf, math.inf)
-    return PointEstimate(
-        scenario=scenario.id, result=scenario.result, kind=res.kind.value, point=full, samples=samples, lhs=lhs,
-        ci=ci, rhs=rhs, ratio=ratio(lhs, rhs) if math.isfinite(lhs) else math.inf, hypotheses=hyp,
-        conditions=tuple(conds), values={k: _num(v) for k, v in values.items()},
-        rhs_terms={k: float(np.asarray(v)) for k, v in report.evaluation.terms.items()}, trials=int(trials),
-        seed=int(seed), level=level, assumed=dict(inst.assumed), decided=decided, describe=dict(inst.describe),
-        notes=inst.notes,
-        series=({"x": list(range(int(inst.rounds) + 1)), "lhs": np.asarray(sim.mean(inst.curve)).tolist()}
-                if inst.curve and sim is not None else {}))
+    est = mean_ci(per_trial, level) if np.isfinite(per_trial).all() else None
+    series = ({"x": list(range(int(inst.rounds) + 1)), "lhs": np.asarray(sim.mean(inst.curve)).tolist()}
+              if inst.curve else {})
+    if est is None:
+        return Measured(samples, math.inf, (math.inf, math.inf), trials, series=series)
+    return Measured(samples, est.mean, (est.low, est.high), trials, series=series)

@@ -12,6 +12,10 @@ Levels (two-sided):
   t_{0.975} = 2.36), and a rate check must also be able to *reject* a false exponent (its controls must
   fail); at 0.99 the interval is 1.5 times wider and a control with a wrong exponent would pass. A
   named tolerance on the exponent (stored in every rate record) absorbs the lower-order terms instead.
+* :data:`RATE_LEVEL` = 0.95 for the intervals of clients' availability and participation rates read off a
+  log (``rate_region``: Wilson intervals, the audit's rate tests): one interval per client, read together;
+  which clients are flagged is decided by the audit's false discovery rate (Benjamini-Hochberg at 0.05),
+  not by this level, so the intervals are shown at the matching 0.95.
 
 Imports nothing of ours (ground floor).
 
@@ -28,10 +32,11 @@ from typing import Any
 import numpy as np
 from scipy import stats as _stats
 
-__all__ = ["MEAN_LEVEL", "SLOPE_LEVEL", "check_level", "t_interval", "t_quantile"]
+__all__ = ["MEAN_LEVEL", "RATE_LEVEL", "SLOPE_LEVEL", "check_level", "t_interval", "t_quantile"]
 
 MEAN_LEVEL = 0.99
 SLOPE_LEVEL = 0.95
+RATE_LEVEL = 0.95
 
 
 def check_level(level: float) -> float:

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from bounds.core.errors import UserInputError
+from bounds.core.stats import MEAN_LEVEL
 
 from .laws import RoundLaw, lcm, per_trial_laws, round_law
 from .moments import (
@@ -389,7 +390,7 @@ def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict
 
 
 def expectations(problem: Any, algorithm: Any, pattern: Any, rounds: int, *, trials: int = 4096, seed: int = 0,
-                 level: float = 0.99) -> dict[str, Any]:
+                 level: float = MEAN_LEVEL) -> dict[str, Any]:
     """Final and round-averaged (rounds 1..R) expectations of the metrics: exact when :func:`applies`,
     else a Monte Carlo run of the engine with Student-t intervals at ``level`` (trials, seed recorded)."""
     ok, why = applies(problem, algorithm, pattern)

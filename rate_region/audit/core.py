@@ -25,6 +25,7 @@ import numpy as np
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face
 from bounds.core.record import Record, register
+from bounds.core.stats import RATE_LEVEL
 from rate_region.audit.checks import (
     AVAILABLE_CONVENTION,
     CHECK_TITLES,
@@ -38,7 +39,7 @@ from rate_region.audit.checks import (
     rate_test,
 )
 
-LEVEL = 0.95
+LEVEL = RATE_LEVEL  # the one source: bounds.core.stats
 ALPHA = 0.05
 
 
@@ -85,16 +86,24 @@ def parse_target(text: str) -> Target:
     raise UserInputError(f"target {shown!r} is not valid; use {_TARGETS}")
 
 
+def _status(status: bool | None) -> str:
+    from verify.verdict import audit_status
+
+    return audit_status(status)
+
+
 def _audit_summary(a: AuditRecord) -> str:
     states = [c.get("status") for c in a.checks]
     lg = a.log
+    from verify.verdict import AUDIT_STATUS as said
+
     return (f"log {lg.get('source')}: {lg.get('rounds')} rounds, {lg.get('clients')} clients; model "
-            f"{a.model.get('kind')}; checks: {states.count(True)} met, {states.count(False)} not met, "
-            f"{states.count(None)} open")
+            f"{a.model.get('kind')}; checks: {states.count(True)} {said[True]}, {states.count(False)} "
+            f"{said[False]}, {states.count(None)} {said[None]}")
 
 
 @register
-@notebook_face(_audit_summary, rows=lambda a: [(c.get("check"), {True: "met", False: "not met"}.get(c.get("status"), "open"),
+@notebook_face(_audit_summary, rows=lambda a: [(c.get("check"), _status(c.get("status")),
                                                 c.get("reason", "")) for c in a.checks],
                header=("check", "status", "reason"))
 @dataclass(frozen=True, eq=False)
@@ -181,9 +190,11 @@ class AuditRecord(Record):
         if v["excluded_never_available"]:
             lines.append(f"  H and r* leave out {len(v['excluded_never_available'])} client(s) never available "
                          f"(H would be infinite): {listing(v['excluded_never_available'])}")
+        from verify.verdict import audit_status  # the one set of status words (verify.verdict)
+
         lines.append("participation hypotheses:")
         for c in self.checks:
-            st = {True: "met", False: "NOT met", None: "unverified"}[c["status"]]
+            st = audit_status(c["status"])
             lines.append(f"  {c['check']:<12} {st:<10} {', '.join(c['results'])}: {c['reason']}")
         return "\n".join(lines)
 

@@ -21,7 +21,8 @@ def register(cli: click.Group) -> None:
               help="Rates to test against: uniform:k/N, rstar (of the fitted or given model), fast:q, "
                    "available:k (k uniformly among each round's available clients) or available.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="False discovery rate (Benjamini-Hochberg).")
-@click.option("--level", type=float, default=0.95, show_default=True, help="Confidence level of the intervals.")
+@click.option("--level", type=float, default=None,
+              help="Confidence level of the intervals [default: bounds.core.stats.RATE_LEVEL].")
 @click.option("--period", type=int, default=None, help="Window length P of regularized participation (Amplified SCAFFOLD).")
 @click.option("--k", "k", type=int, default=None, help="Cap per round (default: the largest participant count in the log).")
 @click.option("--model", "model_spec", default=None, metavar="NAME|FILE",
@@ -36,10 +37,13 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
               as_json, force) -> None:
     """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
     from bounds.core.errors import UserInputError
+    from bounds.core.stats import RATE_LEVEL
     from rate_region.audit import audit
     from rate_region.audit.core import check_level, parse_target
     from rate_region.logs import parse_columns, read_log
     from reports.cli.limits import audit_max_cells
+
+    level = RATE_LEVEL if level is None else level
 
     if period is not None and period < 1:
         raise UserInputError(f"--period {period}: a window length is a positive integer")

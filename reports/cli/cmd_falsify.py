@@ -248,7 +248,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                                             for k, v in rec.best["point"].items()))
         if c.get("ci"):
             # a search's confirmation speaks for its one best point: never "holds" for the space
-            said = "not violated at this point" if c["verdict"] == "holds" else c["verdict"]
+            from verify.verdict import HOLDS
+
+            said = ("not violated at this point" if c["verdict"] == HOLDS else
+                    f"{c['verdict']} {'; '.join(c['unless'])} fails" if c.get("unless") else c["verdict"])
             how = ("exact: the interval is the floating-point bound" if c.get("method") == "exact"
                    else f"{c['trials']} trials, seed {c['seeds'][0]}")
             click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
@@ -261,7 +264,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             elif x.get("skipped"):
                 click.echo(f"Monte Carlo cross-check skipped: {x['skipped']}")
         else:
-            click.echo(f"confirmation: {c.get('verdict')} ({c.get('reason', '')})")
+            click.echo(f"confirmation: {c.get('status', 'none')} ({c.get('reason', '')})")
         click.echo(f"finding: {rec.finding}")
         if c.get("constant_lower_bound") is not None:
             click.echo(f"hidden constant C >= {c['constant_lower_bound']:.4g} (confirmed CI low / argument; "

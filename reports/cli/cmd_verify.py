@@ -23,9 +23,18 @@ from reports.cli.common import (
 
 def _styles() -> dict[str, str]:
     """Colour of each verdict, keyed by the one list of verdict names (verify.verdict)."""
-    from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, PENDING, UNVERIFIED, VERDICTS, VIOLATED
+    from verify.verdict import (
+        HOLDS,
+        INAPPLICABLE,
+        INCONCLUSIVE,
+        PENDING,
+        UNVERIFIED,
+        VERDICTS,
+        VIOLATED,
+        VIOLATED_UNLESS,
+    )
 
-    colours = {HOLDS: "green", VIOLATED: "red", INCONCLUSIVE: "yellow", UNVERIFIED: "cyan",
+    colours = {HOLDS: "green", VIOLATED: "red", VIOLATED_UNLESS: "red", INCONCLUSIVE: "yellow", UNVERIFIED: "cyan",
                INAPPLICABLE: "magenta", PENDING: "dim"}
     return {v: colours.get(v, "") for v in VERDICTS}
 
@@ -136,6 +145,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     if as_json:
         echo_json([v.to_dict() for v in results])
     else:
+        from verify.verdict import PENDING, UNVERIFIED
+
         out = out_console()
         _print_results(out, results)
         shown: set[str] = set()
@@ -143,7 +154,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
             for note in v.notes:
                 if note in shown:
                     continue
-                if note.startswith(("FINDING", "origin: ")) or v.verdict in ("pending", "unverified") or not v.ok:
+                if note.startswith(("FINDING", "origin: ")) or v.verdict in (PENDING, UNVERIFIED) or v.unless or not v.ok:
                     shown.add(note)
                     out.print(f"[bold]{esc(v.id)}[/bold]: {esc(note)}")
     ok = all_ok(results)
@@ -162,12 +173,14 @@ def _print_results(out: Any, results: list[Any]) -> None:
     no number or ID is ever cut or folded mid-digit (a cut number reads as another number)."""
     from rich.table import Table
 
+    from verify.verdict import HOLDS
+
     styles = _styles()
     rows = []
     for v in results:
         style = styles.get(v.verdict, "") or "none"
         # a control (or a replayed violation) is ok when violated: say so beside "yes"
-        mark = (("[green]yes[/green]" if v.expected == "holds" else "[green]yes[/green] (expected)")
+        mark = (("[green]yes[/green]" if v.expected == HOLDS else "[green]yes[/green] (expected)")
                 if v.ok else f"[red]no[/red] (want {esc(v.expected)})")
         rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
                      esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials)))

@@ -144,8 +144,8 @@ def test_the_bound_is_tight_on_swapped_spectra_by_hand_arithmetic(K, R, eta_frac
 def test_the_planted_drift_errors_are_false_where_the_bound_is_tight_and_the_correct_one_is_not():
     """At a swapped-spectra point the planted entries' right sides fall below the exact LHS (drift 10x, 100x too
     small, dropped) while the correct counterpart's stays above it; the verdicts come from the exact path."""
-    from verify.checks import verdict_of
     from verify.scenario import evaluate_point
+    from verify.verdict import verdict_of
 
     point = {"problem": "quadratic-diagonal", "M": 2, "d": 2, "mix": 1.0, "draw": _swapped_draw(), "K": 4,
              "R": 1000, "eta_frac": 1.0, "mu_frac": 0.3, "D0": 1e-8, "sigma": 1e-4, "zeta": 1.0}
@@ -164,8 +164,8 @@ def test_an_exactly_tight_point_is_not_claimed_as_a_violation():
     """d = 1, K = 1: one curvature, no drift, and the noise and contraction steps are equalities, so the correct
     bound equals the LHS up to its first term's factor: the exact path's rounding bound keeps the verdict
     off 'violated' (a false alarm on a correct bound would be a defect)."""
-    from verify.checks import verdict_of
     from verify.scenario import evaluate_point
+    from verify.verdict import verdict_of
 
     sc = _scenario()
     point = {"d": 1, "K": 1, "M": 3, "R": 5000, "eta_frac": 0.3, "D0": 1e-8, "sigma": 1.0, "zeta": 0.5}

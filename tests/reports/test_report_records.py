@@ -158,6 +158,9 @@ def _drop(rec, *path):
     ([{"id": "FAST.T1"}], "rendered with --from-json"),
     ({"schema": "convbound.report/1"}, "rendered with --from-json"),
     (_drop(search_record(), "confirmation"), "confirmation' is missing"),
+    # a word outside the closed set of verdicts (the "none" of old records), or a status that is no status
+    ({**search_record(), "confirmation": {"verdict": "none"}}, "confirmation.verdict' is 'none'; expected one of"),
+    ({**search_record(), "confirmation": {"status": "none"}}, "confirmation.status' is 'none' (with no verdict)"),
     ({**search_record(), "evaluations": "three"}, "record.evaluations' is the text"),
     ({**worst_case_record(), "value": "big"}, "record.value' is the text"),
     (_drop(worst_case_record(), "certificate", "status"), "record.certificate.status' is missing"),
@@ -294,3 +297,20 @@ def test_findings_of_included_records_are_noticed_at_the_top():
     assert [a.anchor for a in notices] == ["worst-cases", "audit-1"]  # a search that holds is no finding
     assert "status: failed" in notices[0].message and "'fast' is not met (no snapshots)" in notices[1].message
     assert all(a.level != "alert" for a in alerts(doc) if a.anchor in ("worst-cases", "audit-1"))
+
+
+def test_a_search_that_confirmed_nothing_carries_a_status_not_a_verdict():
+    from reports.records import BadRecord, _check_search
+
+    accepted = [{"status": "no admissible point", "reason": "why"},
+                {"status": "interrupted before confirmation", "reason": "why"},
+                {**search_record()["confirmation"], "verdict": "violated unless", "unless": ["A1"]}]
+    refused = [{"status": "no admissible point", "verdict": "none"}, {"verdict": "not run"}]
+    outcomes = []
+    for c in accepted + refused:
+        try:
+            _check_search({**search_record(), "confirmation": c}, "record")
+            outcomes.append(True)
+        except BadRecord:
+            outcomes.append(False)
+    assert outcomes == [True] * len(accepted) + [False] * len(refused)

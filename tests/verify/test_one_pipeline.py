@@ -17,10 +17,11 @@ import verify.falsify
 import verify.scenario
 from bounds import plugins
 from verify import suite
-from verify.checks import Certify, Control, Group, Sweep, verdict_of
+from verify.checks import Certify, Control, Group, Sweep
 from verify.falsify import INSTANCE_FORMAT, confirm
 from verify.scenarios import get, registry
 from verify.testing import assert_bound_holds
+from verify.verdict import verdict_of
 
 PLUGIN = '''
 from functools import partial

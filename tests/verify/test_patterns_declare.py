@@ -63,8 +63,14 @@ def test_a_partial_run_is_outside_a_full_participation_bound(scenario):
 
 def test_the_scenario_keeps_the_key_of_a_result_built_in_a_cell(scenario):
     import bounds
+    from bounds.core.errors import UserInputError
 
-    assert scenario.result == "USER.GD.FULL" and bounds.get("USER.GD.FULL") == USER
+    assert scenario.result == "USER.GD.FULL" and scenario.source is USER
+    # building the scenario registered nothing (issue 26: no global side effect); its first scoring does
+    with pytest.raises(UserInputError, match="unknown result ID 'USER.GD.FULL'"):
+        bounds.get("USER.GD.FULL")
+    evaluate_point(scenario, {}, trials=2, seed=0)
+    assert bounds.get("USER.GD.FULL") == USER
 
 
 @pytest.mark.parametrize(("pattern", "kind", "values", "expected"), [

@@ -16,8 +16,9 @@ def test_worst_quadratic_instance_reaches_the_pep_value_in_the_engine(M, m, R):
     rep = replay(wc)
     # the exact expectation of the reconstructed instance (quadratics.exact, no sampling error) is the PEP value
     assert abs(rep["exact_expectation"] - wc.value) <= 1e-6
-    # the engine's Monte-Carlo mean (4000 runs, seed 0) covers it within its 95% interval
-    low, high = rep["engine_ci95"]
+    # the engine's Monte-Carlo mean (4000 runs, seed 0) covers it within its interval at the level of means
+    low, high = rep["engine_ci"]
+    assert rep["level"] == 0.99 and high - low > 0
     assert low <= wc.value <= high and rep["status"] == "replayed"
 
 

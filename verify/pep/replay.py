@@ -58,14 +58,14 @@ def instance_from_gram(G: Any, s: Setting) -> tuple[Any, Any]:
 def replay_gram(s: Setting, G: Any, trials: int = 4000, seed: int = 0) -> dict[str, Any]:
     """Run the worst instance of a mu = L setting (local GD, full or uniform m-of-M law) in the engine.
 
-    Returns the engine's mean of the measure over ``trials`` runs with its 95% interval (the only randomness
-    is the participation draw; ``seed`` fixes it), and the exact expectation of the same run from the
-    engine's exact moments (quadratics.exact: no sampling error).
+    Returns the engine's mean of the measure over ``trials`` runs with its Student-t interval at
+    ``bounds.core.stats.MEAN_LEVEL`` (``engine_ci``, ``level``; the only randomness is the participation draw;
+    ``seed`` fixes it), and the exact expectation of the same run from the engine's exact moments
+    (quadratics.exact: no sampling error).
     """
-    import math
-
     import numpy as np
 
+    from bounds.core.stats import MEAN_LEVEL, t_interval
     from quadratics.engine import simulate
     from quadratics.exact import exact_moments
     from quadratics.heterogeneous import HeterogeneousQuadratic
@@ -83,7 +83,10 @@ def replay_gram(s: Setting, G: Any, trials: int = 4000, seed: int = 0) -> dict[s
     alg, pattern = fedavg(eta=s.eta, K=s.K, eta_g=s.eta_g), uniform(M=s.M, S=m)
     sim = simulate(prob, alg, pattern, trials=trials, rounds=s.R, seed=seed, device="cpu")
     runs = np.asarray(sim.metrics["dist_sq"][-1])
-    mean, half = float(runs.mean()), 1.96 * float(runs.std(ddof=1)) / math.sqrt(len(runs)) if len(runs) > 1 else 0.0
+    # the engine's mean with the one interval rule at the level of means (a single run: no interval)
+    mean, low, high, _ = t_interval(runs, MEAN_LEVEL)
+    mean = float(mean)
+    low, high = (float(low), float(high)) if len(runs) > 1 else (mean, mean)
     exact = float(exact_moments(prob, alg, pattern, rounds=s.R).final["dist_sq"])
-    return {"engine_mean": mean, "engine_ci95": [mean - half, mean + half], "trials": trials, "seed": seed,
+    return {"engine_mean": mean, "engine_ci": [low, high], "level": MEAN_LEVEL, "trials": trials, "seed": seed,
             "exact_expectation": exact, "dimension": d}

@@ -84,7 +84,7 @@ def _replay_quadratic_class(wc: WorstCase) -> dict[str, Any]:
     if sol.G is None or wc.value is None:
         return {"status": "not replayed", "reason": f"no Gram matrix ({sol.status})"}
     out = replay_gram(s, sol.G)
-    low, high = out["engine_ci95"]
+    low, high = out["engine_ci"]
     ok = abs(out["exact_expectation"] - wc.value) <= 1e-6 * max(1.0, abs(wc.value)) and low <= wc.value <= high
     return {"status": "replayed" if ok else "differs", "instance": "read off the Gram matrix (mu = L quadratics)",
             "engine_value": out["engine_mean"], "pep_value": wc.value,

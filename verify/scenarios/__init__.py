@@ -3,12 +3,14 @@
 **Registry**: a plain mapping id -> :class:`verify.scenario.Scenario`, filled with the built-ins first,
 then the :class:`Scenario` objects that plugins contribute (``scenarios()`` of a ``--plugin`` file or
 of an entry point in group ``convbound.scenarios``; ``bounds.plugins``), each tagged with its origin
-(``file /abs/path`` or ``entry point NAME (DIST)``), then whatever :func:`register` added. The other
+(``file /abs/path`` or ``entry point NAME (DIST)``). The other
 items a plugin's ``scenarios()`` returns (``verify.Check`` objects) are check groups only
 (``verify.extensions``); every Scenario is also a check group, scored at its default point.
 The plugin part is rebuilt whenever the plugin set changes (``bounds.plugins.state()``), so a
 ``--plugin`` file given after the first lookup, or a worker that loads a task's plugin files, sees it.
 A scenario id that a built-in (or another plugin) already defines is refused, naming both sources.
+``register`` (the pre-0.2 way for a plugin to add scenarios) is gone: ``scenarios()`` is the one way, and a
+plugin that still calls it is told so in one line (:func:`__getattr__`).
 Each built-in scenario's default point is the instance that ``verify`` ships, so its check keeps its
 id and numbers.
 """
@@ -20,7 +22,11 @@ from typing import Any
 
 from verify.scenario import Scenario
 
-__all__ = ["get", "plugin_file", "register", "registry"]
+__all__ = ["get", "plugin_file", "registry"]
+
+REGISTER_REMOVED = ("verify.scenarios.register was removed in convbound 0.2.0: a plugin's scenarios() list is how "
+                    "verify and falsify find its scenarios, and a scenario registered there as well clashes with "
+                    "itself; delete the register(...) call and return the scenario from scenarios()")
 
 _REGISTRY: dict[str, Scenario] = {}
 _MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
@@ -51,15 +57,17 @@ def _merge_plugins() -> None:
         if not isinstance(item, Scenario):
             continue  # a Check: a check group only (verify.extensions)
         if item.id in _REGISTRY:
-            if where.startswith("file "):
-                plugins._rejected.add(where[len("file "):])
+            plugins.reject(where)
+            if _REGISTRY[item.id].origin == where:
+                raise UserInputError(f"{where} defines scenario {item.id!r} twice (its scenarios() returns two with "
+                                     "this id); return it once")
             raise UserInputError(f"{where} defines scenario {item.id!r}, which {_REGISTRY[item.id].origin} already "
                                  "defines; rename it (scenario ids must be unique)")
         _REGISTRY[item.id] = dataclasses.replace(item, origin=where)
 
 
 def registry() -> dict[str, Scenario]:
-    """Scenario id -> Scenario (built-ins, then plugin scenarios, then :func:`register`'s)."""
+    """Scenario id -> Scenario (built-ins, then plugin scenarios)."""
     from bounds import plugins
 
     if not _REGISTRY or not any(s.origin == "built-in" for s in _REGISTRY.values()):
@@ -69,15 +77,14 @@ def registry() -> dict[str, Scenario]:
     return _REGISTRY
 
 
-def register(scenario: Scenario) -> None:
-    """Add a scenario from code (a notebook, a test); an id that exists already is refused (one line, exit 2)."""
-    from bounds.core.errors import UserInputError
+def __getattr__(name: str) -> Any:
+    """``register``, removed: one line naming the cause and the fix (a plugin file that imports it fails to load
+    with it); other names are missing as usual."""
+    if name == "register":
+        from bounds.core.errors import UserInputError
 
-    reg = registry()
-    if scenario.id in reg:
-        raise UserInputError(f"scenario {scenario.id!r} from {scenario.origin} clashes with one from "
-                             f"{reg[scenario.id].origin}")
-    reg[scenario.id] = scenario
+        raise UserInputError(REGISTER_REMOVED)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plugin_file(scenario: Scenario) -> str | None:

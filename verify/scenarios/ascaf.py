@@ -21,6 +21,7 @@ import numpy as np
 from verify.checks import Group, Sweep
 from verify.scenario import Instance, Param, Scenario
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
+from verify.verdict import UNVERIFIED, VIOLATED
 
 LOST = ("lost constant c_w: the lower bound on C is conditional on c_w >= N max_i E[w^i] of this instance",
         "lost constants lambda, c_v: the lower bound on C is conditional on condition (2) holding here")
@@ -218,11 +219,11 @@ LOST_NOTE = ("conditions (1)-(2) need c_w, c_v (lost in the source): taken as me
 def _t1_specs(pattern: str) -> tuple[Any, ...]:
     return (
         Sweep("ASCAF.T1", axis="R", values=T1_R, point={"pattern": pattern}, fit="constant", trials=(32, 128),
-              stream=pattern, id=f"ASCAF.T1:{pattern}", title=f"Amplified SCAFFOLD Thm 1 shape, {pattern}", expected="unverified",
+              stream=pattern, id=f"ASCAF.T1:{pattern}", title=f"Amplified SCAFFOLD Thm 1 shape, {pattern}", expected=UNVERIFIED,
               x_label="communication rounds R (count)", notes=(LOST_NOTE,)),
         Sweep("ASCAF.T1", axis="R", values=T1_R, point={"pattern": pattern}, fit="constant", trials=(32, 128),
               stream=pattern, id=f"ASCAF.T1.weak:{pattern}", title=f"Amplified SCAFFOLD Thm 1, false 1/R^2 argument, {pattern}",
-              argument=false_inverse_square_term, expected="violated", control=True,
+              argument=false_inverse_square_term, expected=VIOLATED, control=True,
               x_label="communication rounds R (count)",
               notes=("negative control: argument with a false 1/R^2 optimisation term must not fit one constant",)),
     )
@@ -232,7 +233,7 @@ CHECKS = [
     Group("ASCAF.T1", _t1_specs("regularized") + _t1_specs("cyclic") + (
         Sweep("ASCAF.T1.lower-bound", axis="R", values=((), (4000, 8000, 16000, 32000)), fit="constant",
               trials=(8, 16), id="ASCAF.T1:lower-bound", title="Amplified SCAFFOLD Thm 1 shape, lower-bound objective",
-              expected="unverified", x_label="communication rounds R (count)", notes=(LOST_NOTE,)),
+              expected=UNVERIFIED, x_label="communication rounds R (count)", notes=(LOST_NOTE,)),
     )),
     Group("ASCAF.LS.rate", (
         Sweep("ASCAF.LS", axis="S", values=((1, 2, 4, 8),) * 2, exponent="ASCAF.P.IID", tol=0.2, id="ASCAF.LS.rate",
@@ -251,7 +252,7 @@ CHECKS = [
         Sweep("ASCAF.UH", axis="zeta", values=((1.0, 4.0, 16.0, 64.0),) * 2, point={"algorithm": "fedavg"},
               stream="uh",
               statistic=floor_of, exponent=0.0, tol=0.1, id="ASCAF.UH.fedavg.control",
-              title="FedAvg: floor grows with heterogeneity", trials=(32, 128), expected="violated", control=True,
+              title="FedAvg: floor grows with heterogeneity", trials=(32, 128), expected=VIOLATED, control=True,
               x_label="heterogeneity zeta", y_label="FedAvg floor F - F*",
               notes=("FedAvg floor (mean gap, second half): the claim 'unaffected by heterogeneity' (slope 0) must be "
                      "violated for FedAvg",)),

@@ -23,6 +23,7 @@ from bounds.f3ast import SGD_CLIENTS
 from verify.checks import Certify, Control, Exact, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
+from verify.verdict import VIOLATED
 
 # Updates v_k of size eta (one unit-gradient step scale) and the local steps E of the sampling lemmas.
 LOCAL_E, UPDATE_ETA = 5, 0.1
@@ -475,7 +476,7 @@ CHECKS = [
                      "policy law's moments"),
         # the same identity without sampling error: the expectation summed over the finite law of S
         Exact("F3AST.LB.5", id="F3AST.LB.5.exact", title="F3AST Lemma B.5, exact expectation over the law of S"),
-        Exact("F3AST.LB.5", point={"law": "other"}, id="F3AST.LB.5.exact.control:other-law", expected="violated",
+        Exact("F3AST.LB.5", point={"law": "other"}, id="F3AST.LB.5.exact.control:other-law", expected=VIOLATED,
               title="F3AST Lemma B.5, exact expectation, S from another law"),
     )),
     Group("F3AST.naive.control", (
@@ -493,7 +494,7 @@ CHECKS = [
         Sweep("F3AST.T3.5", axis="T", values=((100, 200, 400, 800),) * 2, fit="constant", id="F3AST.T3.5.weak",
               stream="shape",
               title="F3AST Theorem III.5 vs a false 1/T^2 argument", trials=(64, 256), argument=false_inverse_square,
-              expected="violated", control=True, x_label="rounds T (count)",
+              expected=VIOLATED, control=True, x_label="rounds T (count)",
               notes=("negative control: the fitted constant against an argument decaying like 1/T^2 must exceed "
                      "the limit",)),
         Certify("F3AST.T3.5@explicit", id="F3AST.T3.5@explicit", trials=(2000, 10000), stream="explicit",

@@ -23,6 +23,7 @@ import numpy as np
 from verify.checks import Certify, Contrast, Control, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds  # noqa: F401 (re-exported)
 from verify.scenarios.families import FAMILY_AXES, SMOOTH, STRONGLY_CONVEX, ball_terms, strongly_convex
+from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
 # q = 1 is the one q decidable for Theorem 1 without the appendix constants G1..G3 (see G_ASSUMED).
 G_ASSUMED = ("q = 1 meets every threshold q_min(G1,G2,G3) <= 1; a threshold above 1 would leave the theorem "
@@ -485,15 +486,16 @@ CHECKS = [
                 note="quadratic family, eta_c = 300 x cap = 2.4/L > 2/L: local steps expand, the iterates diverge"),
     )),
     Group("FAST.T1.toy1", (
-        Certify("FAST.T1.toy1", quick={"R": 2000}, id="FAST.T1.toy1", expected="unverified", trials=(64, 256),
-                notes=("the verdict must be 'unverified' (the G-condition is undecidable), never 'violated'",)),
+        Certify("FAST.T1.toy1", quick={"R": 2000}, id="FAST.T1.toy1", expected=VIOLATED_UNLESS, trials=(64, 256),
+                notes=("the verdict must be 'violated unless' the G-condition fails (it is undecidable), never plainly "
+                       "'violated'",)),
     )),
     Group("FAST.T2", _t2_specs("FAST.T2") + _t2_specs("FAST.T2@corrected"), finish=compare_t2),
     Group("FAST.T2.adversarial", (
         Certify("FAST.T2", T2_ADVERSARIAL, id="FAST.T2.adversarial", outside=True, trials=(256, 1024), stream="adv",
                 title="FAST Thm 2, q = 0 admitted, one-client ACP"),
         Certify("FAST.T2@corrected", T2_ADVERSARIAL, id="FAST.T2.adversarial@corrected", outside=True,
-                trials=(256, 1024), expected="violated", stream="adv",  # a documented finding, regression-tested as such
+                trials=(256, 1024), expected=VIOLATED, stream="adv",  # a documented finding, regression-tested as such
                 title="FAST Thm 2, q = 0 admitted, one-client ACP (corrected)"),
     ), finish=adversarial_finding),
     Group("FAST.C2.rate", (
@@ -512,7 +514,7 @@ CHECKS = [
     Group("FAST.qfloor.control", (
         Sweep("FAST.qfloor", axis="zeta", values=((0.25, 0.5, 1.0, 2.0),) * 2, exponent=0.0, tol=0.25,
               id="FAST.qfloor.control", title="FAST: q below threshold, floor grows with sigma_G", trials=(64, 256),
-              expected="violated", control=True, x_label="heterogeneity sigma_G",
+              expected=VIOLATED, control=True, x_label="heterogeneity sigma_G",
               y_label="error floor E||x - x*||^2",
               notes=("q = 0.2 below every threshold; ACP rounds favour clients by fixed propensities, biasing the "
                      "fixed point",
@@ -539,7 +541,7 @@ CHECKS = [
         # "client Hessians differ"; under full participation drift cancels and the rule must find no effect
         Contrast(("FAST.T1.drift", {"zeta": 0.0}), ("FAST.T1.drift", {"zeta": 4.0, "mix": 0.0}),
                  id="FAST.T1.drift.effect.control:shared-hessian", trials=(64, 256), stream="drift",
-                 title="Client drift with one shared Hessian (must show no effect)", expected="violated",
+                 title="Client drift with one shared Hessian (must show no effect)", expected=VIOLATED,
                  control=True, broken="client Hessians differ (mix > 0)",
                  notes=("violated = the effect rule finds nothing, as it must where drift cancels",)),
     )),

@@ -62,6 +62,7 @@ import bounds
 from verify.checks import Group, Sweep
 from verify.scenario import Instance, Param, Scenario, mean_over_rounds
 from verify.scenarios.fast import R_EXACT
+from verify.verdict import UNVERIFIED, VIOLATED
 
 N_CLIENTS, K_STEPS, ETA, D = 20, 2, 0.5, 4
 ROUNDS = 300
@@ -447,16 +448,16 @@ CHECKS = [
         Sweep("SCAF.T1.sampling", axis="samp", values=(SAMP, SAMP), point={"pattern": "biased"}, exponent=1.0,
               tol=0.05, id="SCAF.T1.sampling.control:biased",
               title="FedAvg, biased sampling (uniform sampling broken): floor no longer ~ (1 - S/N)/S",
-              trials=(64, 256), expected="violated", control=True, x_label="(1 - S/N)/S", y_label="stationary gap",
+              trials=(64, 256), expected=VIOLATED, control=True, x_label="(1 - S/N)/S", y_label="stationary gap",
               notes=(*SAMPLING_NOTES, "control: selection biased towards one half of the clients")),
     ), title="FedAvg's client-sampling term (SCAFFOLD Theorem I)"),
     Group("SCAF.T2", (
         Sweep("SCAF.T2.construction", axis="R", values=(LB_ROUNDS, LB_ROUNDS), fit="constant", trials=(2, 2),
-              id="SCAF.T2.construction", expected="unverified", x_label="rounds R",
+              id="SCAF.T2.construction", expected=UNVERIFIED, x_label="rounds R",
               title="FedAvg lower bound: min-over-steps gap / (G^2/(mu R^2)) stays bounded on our construction",
               notes=LB_NOTES),
         Sweep("SCAF.T2.construction", axis="R", values=(LB_ROUNDS, LB_ROUNDS), point={"K": 1}, fit="constant",
-              trials=(2, 2), id="SCAF.T2.control:K1", expected="violated", control=True, x_label="rounds R",
+              trials=(2, 2), id="SCAF.T2.control:K1", expected=VIOLATED, control=True, x_label="rounds R",
               title="FedAvg with K = 1 (K >= 2 broken): gradient descent, no drift, the ratio collapses",
               notes=LB_NOTES),
     ), title="FedAvg lower bound (SCAFFOLD Theorem II) on a construction of our own"),
@@ -467,7 +468,7 @@ CHECKS = [
         Sweep("SCAF.T3.heterogeneity", axis="zeta", values=(HET_ZETA, HET_ZETA), point={"algorithm": "fedavg"},
               exponent=0.0, tol=0.1, id="SCAF.T3.control:fedavg",
               title="FedAvg (no control variates): its floor grows with heterogeneity", trials=(32, 128),
-              expected="violated", control=True, x_label="heterogeneity zeta", y_label="stationary gap",
+              expected=VIOLATED, control=True, x_label="heterogeneity zeta", y_label="stationary gap",
               notes=HET_NOTES),
     ), title="SCAFFOLD with client sampling (Theorem III): no heterogeneity term"),
     Group("SCAF.T4", (
@@ -477,7 +478,7 @@ CHECKS = [
         Sweep("SCAF.T4.local-steps", axis="K", values=(LOCAL_K, LOCAL_K), point={"S": 2}, exponent=-1.0, tol=0.1,
               id="SCAF.T4.control:partial",
               title=f"SCAFFOLD with S = 2 of {LOCAL_M} (S = N broken): rounds no longer ~ 1/K",
-              trials=(16, 32), expected="violated", control=True, x_label="local steps K", y_label="rounds to eps",
+              trials=(16, 32), expected=VIOLATED, control=True, x_label="local steps K", y_label="rounds to eps",
               notes=LOCAL_NOTES),
     ), title="SCAFFOLD on quadratics with Hessian dissimilarity (Theorem IV)"),
     Group("SURV.rates", (
@@ -488,7 +489,7 @@ CHECKS = [
         Sweep("SURV.FEDAVG.instance", axis="T", values=(SURVEY_T, SURVEY_T), point={"step": "constant"},
               exponent="SURV.FEDAVG", tol=0.1, id="SURV.FEDAVG.control:constant-step",
               title="FedAvg at a constant step 0.1 (our 1/sqrt(T) step rule broken): a floor, not O(1/sqrt(T))",
-              trials=(32, 128), expected="violated", control=True, x_label="rounds T",
+              trials=(32, 128), expected=VIOLATED, control=True, x_label="rounds T",
               y_label="(1/T) sum E||grad f||^2", notes=SURVEY_NOTES),
     ), title="The survey's stated rates on the engine"),
 ]
