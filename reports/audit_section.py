@@ -58,7 +58,7 @@ def audit_html(rec: Mapping[str, Any], title: str = "Participation audit", *, id
     m, v, b, lg = rec["availability_model"], rec["variance"], rec["bias"], rec["log"]
     ids = rec["rates"]["client_ids"]
     img = audit_figures(rec)[0]
-    from verify.verdict import AUDIT_STATUS as status  # the audit's status words: never a verdict field
+    from rate_region.audit.checks import AUDIT_STATUS as status  # the audit's words: never a verdict field
     missing = f", {lg['missing_pairs']} missing pairs (counted unavailable)" if lg["missing_pairs"] else ""
     parts = [f'<section id="{html.escape(ident)}"><{heading}>{html.escape(title)}</{heading}>',
              *([f'<p class="meta">{html.escape(source)}</p>'] if source else []),

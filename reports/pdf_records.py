@@ -120,7 +120,7 @@ def _audits(k: Any, doc: Mapping[str, Any]) -> None:
 
     P, cell, small, grid = k.P, k.cell, k.small, k.grid
     k.story.append(P('<a name="audits"/>Participation audits', k.h2))
-    from verify.verdict import AUDIT_STATUS as status  # the audit's status words: never a verdict field
+    from rate_region.audit.checks import AUDIT_STATUS as status  # the audit's words: never a verdict field
     for e in doc["audits"]:
         rec = e["record"]
         m, v, b, lg, ids = rec["availability_model"], rec["variance"], rec["bias"], rec["log"], rec["rates"]["client_ids"]

@@ -246,13 +246,8 @@ NO_ADMISSIBLE = "no admissible point"
 NOT_CONFIRMED = "interrupted before confirmation"
 
 # Words for the audit's participation checks (True / False / None): statuses of hypotheses, not verdicts.
-AUDIT_STATUS = {True: "met", False: "not met", None: "unverified"}
-
-
-def audit_status(status: bool | None) -> str:
-    """The audit's word for one participation check's status (never stored as a verdict)."""
-    return AUDIT_STATUS[status]
-
+# The audit's status words (met / not met / unverified) are not verdicts: they live with the audit, in
+# rate_region.audit.checks (rate_region sits above verify and may not import this module).
 
 # What each verdict word means, for legends (the report's); ``{level}`` is the confidence level used.
 MEANINGS = {

@@ -248,3 +248,12 @@ def check_region(model, k: int, r_hat: np.ndarray, r_low: np.ndarray) -> dict:
                 f"by {m.violation:.3g} but its lower confidence bounds are achievable", "evidence": ev}
     return {"status": False, "reason": "even the lower confidence bounds of r are not achievable: " + low.message,
             "evidence": ev}
+
+
+# The audit's word for one participation check's status; never stored in a field called verdict.
+AUDIT_STATUS = {True: "met", False: "not met", None: "unverified"}
+
+
+def audit_status(status: bool | None) -> str:
+    """The audit's word for one participation check's status (never stored as a verdict)."""
+    return AUDIT_STATUS[status]

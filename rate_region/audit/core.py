@@ -27,8 +27,10 @@ from bounds.core.face import notebook_face
 from bounds.core.record import Record, register
 from bounds.core.stats import RATE_LEVEL
 from rate_region.audit.checks import (
+    AUDIT_STATUS,
     AVAILABLE_CONVENTION,
     CHECK_TITLES,
+    audit_status,
     available_rates,
     bh_reject,
     check_fast,
@@ -87,15 +89,13 @@ def parse_target(text: str) -> Target:
 
 
 def _status(status: bool | None) -> str:
-    from verify.verdict import audit_status
-
     return audit_status(status)
 
 
 def _audit_summary(a: AuditRecord) -> str:
     states = [c.get("status") for c in a.checks]
     lg = a.log
-    from verify.verdict import AUDIT_STATUS as said
+    said = AUDIT_STATUS
 
     return (f"log {lg.get('source')}: {lg.get('rounds')} rounds, {lg.get('clients')} clients; model "
             f"{a.model.get('kind')}; checks: {states.count(True)} {said[True]}, {states.count(False)} "
@@ -190,7 +190,6 @@ class AuditRecord(Record):
         if v["excluded_never_available"]:
             lines.append(f"  H and r* leave out {len(v['excluded_never_available'])} client(s) never available "
                          f"(H would be infinite): {listing(v['excluded_never_available'])}")
-        from verify.verdict import audit_status  # the one set of status words (verify.verdict)
 
         lines.append("participation hypotheses:")
         for c in self.checks:
