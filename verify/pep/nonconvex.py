@@ -158,6 +158,8 @@ class NCProblem:
     pairs_full: int = 0
     finf: int = -1
     noise: list[int] = field(default_factory=list)
+    points: list[list[Point]] = field(default_factory=list)  # per client (the bracket's full-pair check)
+    nodes: list[tuple[int, Vec, int]] = field(default_factory=list)  # (parent, move, depth)
 
     def add(self, tag: str, gram: dict[Key, Fraction], scal: dict[int, Fraction], rhs: Fraction,
             eq: bool = False) -> int:

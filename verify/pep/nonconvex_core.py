@@ -152,12 +152,40 @@ def solve_nc(s: NCSetting, *, window: int | None = None, max_seconds: float = MA
                  "upper bound (the class's necessary conditions: interpolation, F >= F_inf via ||grad F||^2 <= "
                  "2L (F - F_inf), dissimilarity at the evaluated points" + (f"; window {window}" if window else "")
                  + ")")
+    _bracket(s, pb, sol, filled, window, cert, notes)
     size = {**est, "gram_rows": pb.d, "rows": len(pb.rows), "cliques": len(cliques),
             "largest_clique": max(len(c) for c in cliques), "gradients": pb.gradients}
     from verify.pep.core import _solver_versions, _versions
 
     return NCWorstCase(s, value, sol.primal, sol.status, cert, seconds, window, exactness, tuple(notes),
                        {**_versions(), **_solver_versions()}, size)
+
+
+def _bracket(s: NCSetting, pb: Any, sol: Any, filled: Any, window: int | None, cert: dict[str, Any],
+             notes: list[str]) -> None:
+    """The lower end: a closed-form instance (proved) and, with a window, whether the windowed optimum is feasible
+    for the full PEP (attained in floating point); verify.pep.nonconvex_bracket."""
+    from verify.pep.nonconvex_bracket import full_pair_check, instance_lower_bound
+
+    inst = instance_lower_bound(s)
+    up = cert.get("proved_upper_bound")
+    if inst is not None:
+        cert.update(lower_bound=inst["value"], lower_bound_exact=inst["exact"], lower_bound_kind="proved: " +
+                    inst["instance"])
+        if up is not None:
+            notes.append(f"proved bracket of the worst case over the class: [{inst['value']:.10g}, {up:.10g}] (lower: "
+                         f"{inst['instance']}, exactly {inst['exact']})")
+    if window is not None and sol.gram is not None:
+        chk = full_pair_check(pb, sol.gram, sol.scalars, filled)
+        cert.update(full_pair_check=chk)
+        if chk["holds"] and sol.primal is not None:
+            cert.update(full_pep_lower_bound=sol.primal, full_pep_lower_bound_kind="attained in floating point")
+            notes.append(f"the windowed optimum, completed, satisfies every dropped pair (largest violation "
+                         f"{chk['largest_violation']:.2e}): the full PEP's value is at least {sol.primal:.10g}, "
+                         "attained in floating point")
+        else:
+            notes.append(f"the windowed optimum, completed, violates a dropped pair by {chk['largest_violation']:.3g}: "
+                         "no floating-point lower end of the full PEP is claimed")
 
 
 def _certificate(sol: Any, rc: Mapping[str, Any]) -> dict[str, Any]:

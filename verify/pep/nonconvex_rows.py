@@ -110,6 +110,7 @@ class Builder:
             frontier = nxt
         self.interpolation()
         self.measure([n for n, _, _ in frontier])
+        pb.points, pb.nodes = self.points, self.nodes
         return pb
 
     def local_steps(self, node: int, at_node: list[int], cs: list[Vec], cbar: Vec) -> tuple[list[Vec], list[list[int]],

@@ -51,6 +51,8 @@ class NCSolved:
     filled: list[Key] = field(default_factory=list)
     cliques: int = 0
     largest_clique: int = 0
+    gram: dict[Key, float] | None = None  # the solver's Gram entries on the filled pattern
+    scalars: np.ndarray | None = None
 
 
 def pattern(pb: NCProblem, dense: bool) -> tuple[list[list[int]], list[Key]]:
@@ -126,7 +128,8 @@ def solve_clarabel(pb: NCProblem, cliques: list[list[int]], filled: list[Key], d
     y = np.zeros(len(pb.rows))
     y[order] = z[: len(order)]
     return NCSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal, y, delta,
-                    time.perf_counter() - t0, **base)
+                    time.perf_counter() - t0, **base, gram={k: float(x[j]) for k, j in col.items()},
+                    scalars=x[ng:].copy())
 
 
 def _balance(pb: NCProblem, y: list[Fraction]) -> tuple[Fraction, str]:
