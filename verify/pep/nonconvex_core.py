@@ -44,7 +44,8 @@ class NCWorstCase:
     Args: setting; value: the proved upper bound when certified, else the solver's value; primal_value: the
     objective at the solver's point (attained in floating point by the solved PEP); certificate: status and
     residuals; solve_seconds; window: None (full PEP) or the window; exactness; notes; versions; size;
-    coverage: tightness of every non-convex result (verify.pep.nonconvex_cover), when asked.
+    coverage: tightness of every non-convex result (verify.pep.nonconvex_cover), when asked; sweep, trend: the
+    tightness along the horizon and its fitted exponents (verify.pep.nonconvex_sweep), when asked.
     """
 
     setting: NCSetting
@@ -59,6 +60,8 @@ class NCWorstCase:
     versions: Mapping[str, str] = field(default_factory=dict)
     size: Mapping[str, Any] = field(default_factory=dict)
     coverage: tuple[Mapping[str, Any], ...] = ()
+    sweep: tuple[Mapping[str, Any], ...] = ()
+    trend: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def certified(self) -> bool:
@@ -83,14 +86,15 @@ class NCWorstCase:
                 "solver_status": self.solver_status, "certificate": dict(self.certificate),
                 "solve_seconds": self.solve_seconds, "window": self.window, "exactness": self.exactness,
                 "notes": list(self.notes), "versions": dict(self.versions), "size": dict(self.size),
-                "seeds": "n/a (deterministic SDP)", "coverage": [dict(c) for c in self.coverage]}
+                "seeds": "n/a (deterministic SDP)", "coverage": [dict(c) for c in self.coverage],
+                "sweep": [dict(r) for r in self.sweep], "trend": dict(self.trend)}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> NCWorstCase:
         return cls(NCSetting.from_dict(d["parameters"]), d["value"], d.get("primal_value"), d["solver_status"],
                    dict(d["certificate"]), d["solve_seconds"], d.get("window"), d.get("exactness", "upper bound"),
                    tuple(d.get("notes", ())), dict(d.get("versions", {})), dict(d.get("size", {})),
-                   tuple(d.get("coverage", ())))
+                   tuple(d.get("coverage", ())), tuple(d.get("sweep", ())), dict(d.get("trend", {})))
 
 
 def estimate_nc(s: NCSetting, window: int | None) -> dict[str, float]:
