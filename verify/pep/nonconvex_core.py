@@ -20,11 +20,13 @@ from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
 from verify.pep.nonconvex import NCSetting, build_nc, validate_nc
 
-# measured on the shared 2-core machine (tests/benchmarks/bench_pep_nonconvex.py): the dense route (one PSD cone)
-# about 0.05 s at d = 20 growing like d^3.5; the chordal route about 2.5 ms per Gram row at cliques of ~2 M K rows
-DENSE_AT_20 = 0.05
-DENSE_EXPONENT = 3.5
-BAND_PER_ROW = 2.5e-3
+# measured on the shared 2-core machine under load 13-18 (tests/benchmarks/bench_pep_nonconvex.py): the dense route
+# (one PSD cone) 2.1 s at d = 30, 109 s at d = 62 (uniform 1 of 2, R = 3, 4): about 0.22 s at d = 20 growing like
+# d^5.4; the chordal route (hetero rounds, window 1) 50 s at d = 2002 with cliques of 22 rows: about 10 ms per Gram
+# row at cliques of 20, scaled by (clique / 20)^2; hetero 'evaluated' is measured 10x slower (solver accuracy)
+DENSE_AT_20 = 0.22
+DENSE_EXPONENT = 5.4
+BAND_PER_ROW = 1.0e-2
 MAX_SECONDS = 600.0
 
 
@@ -103,11 +105,11 @@ def estimate_nc(s: NCSetting, window: int | None) -> dict[str, float]:
     nodes = float(s.R + 1) if P == 1 else (P ** min(s.R + 1, 600) - 1) / (P - 1)
     per_node = s.M * (1 + (s.M if s.hetero == "evaluated" else 1) * (s.K - 1)) + (s.M * s.K if s.sigma > 0 else 0)
     d = nodes * per_node
-    clique = 2 * per_node + 2
+    clique = per_node + 2
     if window is None or s.sigma > 0:
         secs = DENSE_AT_20 * (d / 20) ** DENSE_EXPONENT
     else:
-        secs = BAND_PER_ROW * d * (clique / 20) ** 2
+        secs = BAND_PER_ROW * d * (clique / 20) ** 2 * (10 if s.hetero == "evaluated" and s.K > 1 else 1)
     return {"gram_rows": d, "clique": clique if window is not None else d, "estimated_seconds": secs,
             "gradients": float(nodes * s.M * s.K)}
 
