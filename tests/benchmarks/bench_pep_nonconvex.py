@@ -64,7 +64,7 @@ def laws() -> None:
         rows.append((R, r["seconds"], r["gram_rows"]))
         print(f"uniform 1 of 2, K=1, R={R}: {r['seconds']:.2f} s, peak {r['peak_mb']:.0f} MB, d={r['gram_rows']}, "
               f"certified={r['certified']}, value {r['value']:.6g}; estimate {r['estimated_seconds']:.3g} s", flush=True)
-    (r0, t0, d0), (r1, t1, d1) = rows[-2], rows[-1]
+    (_, t0, d0), (r1, t1, d1) = rows[-2], rows[-1]
     print(f"growth per round at R={r1}: time x{t1 / t0:.2f}, Gram rows x{d1 / d0:.2f}; time ~ d^"
           f"{math.log(t1 / t0) / math.log(d1 / d0):.2f}")
 
