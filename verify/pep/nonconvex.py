@@ -43,7 +43,7 @@ INITIAL = ("F_inf", "F_R")
 Vec = dict[int, Fraction]
 
 
-def frac(v: float | int) -> Fraction:
+def frac(v: float | int | Fraction) -> Fraction:
     """A constant read as its shortest decimal (0.3 as 3/10), as verify.pep.exact does."""
     return Fraction(repr(float(v))) if isinstance(v, float) else Fraction(v)
 

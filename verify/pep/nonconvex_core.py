@@ -138,7 +138,8 @@ def solve_nc(s: NCSetting, *, window: int | None = None, max_seconds: float = MA
     notes = [f"PEP: {pb.pairs_kept} of {pb.pairs_full} interpolation pairs kept"
              + (f" (window {window})" if window is not None else "") + f"; {len(cliques)} PSD cone(s) of at most "
              f"{max(len(c) for c in cliques)} rows, d = {pb.d}; built in {built:.2f} s"]
-    sol, rc = None, {"ok": False, "reason": "no solution"}
+    sol = None
+    rc: dict[str, Any] = {"ok": False, "reason": "no solution"}
     for delta in DELTAS:
         sol = solve_clarabel(pb, cliques, filled, delta)
         if sol.value is None or not recheck:

@@ -24,6 +24,8 @@ from verify.pep.nonconvex import NCSetting
 
 def _fast_t1(s: NCSetting) -> tuple[dict[str, Any] | None, str]:
     law = s.law
+    m: int | None
+    n: int | None
     if s.method != "local_gd" or s.eta_g != 1.0:
         return None, "FAST.T1 is FedAvg local steps with server step 1"
     if s.measure != "avg_grad_sq":

@@ -84,7 +84,7 @@ class Builder:
             pb.finf = pb.scalar()
             init = pb.add("initial gap F(x0) - F_inf", {}, {pb.finf: -ONE}, frac(s.Delta))
             pb.solve_for.append((pb.finf, [init]))
-        frontier = [(0, [{} for _ in range(s.M)], {})]  # (node, control variates, their mean)
+        frontier: list[tuple[int, list[Vec], Vec]] = [(0, [{} for _ in range(s.M)], {})]  # (node, control variates, their mean)
         root = self.site(0, {}, [[] for _ in range(s.M)], gauge=True)
         self.node_grads.append([self.points[i][p].g for i, p in enumerate(root)])
         self.node_vals.append([self.points[i][p].f for i, p in enumerate(root)])
@@ -159,7 +159,8 @@ class Builder:
             return [(p, q) for p in range(n) for q in range(n) if p != q]
         out: set[tuple[int, int]] = set()
         for p in range(n):
-            seen, layer = set(), {p}
+            seen: set[int] = set()
+            layer = {p}
             for _ in range(self.window):
                 layer = {a for b in layer for a in pts[b].prev} - seen
                 seen |= layer

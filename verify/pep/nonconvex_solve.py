@@ -119,16 +119,16 @@ def solve_clarabel(pb: NCProblem, cliques: list[list[int]], filled: list[Key], d
     settings.max_iter = 400
     sol = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qv, A, np.array(b), cones, settings).solve()
     status = str(sol.status)
-    base = dict(filled=filled, cliques=len(cliques), largest_clique=max(len(c) for c in cliques))
     if "Solved" not in status:
-        return NCSolved(status, None, None, None, delta, time.perf_counter() - t0, **base)
+        return NCSolved(status, None, None, None, delta, time.perf_counter() - t0, filled, len(cliques),
+                        max(len(c) for c in cliques))
     x, z = np.asarray(sol.x), np.asarray(sol.z)
     primal = float(sum(float(c) * x[col[k]] for k, c in pb.obj_gram.items()) +
                    sum(float(c) * x[ng + v] for v, c in pb.obj_scal.items()))
     y = np.zeros(len(pb.rows))
     y[order] = z[: len(order)]
     return NCSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal, y, delta,
-                    time.perf_counter() - t0, **base, gram={k: float(x[j]) for k, j in col.items()},
+                    time.perf_counter() - t0, filled, len(cliques), max(len(c) for c in cliques), gram={k: float(x[j]) for k, j in col.items()},
                     scalars=x[ng:].copy())
 
 
@@ -139,13 +139,13 @@ def _balance(pb: NCProblem, y: list[Fraction]) -> tuple[Fraction, str]:
         if y[r]:
             for v, c in scal.items():
                 net[v] = net.get(v, Fraction(0)) + y[r] * c
-    fix = Fraction(0)
+    fix: Fraction = Fraction(0)
     for v, rows in pb.solve_for:
         star = max(rows, key=lambda r: y[r])
         coef = pb.rows[star][1][v]
         others = net.get(v, Fraction(0)) - y[star] * coef
         new = (pb.obj_scal.get(v, Fraction(0)) - others) / coef
-        fix = max(fix, abs(new - y[star]))
+        fix = max(fix, Fraction(abs(new - y[star])))
         if new < 0:
             return fix, f"the balance of scalar {v} needs a negative multiplier ({float(new):.3g})"
         for w, c in pb.rows[star][1].items():
@@ -153,14 +153,14 @@ def _balance(pb: NCProblem, y: list[Fraction]) -> tuple[Fraction, str]:
         y[star] = new
     for v in sorted(pb.chain, reverse=True):  # latest value first: a raise moves only v and its predecessor
         raise_row, lower_row = pb.chain[v]
-        r = pb.obj_scal.get(v, Fraction(0)) - net.get(v, Fraction(0))
-        if r:
-            row = raise_row if r > 0 else lower_row
-            amount = abs(r)
+        miss = pb.obj_scal.get(v, Fraction(0)) - net.get(v, Fraction(0))
+        if miss:
+            row = raise_row if miss > 0 else lower_row
+            amount = abs(miss)
             y[row] += amount
             for w, c in pb.rows[row][1].items():
                 net[w] = net.get(w, Fraction(0)) + amount * c
-            fix = max(fix, amount)
+            fix = max(fix, Fraction(amount))
     wrong = [v for v in range(pb.ns) if net.get(v, Fraction(0)) != pb.obj_scal.get(v, Fraction(0))]
     return fix, (f"scalar balance not restored for {len(wrong)} unknown(s)" if wrong else "")
 
