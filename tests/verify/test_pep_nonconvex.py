@@ -131,3 +131,5 @@ def test_bad_input_is_one_line():
         solve_nc(NCSetting(measure="dist_sq"))
     with pytest.raises(UserInputError, match="too large"):
         solve_nc(NCSetting(K=10, R=10), max_seconds=1.0)
+    with pytest.raises(UserInputError, match="too large"):  # 10^29 patterns a round: refused, not overflowed
+        solve_nc(NCSetting(M=100, R=10**6, law=Law("uniform", m=50)))

@@ -101,8 +101,14 @@ class NCWorstCase:
 
 def estimate_nc(s: NCSetting, window: int | None) -> dict[str, float]:
     """Gram rows, clique size and the estimated seconds, from the setting's numbers alone (logs, no overflow)."""
-    P = len(s.patterns()) if s.M <= 16 else float(math.comb(s.M, s.law.m or 1)) if s.law and s.law.m else 2.0**s.M
-    nodes = float(s.R + 1) if P == 1 else (P ** min(s.R + 1, 600) - 1) / (P - 1)
+    from verify.pep.setting import Law
+
+    P = (s.law or Law("full")).pattern_count(s.M)  # a float, inf when astronomically large
+    if P <= 1:
+        nodes = float(s.R + 1)
+    else:
+        lg = (s.R + 1) * math.log(P) - math.log(P - 1) if math.isfinite(P) else math.inf
+        nodes = math.exp(lg) if lg < 700 else math.inf
     per_node = s.M * (1 + (s.M if s.hetero == "evaluated" else 1) * (s.K - 1)) + (s.M * s.K if s.sigma > 0 else 0)
     d = nodes * per_node
     clique = per_node + 2
