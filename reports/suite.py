@@ -283,6 +283,13 @@ def worst_case_section(quick: bool) -> list[dict[str, Any]]:
         rec = report_record(s).to_dict()  # with the tightness against the horizon and the engine replay
         out.append({"source": f"computed live by convbound report (verify.pep, cvxpy, solver "
                               f"{rec['solver']}, {rec['solve_seconds']:.2f} s)", "record": rec})
+    if not quick:  # the non-convex results' tightness rows (verify.pep.nonconvex_sweep; about 20 s measured)
+        from verify.pep.nonconvex_sweep import report_record_nc, report_settings_nc
+
+        for nc in report_settings_nc():
+            rec = report_record_nc(nc).to_dict()
+            out.append({"source": f"computed live by convbound report (verify.pep.nonconvex, Clarabel, "
+                                  f"{rec['solve_seconds']:.2f} s)", "record": rec})
     return out
 
 

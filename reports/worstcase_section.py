@@ -13,7 +13,10 @@ from typing import Any
 from reports.document import fmt
 from verify.verdict import HOLDS, INCONCLUSIVE, VIOLATED
 
-_MEASURE = {"dist_sq": "‖x<sub>R</sub> − x*‖²", "gap": "F(x<sub>R</sub>) − F*"}
+_MEASURE = {"dist_sq": "‖x<sub>R</sub> − x*‖²", "gap": "F(x<sub>R</sub>) − F*",
+            "min_grad_sq": "min<sub>r≤R</sub> ‖∇F(x<sub>r</sub>)‖² (non-convex)",
+            "avg_grad_sq": "(1/R) Σ<sub>r=1..R</sub> ‖∇F(x<sub>r</sub>)‖² (non-convex)",
+            "avg_grad_sq0": "(1/R) Σ<sub>r=0..R−1</sub> ‖∇F(x<sub>r</sub>)‖² (non-convex)"}
 # a dual certificate's status drawn with a verdict's badge (the closed set of verify.verdict)
 _CERT_BADGE = {"certified": HOLDS, "approximate": INCONCLUSIVE, "failed": VIOLATED, "none": VIOLATED}
 _PARAM_ORDER = ("L", "mu", "zeta", "eta", "K", "R", "M", "eta_g", "D0", "I", "S", "participation", "sigma")
@@ -39,7 +42,11 @@ def _tightness(coverage: Iterable[Mapping[str, Any]]) -> str:
         hyp = c.get("hypotheses_hold")
         state = {True: "hypotheses hold", False: "hypotheses fail", None: "hypotheses unverified"}[hyp]
         items.append(f"<li><b>{escape(c['key'])}</b> ({escape(c['covers'])}): worst / bound = "
-                     f"<b>{escape(fmt(c.get('ratio')))}</b> (bound {escape(fmt(c.get('bound')))}; {state})</li>")
+                     f"<b>{escape(fmt(c.get('ratio')))}</b> (bound {escape(fmt(c.get('bound')))}; {state})"
+                     + (f"<br><span class=\"meta\">{escape(str(c['verdict']))}"
+                        + (f"; ratio ~ R^{escape(fmt(c['ratio_exponent_along_R']))} along the horizon"
+                           if c.get("ratio_exponent_along_R") is not None else "") + "</span>"
+                        if c.get("verdict") else "") + "</li>")
     return '<ul class="plain">' + "".join(items) + "</ul>"
 
 

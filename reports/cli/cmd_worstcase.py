@@ -48,9 +48,19 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--window", type=int, default=None,
               help="--banded: keep the interpolation inequalities of points at most this many local steps apart "
                    "(and those with x*); K x R - 1 or more keeps them all (the full PEP)  [default: 1]")
+@click.option("--nonconvex", is_flag=True,
+              help="L-smooth, possibly non-convex clients (mu ignored): --measure min_grad_sq | avg_grad_sq | "
+                   "avg_grad_sq0 | gap, --Delta, --initial, --hetero; --zeta bounds ||grad f_i - grad F|| "
+                   "(verify.pep.nonconvex); --window: the chordal route (full participation)")
+@click.option("--Delta", "Delta", type=float, default=1.0, show_default=True,
+              help="--nonconvex: F(x0) - F_inf <= Delta (or F(x0) - F(x_R) with --initial F_R)")
+@click.option("--initial", default="F_inf", show_default=True, help="--nonconvex: F_inf | F_R")
+@click.option("--hetero", default="evaluated", show_default=True,
+              help="--nonconvex: dissimilarity at every evaluated point (evaluated) or at the models x_r (rounds)")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
-                   max_seconds, relaxed, per_round, banded, window, as_json) -> None:
+                   max_seconds, relaxed, per_round, banded, window, nonconvex, Delta, initial, hetero,
+                   as_json) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
     Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
@@ -59,6 +69,14 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     (worst case / bound) of every encoded result that covers the setting, with the reason for the others.
     Sizes are estimated first: an SDP over the time (or the memory it implies) is refused with the estimate.
     """
+    if nonconvex:
+        from reports.cli.worstcase_nonconvex import run_nonconvex
+
+        run_nonconvex(dict(method=method, L=L, zeta=zeta, eta=eta, K=K, R=R, M=M, eta_g=eta_g, Delta=Delta,
+                           measure=measure, initial=initial, hetero=hetero, law=law, sigma=sigma, window=window,
+                           max_seconds=max_seconds, relaxed=relaxed, per_round=per_round, banded=banded,
+                           as_json=as_json))
+        return
     from verify.pep import Setting, parse_law, solve
 
     parsed = parse_law(law) if law is not None else None

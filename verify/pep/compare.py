@@ -110,12 +110,17 @@ def _non_cover_reason(key: str, s: Setting, full: bool) -> str | None:
     if base.startswith("FAST.C"):
         return "order result (hidden constant): only its scaling is checkable, no tightness ratio"
     if base in ("FAST.T1", "FAST.R2"):
-        return "FAST.T1 bounds an average of ||grad F||^2 over rounds (non-convex); FAST.R2 is a threshold on q"
+        return ("FAST.T1 bounds an average of ||grad F||^2 over rounds: its tightness comes from the non-convex "
+                "worst case (worst-case --nonconvex, verify.pep.nonconvex_cover), not this distance measure; "
+                "FAST.R2 is a threshold on q")
     if base == "F3AST.T3.5" or base == "F3AST.LB.2":
         return ("needs bounded stochastic gradients E||g||^2 <= G^2 and (T3.5) decreasing step sizes; the PEP class "
                 "bounds heterogeneity only at x*, so G is unbounded over it")
     if base.startswith("F3AST."):
         return "a sampling-variance identity/bound or burn-in threshold, not a trajectory worst case"
+    if base in ("ASCAF.T1", "DFL.T1") or key in ("SCAF.T1@nonconvex", "SCAF.T3@nonconvex"):
+        return ("a gradient-norm result for non-convex clients: compared by the non-convex worst case "
+                "(worst-case --nonconvex, verify.pep.nonconvex_cover), not this distance measure")
     if base.startswith("ASCAF."):
         return "non-convex order result on ||grad f||^2 (hidden constants; heterogeneity bounded everywhere)"
     if base.startswith("DFL."):

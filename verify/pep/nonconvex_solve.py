@@ -1,0 +1,252 @@
+"""Solve the non-convex PEP (verify.pep.nonconvex) and recheck its dual certificate in exact arithmetic.
+
+**Solver**: Clarabel called directly on the Gram entries of a chordal pattern: one PSD cone per clique of the
+pattern's chordal extension (elimination in basis order, verify.pep.banded.chordal_cliques); a partial Gram
+matrix whose clique blocks are PSD has a PSD completion (Grone et al. 1984), so this is the SDP itself. Without
+a window (the full PEP) or with noise (its orthogonality rows touch every earlier vector) the pattern is dense:
+one cone. The objective carries a trace weight delta (S >= delta I at the optimum, the margin the rounding
+needs), raised 3e-9, 1e-8, 1e-7, 1e-6 until the recheck passes; the proved bound then lies about delta tr(G)
+above the attained value (``gap_to_primal``).
+**Certificate**: multipliers y_r >= 0 of the inequality rows (free for equalities) with, for every scalar
+unknown v, sum_r y_r a_r[v] = c[v] (the objective's coefficient) and S = sum_r y_r A_r - C PSD; then for every
+instance objective <= sum_r y_r rhs_r =: tau (weak duality).
+**Recheck**: multipliers rounded to multiples of 2^-40 (negatives set to zero); the scalar balance is restored
+exactly: the epigraph variables t and F_inf by solving for one of their rows' multipliers (the largest), each
+function value, latest first, by raising the pair with its chain predecessor (either order is a kept row, raising
+keeps it >= 0; f_i(x_0) = 0 absorbs the rest); the balance is then verified exactly; S is formed in integers and
+proved PSD by a float Cholesky factor R of S - tI in the elimination order (no fill outside the chordal pattern)
+and the exact check ||S - tI - R R^T||_F <= t. ``certified`` means all of that passed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from verify.pep.banded import Key, chordal_cliques
+from verify.pep.nonconvex import NCProblem
+
+GRID = 2**40
+CHOL_SCALE = 2**60
+DELTAS = (3e-9, 1e-8, 1e-7, 1e-6)
+TOL = 1e-8
+
+
+@dataclass
+class NCSolved:
+    """The solver's output: status, objective values, multipliers per row, and the filled pattern."""
+
+    status: str
+    value: float | None
+    primal: float | None
+    y: np.ndarray | None
+    delta: float
+    seconds: float
+    filled: list[Key] = field(default_factory=list)
+    cliques: int = 0
+    largest_clique: int = 0
+    gram: dict[Key, float] | None = None  # the solver's Gram entries on the filled pattern
+    scalars: np.ndarray | None = None
+
+
+def pattern(pb: NCProblem, dense: bool) -> tuple[list[list[int]], list[Key]]:
+    """(cliques, filled pattern sorted) of the problem's Gram entries; ``dense``: one clique of everything."""
+    if dense or pb.noise:
+        return [list(range(pb.d))], [(a, b) for a in range(pb.d) for b in range(a, pb.d)]
+    keys = {k for q, _, _, _ in pb.rows for k in q} | set(pb.obj_gram) | {(a, a) for a in range(pb.d)}
+    cliques, filled = chordal_cliques(pb.d, sorted(keys))
+    return cliques, sorted(filled)
+
+
+def solve_clarabel(pb: NCProblem, cliques: list[list[int]], filled: list[Key], delta: float) -> NCSolved:
+    """Maximise objective + delta tr(G) subject to the rows and a PSD cone per clique (module doc)."""
+    import clarabel
+    import scipy.sparse as sp
+
+    t0 = time.perf_counter()
+    col = {k: j for j, k in enumerate(filled)}
+    ng = len(filled)
+    nv = ng + pb.ns
+    order = [r for r, row in enumerate(pb.rows) if row[3]] + [r for r, row in enumerate(pb.rows) if not row[3]]
+    neq = sum(1 for row in pb.rows if row[3])
+    ri: list[int] = []
+    ci: list[int] = []
+    vals: list[float] = []
+    b: list[float] = []
+    for pos, r in enumerate(order):
+        q, scal, rhs, _ = pb.rows[r]
+        for k, c in q.items():
+            ri.append(pos)
+            ci.append(col[k])
+            vals.append(float(c))
+        for v, c in scal.items():
+            ri.append(pos)
+            ci.append(ng + v)
+            vals.append(float(c))
+        b.append(float(rhs))
+    row = len(order)
+    cones: list[Any] = ([clarabel.ZeroConeT(neq)] if neq else []) + \
+        ([clarabel.NonnegativeConeT(row - neq)] if row > neq else [])
+    r2 = math.sqrt(2.0)
+    for cl in cliques:
+        m = len(cl)
+        for jj in range(m):  # Clarabel's svec: upper triangle column by column, off-diagonal times sqrt(2)
+            for ii in range(jj + 1):
+                a, bb = cl[ii], cl[jj]
+                ri.append(row)
+                ci.append(col[(a, bb) if a <= bb else (bb, a)])
+                vals.append(-1.0 if ii == jj else -r2)
+                b.append(0.0)
+                row += 1
+        cones.append(clarabel.PSDTriangleConeT(m))
+    A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
+    qv = np.zeros(nv)
+    for k, c in pb.obj_gram.items():
+        qv[col[k]] -= float(c)
+    for v, c in pb.obj_scal.items():
+        qv[ng + v] -= float(c)
+    for a in range(pb.d):
+        qv[col[(a, a)]] -= delta
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
+    settings.max_iter = 400
+    sol = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qv, A, np.array(b), cones, settings).solve()
+    status = str(sol.status)
+    if "Solved" not in status:
+        return NCSolved(status, None, None, None, delta, time.perf_counter() - t0, filled, len(cliques),
+                        max(len(c) for c in cliques))
+    x, z = np.asarray(sol.x), np.asarray(sol.z)
+    primal = float(sum(float(c) * x[col[k]] for k, c in pb.obj_gram.items()) +
+                   sum(float(c) * x[ng + v] for v, c in pb.obj_scal.items()))
+    y = np.zeros(len(pb.rows))
+    y[order] = z[: len(order)]
+    return NCSolved("optimal" if status == "Solved" else "optimal_inaccurate", float(-sol.obj_val), primal, y, delta,
+                    time.perf_counter() - t0, filled, len(cliques), max(len(c) for c in cliques), gram={k: float(x[j]) for k, j in col.items()},
+                    scalars=x[ng:].copy())
+
+
+def _balance(pb: NCProblem, y: list[Fraction]) -> tuple[Fraction, str]:
+    """Restore sum_r y_r a_r[v] = c[v] exactly (module doc); returns (largest fix, failure reason or '')."""
+    net: dict[int, Fraction] = {}
+    for r, (_, scal, _, _) in enumerate(pb.rows):
+        if y[r]:
+            for v, c in scal.items():
+                net[v] = net.get(v, Fraction(0)) + y[r] * c
+    fix: Fraction = Fraction(0)
+    for v, rows in pb.solve_for:
+        star = max(rows, key=lambda r: y[r])
+        coef = pb.rows[star][1][v]
+        others = net.get(v, Fraction(0)) - y[star] * coef
+        new = (pb.obj_scal.get(v, Fraction(0)) - others) / coef
+        fix = max(fix, Fraction(abs(new - y[star])))
+        if new < 0:
+            return fix, f"the balance of scalar {v} needs a negative multiplier ({float(new):.3g})"
+        for w, c in pb.rows[star][1].items():
+            net[w] = net.get(w, Fraction(0)) + (new - y[star]) * c
+        y[star] = new
+    for v in sorted(pb.chain, reverse=True):  # latest value first: a raise moves only v and its predecessor
+        raise_row, lower_row = pb.chain[v]
+        miss = pb.obj_scal.get(v, Fraction(0)) - net.get(v, Fraction(0))
+        if miss:
+            row = raise_row if miss > 0 else lower_row
+            amount = abs(miss)
+            y[row] += amount
+            for w, c in pb.rows[row][1].items():
+                net[w] = net.get(w, Fraction(0)) + amount * c
+            fix = max(fix, Fraction(amount))
+    wrong = [v for v in range(pb.ns) if net.get(v, Fraction(0)) != pb.obj_scal.get(v, Fraction(0))]
+    return fix, (f"scalar balance not restored for {len(wrong)} unknown(s)" if wrong else "")
+
+
+def recheck(pb: NCProblem, sol: NCSolved) -> dict[str, Any]:
+    """Round ``sol``'s multipliers, restore the balance, form S exactly and prove it PSD (module doc)."""
+    t0 = time.perf_counter()
+    out: dict[str, Any] = {"ok": False, "bound": None, "gram_rows": pb.d}
+    if sol.y is None:
+        return {**out, "reason": "the solver returned no multipliers"}
+    ineq = [not row[3] for row in pb.rows]
+    most_negative = float(min((v for v, i in zip(sol.y, ineq) if i), default=0.0))
+    y = [Fraction(round((max(float(v), 0.0) if i else float(v)) * GRID), GRID) for v, i in zip(sol.y, ineq)]
+    fix, why = _balance(pb, y)
+    out.update(balance_fix=float(fix), negative_multipliers=most_negative)
+    if why:
+        return {**out, "reason": why, "seconds": time.perf_counter() - t0}
+    Y = math.lcm(*(v.denominator for v in y))
+    D = math.lcm(*({c.denominator for q, _, _, _ in pb.rows for c in q.values()} |
+                   {c.denominator for c in pb.obj_gram.values()}))
+    S: dict[Key, int] = {}
+    tau = Fraction(0)
+    for r, (q, _, rhs, _) in enumerate(pb.rows):
+        if not y[r]:
+            continue
+        tau += y[r] * rhs
+        yi = y[r].numerator * (Y // y[r].denominator)
+        for k, c in q.items():
+            S[k] = S.get(k, 0) + yi * (c.numerator * (D // c.denominator))
+    for k, c in pb.obj_gram.items():
+        S[k] = S.get(k, 0) - Y * (c.numerator * (D // c.denominator))
+    ok, info = prove_psd(S, Y * D, pb.d, sol.filled, sol.delta)
+    out.update(info, seconds=time.perf_counter() - t0)
+    if not ok:
+        return out
+    bound = float(tau)
+    if Fraction(bound) < tau:
+        bound = math.nextafter(bound, math.inf)
+    return {**out, "ok": True, "bound": bound, "tau": tau}
+
+
+def prove_psd(S: Mapping[Key, int], den: int, d: int, filled: list[Key], delta: float) -> tuple[bool, dict[str, Any]]:
+    """Prove the matrix S / den (off-diagonal entries S[a, b] / (2 den): a coefficient counts both (a, b) and
+    (b, a)) positive semidefinite, exactly: a float Cholesky factor R of S - tI (t = delta / 2, then smaller) in the
+    given elimination order and ||S - tI - R R^T||_F <= t checked in integers on the filled pattern (R R^T lives on
+    it: no fill outside a perfect elimination order's pattern)."""
+    fset = set(filled)
+    if any(k not in fset for k, v in S.items() if v):
+        return False, {"reason": "S has an entry outside the chordal pattern"}
+    Sf = np.zeros((d, d))
+    for (a, b), v in S.items():
+        Sf[a, b] = Sf[b, a] = v / den if a == b else v / (2 * den)
+    Rf, t = None, Fraction(0)
+    for j in range(4):
+        t = Fraction(round(delta / 2 * 10**-j * GRID), GRID)
+        try:
+            Rf = np.linalg.cholesky(Sf - float(t) * np.eye(d))
+            break
+        except np.linalg.LinAlgError:
+            continue
+    if Rf is None:
+        eig = float(np.linalg.eigvalsh(Sf)[0])
+        return False, {"min_eig_float": eig, "reason": f"S - tI not positive definite (t = {float(t):.2g}; smallest "
+                                                        f"eigenvalue of S {eig:.3g})"}
+    rows: list[dict[int, int]] = [{} for _ in range(d)]
+    for a, b in filled:  # a <= b: R[b, a]
+        v = int(round(float(Rf[b, a]) * CHOL_SCALE))
+        if v:
+            rows[b][a] = v
+    Q = 2 * den * CHOL_SCALE * CHOL_SCALE  # residual numerators over Q
+    fs, ft, fr = Q // den, Q // GRID, Q // (CHOL_SCALE * CHOL_SCALE)
+    ti = int(t * GRID)
+    frob2 = 0
+    for a, b in filled:
+        ra, rb = rows[a], rows[b]
+        if len(ra) > len(rb):
+            ra, rb = rb, ra
+        rr = sum(v * rb[k] for k, v in ra.items() if k in rb)
+        if a == b:
+            e = S.get((a, b), 0) * fs - ti * ft - rr * fr
+            frob2 += e * e
+        else:
+            e = S.get((a, b), 0) * (fs // 2) - rr * fr
+            frob2 += 2 * e * e
+    lim = ti * ft
+    info = {"t": float(t), "frobenius_residual": math.sqrt(frob2) / Q}
+    if frob2 > lim * lim:
+        return False, {**info, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
+    return True, info
