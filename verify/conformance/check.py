@@ -26,6 +26,10 @@ from .runners import FORMS, check_signature, draw_participation, run_function, r
 # trials and clients), the torch form all trials at once
 DEFAULT_TRIALS = {"function": 300, "torch": 2000, "flower": 200}
 REFERENCE_TRIALS = 20000  # reference simulation where the exact path declines (its se enters every z)
+# trials of the simulation that gives the reference's per-trial variances (the exact path has no fourth
+# moments): 20 times the check's own trials, between 1000 and 4000 (a variance from n trials is within
+# about sqrt(2 / n) of itself for Gaussian spread: 4.5% at 1000)
+VAR_TRIALS = (1000, 4000, 20)
 
 
 def _label(impl: Any) -> str:
@@ -73,7 +77,8 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
         t1 = time.perf_counter()
         problem, pattern = sc.problem(), reference_pattern(sc.setting)
         ref = reference_moments(problem, reference_algorithm(algorithm, sc.setting), pattern, sc.rounds,
-                                trials=REFERENCE_TRIALS, seed=seed)
+                                trials=REFERENCE_TRIALS, seed=seed,
+                                var_trials=min(VAR_TRIALS[1], max(VAR_TRIALS[0], VAR_TRIALS[2] * trials)))
         values = _run(implementation, form, sc, problem, pattern, trials, seed)
         mean, se, z = z_scores(values, ref, d)
         hits = departures(sc.name, mean, ref, se, z, zstar, d)
