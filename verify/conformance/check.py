@@ -47,10 +47,13 @@ def _run(impl: Callable, form: str, sc: Any, problem: Any, pattern: Any, trials:
 
 
 def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "function", trials: int | None = None,
-            seed: int = 0, alpha: float = ALPHA, rounds: int = 6, name: str | None = None) -> ConformanceResult:
+            seed: int = 0, alpha: float = ALPHA, rounds: int = 6, name: str | None = None,
+            stop_early: bool = False) -> ConformanceResult:
     """Check ``implementation`` (a round function, a torch step, or ``make_strategy(setting)`` for Flower)
     against ``algorithm`` under ``law``; ``trials`` per scenario (default by form: :data:`DEFAULT_TRIALS`),
-    ``seed`` (every random draw), ``alpha`` (family-wise error rate), ``rounds`` per scenario.
+    ``seed`` (every random draw), ``alpha`` (family-wise error rate), ``rounds`` per scenario; ``stop_early``:
+    stop after the first scenario with a departure (the verdict cannot change; the record lists the scenarios
+    not run, and the threshold stays the one of all scenarios).
 
     Returns a :class:`verify.conformance.compare.ConformanceResult`; UserInputError (one line) for an unknown
     algorithm, law or form, an implementation of the wrong signature, or one that raises.
@@ -72,8 +75,11 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
     d = cases[0].problem().d
     tests = sum(sc.rounds for sc in cases) * len(quantity_names(d))
     zstar = threshold(alpha, tests, trials)
-    reports, found = [], []
+    reports, found, skipped = [], [], []
     for sc in cases:
+        if stop_early and found:
+            skipped.append(sc.name)
+            continue
         t1 = time.perf_counter()
         problem, pattern = sc.problem(), reference_pattern(sc.setting)
         ref = reference_moments(problem, reference_algorithm(algorithm, sc.setting), pattern, sc.rounds,
@@ -92,6 +98,6 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
     from verify.suite import versions
 
     return ConformanceResult(name or _label(implementation), form, algorithm, law, status,
-                             describe(status, first, tests, zstar, alpha, reports), float(alpha), "bonferroni", tests,
-                             zstar, first, len(found), tuple(reports), int(seed), trials, time.perf_counter() - t0,
-                             versions())
+                             describe(status, first, tests, zstar, alpha, reports, skipped), float(alpha), "bonferroni",
+                             tests, zstar, first, len(found), tuple(reports), int(seed), trials,
+                             time.perf_counter() - t0, versions(), tuple(skipped))

@@ -81,7 +81,8 @@ class Scenario:
     def problem(self) -> Any:
         from quadratics import diagonal_quadratic, heterogeneous_quadratic, rotated_quadratic
 
-        kw = dict(L=1.0, mu=0.2, d=2, M=self.setting.M, zeta=1.0, sigma=self.sigma, D0=1.0, seed=self.seed)
+        kw: dict[str, Any] = dict(L=1.0, mu=0.2, d=2, M=self.setting.M, zeta=1.0, sigma=self.sigma, D0=1.0,
+                                  seed=self.seed)
         if self.family == "quadratic":
             return heterogeneous_quadratic(**kw)
         return (diagonal_quadratic if self.family == "diagonal" else rotated_quadratic)(mix=1.0, **kw)

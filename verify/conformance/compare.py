@@ -64,7 +64,8 @@ class ConformanceResult:
     """The verdict of a conformance check (``kind = "conformance"``), with what it covered.
 
     ``status``: "conforms" (no test beyond z*; says what was covered, not a proof) or "departs" (``first``: the
-    earliest departing test, ties broken by |z|); ``alpha`` the family-wise error rate, ``tests`` N and
+    earliest departing test, ties broken by |z|; ``not_run``: scenarios left out after it when asked to stop
+    early); ``alpha`` the family-wise error rate, ``tests`` N and
     ``threshold_z`` z* (Bonferroni); ``seed``, ``trials`` and ``versions`` make it reproducible.
     """
 
@@ -86,6 +87,7 @@ class ConformanceResult:
     trials: int
     wall_seconds: float
     versions: dict[str, str] = field(default_factory=dict)
+    not_run: tuple[str, ...] = ()
     schema: int = 1
 
     @property
@@ -136,12 +138,13 @@ def departures(name: str, mean: np.ndarray, ref: ReferenceMoments, se: np.ndarra
 
 
 def describe(result_status: str, first: Departure | None, tests: int, zstar: float, alpha: float,
-             reports: list[ScenarioReport]) -> str:
+             reports: list[ScenarioReport], not_run: list[str] | None = None) -> str:
     """The one-paragraph message of a result."""
     if first is not None:
+        left = f"; stopped there, {len(not_run)} scenario(s) not run" if not_run else ""
         return (f"departs: {first.quantity} at round {first.round} of scenario {first.scenario!r} is "
                 f"{first.measured:.6g} against the reference's {first.reference:.6g} ({first.z:+.1f} standard "
-                f"errors; threshold {zstar:.2f}, Bonferroni over {tests} tests at family-wise alpha = {alpha:g})")
+                f"errors; threshold {zstar:.2f}, Bonferroni over {tests} tests at family-wise alpha = {alpha:g}{left})")
     sims = [r.name for r in reports if r.reference != "exact"]
     ref = "exact moments" if not sims else f"exact moments ({len(sims)} scenario(s) against a reference simulation)"
     worst = max((r.max_abs_z for r in reports), default=0.0)
