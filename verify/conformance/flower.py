@@ -104,7 +104,10 @@ def _trial(make_strategy: Callable, scenario: Scenario, problem: Any, clients: l
             raise _fail("configure_fit/aggregate_fit", e, scenario, r) from None
         if new is not None:  # Flower's server keeps the model when the strategy returns none
             params = new
-            x = np.asarray(parameters_to_ndarrays(new)[0], dtype=float)
+            try:
+                x = np.asarray(parameters_to_ndarrays(new)[0], dtype=float)
+            except Exception as e:  # noqa: BLE001 (what a user's aggregate_fit returned)
+                raise _fail("reading aggregate_fit's parameters", e, scenario, r) from None
             if x.shape != (problem.d,):
                 raise UserInputError(f"the strategy's aggregate has shape {x.shape} at round {r}; expected "
                                      f"({problem.d},)")
