@@ -59,15 +59,19 @@ def table(paths: list[str]) -> None:
     rows = [r for p in paths for r in json.load(open(p))["rows"]]
     names = list(dict.fromkeys(r["name"] for r in rows))
     seeds = sorted({r["seed"] for r in rows})
-    print("| implementation | form | claim | bug | caught / seeds | trials per scenario | wall s (median, max) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| implementation | form | claim | bug | caught / seeds | trials per scenario | scenarios run (max) "
+          "| smallest first \\|z\\| (threshold) | wall s (median, max) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in names:
         rs = [r for r in rows if r["name"] == n]
         walls = sorted(r["wall_seconds"] for r in rs)
         hit = sum(r["status"] == "departs" for r in rs)
         word = f"{hit} / {len(rs)}" if rs[0]["mutant"] else f"{len(rs) - hit} / {len(rs)} conform"
+        runs = max(r.get("scenarios_run", 0) for r in rs)
+        zs = [abs(r["first"]["z"]) for r in rs if r["first"]]
+        zcol = f"{min(zs):.1f} ({rs[0]['threshold_z']:.2f})" if zs else f"- ({rs[0]['threshold_z']:.2f})"
         print(f"| {n} | {rs[0]['form']} | {rs[0]['algorithm']} / {rs[0]['law']} | {rs[0]['bug']} | {word} | "
-              f"{rs[0]['trials']} | {walls[len(walls) // 2]:.1f}, {walls[-1]:.1f} |")
+              f"{rs[0]['trials']} | {runs or 'all'} | {zcol} | {walls[len(walls) // 2]:.1f}, {walls[-1]:.1f} |")
     for s in seeds:
         m = [r for r in rows if r["seed"] == s and r["mutant"]]
         c = [r for r in rows if r["seed"] == s and not r["mutant"]]
