@@ -18,7 +18,7 @@ from typing import Any
 from bounds.core.errors import UserInputError, unknown
 
 from .claims import check_claim, reference_algorithm, reference_pattern, scenarios
-from .compare import ALPHA, ConformanceResult, ScenarioReport, departures, describe, threshold, z_scores
+from .compare import ALPHA, ConformanceResult, Departure, ScenarioReport, departures, describe, threshold, z_scores
 from .reference import quantity_names, reference_moments
 from .runners import FORMS, check_signature, draw_participation, run_function, run_torch
 
@@ -75,7 +75,9 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
     d = cases[0].problem().d
     tests = sum(sc.rounds for sc in cases) * len(quantity_names(d))
     zstar = threshold(alpha, tests, trials)
-    reports, found, skipped = [], [], []
+    reports: list[ScenarioReport] = []
+    found: list[Departure] = []
+    skipped: list[str] = []
     for sc in cases:
         if stop_early and found:
             skipped.append(sc.name)
