@@ -6,7 +6,7 @@ import inspect
 import pytest
 
 PUBLIC = ["bounds", "bounds.plugins", "bounds.registry", "bounds.tomlresult", "quadratics", "quadratics.registry",
-          "verify", "verify.extensions", "verify.testing", "verify.testing.pytest_plugin"]
+          "verify", "verify.conformance", "verify.extensions", "verify.testing", "verify.testing.pytest_plugin"]
 
 
 def _own_doc(obj, name):

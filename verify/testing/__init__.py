@@ -6,7 +6,9 @@ or a scenario) with a seeded Monte Carlo and fails unless every certificate ``ho
 confidence level (negative controls must be ``violated``); :func:`assert_rate` fits the log-log slope
 (with a t interval, :mod:`verify.fit`) and fails unless the predicted exponent lies inside it;
 :func:`params_for` is the hypothesis strategy of valid parameter sets of any result key, built-in or
-plugin (:mod:`verify.testing.strategies`). The pytest plugin (``-p convbound``) offers these as fixtures.
+plugin (:mod:`verify.testing.strategies`); :func:`assert_conforms` fails unless a user's federated
+implementation conforms to the algorithm and participation law it claims (:mod:`verify.conformance`).
+The pytest plugin (``-p convbound``) offers these as fixtures.
 
 >>> from verify.testing import assert_rate
 >>> fit = assert_rate([1, 2, 4, 8], [1.0, 0.7071, 0.5, 0.35355], exponent=-0.5)
@@ -23,7 +25,7 @@ from bounds.core.stats import MEAN_LEVEL, SLOPE_LEVEL
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 
-__all__ = ["assert_bound_holds", "assert_rate", "params_for"]
+__all__ = ["assert_bound_holds", "assert_conforms", "assert_rate", "params_for"]
 
 
 def _runner(target: Any):
@@ -110,3 +112,17 @@ def params_for(key: str, **overrides: Any):
     from verify.testing.strategies import params_for as _params_for
 
     return _params_for(key, **overrides)
+
+
+def assert_conforms(implementation: Any, *, algorithm: str, law: str, form: str = "function",
+                    trials: int | None = None, seed: int = 0, alpha: float | None = None) -> Any:
+    """Fail unless ``implementation`` conforms to ``algorithm`` under ``law`` (:func:`verify.conformance.conform`;
+    ``alpha`` the family-wise error rate, default :data:`verify.conformance.ALPHA`). Returns the
+    :class:`verify.conformance.ConformanceResult`; the failure message says which quantity departs first, at
+    which round and by how many standard errors."""
+    from verify.conformance import ALPHA, conform
+
+    result = conform(implementation, algorithm=algorithm, law=law, form=form, trials=trials, seed=seed,
+                     alpha=ALPHA if alpha is None else alpha)
+    assert result.conforms, result.message
+    return result

@@ -3,7 +3,7 @@
 Registered through the ``pytest11`` entry point (``convbound = "verify.testing.pytest_plugin"``), so an
 installed convbound makes the fixtures available everywhere (or load it with ``-p convbound``, or
 ``-p verify.testing.pytest_plugin`` from a checkout). Fixtures: ``assert_bound_holds``, ``assert_rate``,
-``bound_params`` (the helpers of :mod:`verify.testing`). Option ``--convbound-plugin FILE`` loads
+``bound_params``, ``assert_conforms`` (the helpers of :mod:`verify.testing`). Option ``--convbound-plugin FILE`` loads
 a plugin file (as ``convbound --plugin``) before the tests.
 
 A user's test file::
@@ -14,6 +14,9 @@ A user's test file::
     def test_rate(assert_rate):
         assert_rate([10, 100, 1000], [0.3, 0.1, 0.03], exponent=-0.5, tol=0.05)
 
+    def test_my_fedavg(assert_conforms):
+        assert_conforms(my_round, algorithm="fedavg", law="uniform")  # family-wise alpha 1e-3
+
 >>> from verify.testing import assert_rate  # what the fixture of the same name returns
 """
 
@@ -23,7 +26,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["assert_bound_holds", "assert_rate", "bound_params", "pytest_addoption", "pytest_configure"]
+__all__ = ["assert_bound_holds", "assert_conforms", "assert_rate", "bound_params", "pytest_addoption", "pytest_configure"]
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -53,6 +56,14 @@ def assert_bound_holds():
 def assert_rate():
     """:func:`verify.testing.assert_rate`: a log-log slope interval contains the predicted exponent."""
     from verify.testing import assert_rate as helper
+
+    return helper
+
+
+@pytest.fixture
+def assert_conforms():
+    """:func:`verify.testing.assert_conforms`: an implementation conforms to the algorithm and law it claims."""
+    from verify.testing import assert_conforms as helper
 
     return helper
 
