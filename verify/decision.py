@@ -142,17 +142,29 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     # a PEP setting counts only where its certificate passed and the result's hypotheses hold there
     counted = [w for w in ev.worst_cases if w.certified and w.hypotheses_hold is True and w.ratio is not None]
     failed += [f"PEP {w.setting}: certified ratio {_r(w.ratio)} > 1 (the PEP class may be larger than the "
-               "theorem's: not a violation, not a pass)" for w in counted if w.ratio > 1.0]
+               "theorem's: not a violation, not a pass)" for w in counted if (w.ratio or 0.0) > 1.0]
     if ev.orders.status == "contradicts":
         failed.append(f"orders: {ev.orders.detail}")
     passed = [s for s in ev.searches if s.verdict in PASSING]
-    passed_pep = [w for w in counted if w.ratio <= 1.0]
+    passed_pep = [w for w in counted if (w.ratio or 0.0) <= 1.0]
     missing = _missing(ev)
     if failed:
         return OPEN, "a check did not pass: " + "; ".join(failed), covered, missing
     if passed or passed_pep or ev.orders.status == "agrees":
-        return CONSISTENT, "every check passed (not a proof): " + "; ".join(covered), covered, missing
+        return CONSISTENT, "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders), covered, missing
     return OPEN, "no evidence about the bound: " + "; ".join(missing), covered, missing
+
+
+def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Orders) -> str:
+    parts = []
+    if searches:
+        best = max((s.ratio for s in searches if s.ratio is not None), default=None)
+        parts.append(f"{len(searches)} search(es) held at their confirmed best point (largest ratio {_r(best)})")
+    if pep:
+        parts.append(f"{len(pep)} PEP setting(s) with certified ratio <= 1 as a comparison")
+    if orders.status == "agrees":
+        parts.append(f"orders agree ({orders.detail})")
+    return "; ".join(parts)
 
 
 def _pep_status(w: WorstCaseRatio) -> str:
@@ -171,7 +183,7 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
     if not ev.searches:
         out.append("no search recorded")
     if not ev.worst_cases:
-        out.append(f"no PEP setting here covers its class ({ev.no_pep or 'no worst case given'})")
+        out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
     if ev.orders.status == "not computed":
         out.append(f"orders: not computed ({ev.orders.detail})")
     return tuple(out)

@@ -64,27 +64,35 @@ def hypotheses_at(res: Any) -> HypothesesAt:
 
 def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
     """``(source, SearchRecord)`` for each ``--search`` file (a non-search or unreadable file: one-line
-    ``UserInputError``), or, with ``paths`` None, every search record in :data:`SAVED_RUNS`."""
+    ``UserInputError``), or, with ``paths`` None, every search record in :data:`SAVED_RUNS` (a file there is
+    one when it carries a search schema tag or, written before 0.2.0, an ``optimiser``; instance files and
+    benchmark summaries are not)."""
     from bounds.core.files import read_json
-    from bounds.core.record import BadRecord
-    from reports.schema import kind_of, read_record
+    from verify.falsify import SearchRecord
 
     if paths is None:
         found = []
         for f in sorted(SAVED_RUNS.glob("*.json")) if SAVED_RUNS.is_dir() else ():
             data = read_json(str(f), "saved run", "a falsify record")
-            if kind_of(data) == "search":
-                found.append((f"saved {f.name}", read_record(data, f.name, "search")))
+            tag = data.get("schema", "") if isinstance(data, dict) else None
+            if tag is not None and (str(tag).startswith("convbound.search/") or (not tag and "optimiser" in data)):
+                found.append((f"saved {f.name}", _read(SearchRecord, data, f"saved run {f}", "falsify")))
         return found
-    out = []
-    for p in paths:
-        data = read_json(p, "--search", "a record written by 'convbound falsify ID --json'")
-        try:
-            out.append((p, read_record(data, "record", "search")))
-        except BadRecord as exc:
-            raise UserInputError(f"--search {p}: {exc}; give a record written by 'convbound falsify ID --json'") \
-                from None
-    return out
+    return [(p, _read(SearchRecord, read_json(p, "--search", _VALID["falsify"]), f"--search {p}", "falsify"))
+            for p in paths]
+
+
+_VALID = {"falsify": "a record written by 'convbound falsify ID --json'",
+          "worst-case": "a record written by 'convbound worst-case --json'"}
+
+
+def _read(cls: Any, data: Any, where: str, command: str) -> Any:
+    from bounds.core.record import BadRecord
+
+    try:
+        return cls.from_dict(data, "record")
+    except BadRecord as exc:
+        raise UserInputError(f"{where}: {exc}; give {_VALID[command]}") from None
 
 
 def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
@@ -144,7 +152,7 @@ def setting_name(setting: Any) -> str:
 def worst_case_ratios(key: str, records: Iterable[tuple[str, Any]]) -> tuple[tuple[WorstCaseRatio, ...], str]:
     """The covering rows for ``key`` of every ``(source, WorstCase)``, and why none covers it (the last
     record's reason, or "no worst case given")."""
-    out, reason = [], "no worst case given"
+    out, reason = [], "no worst case computed or given"
     for source, wc in records:
         certified = wc.certificate.get("status") == "certified"
         for row in wc.coverage:
@@ -173,18 +181,10 @@ def live_worst_cases() -> list[tuple[str, Any]]:
 def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
     """``(source, WorstCase)`` for each ``--worst-case`` file (``convbound worst-case --json``)."""
     from bounds.core.files import read_json
-    from bounds.core.record import BadRecord
-    from reports.schema import read_record
+    from verify.pep.core import WorstCase
 
-    out = []
-    for p in paths:
-        data = read_json(p, "--worst-case", "a record written by 'convbound worst-case --json'")
-        try:
-            out.append((p, read_record(data, "record", "worst-case")))
-        except BadRecord as exc:
-            raise UserInputError(f"--worst-case {p}: {exc}; give a record written by 'convbound worst-case "
-                                 "--json'") from None
-    return out
+    return [(p, _read(WorstCase, read_json(p, "--worst-case", _VALID["worst-case"]), f"--worst-case {p}",
+                      "worst-case")) for p in paths]
 
 
 def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]]) -> Evidence:
