@@ -41,6 +41,8 @@ OPEN = "open"
 OUTCOMES = (REFUTED, REFUTED_UNLESS, CERTIFIED, CONSISTENT, OPEN)
 #: Confirmation verdicts that pass a search check (``none``: no admissible point, nothing was checked).
 PASSING = ("holds",)
+#: Confirmation verdicts that checked nothing (no admissible point): neither a pass nor a failed check.
+NOTHING_CHECKED = ("none",)
 CONDITIONAL_PREFIX = "violated unless"
 
 
@@ -138,7 +140,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
         named = "; ".join(f"{w.setting} (ratio {_r(w.ratio)})" for w in proofs)
         return CERTIFIED, f"certified worst case <= bound at {named}; a proof at these settings only", covered, ()
     failed = [f"search {s.source}: best point {s.verdict} (ratio {_r(s.ratio)})" for s in ev.searches
-              if s.verdict not in PASSING]
+              if s.verdict not in PASSING + NOTHING_CHECKED]
     # a PEP setting counts only where its certificate passed and the result's hypotheses hold there
     counted = [w for w in ev.worst_cases if w.certified and w.hypotheses_hold is True and w.ratio is not None]
     failed += [f"PEP {w.setting}: certified ratio {_r(w.ratio)} > 1 (the PEP class may be larger than the "
@@ -182,6 +184,8 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
         out.append(f"constants the sources lost: {', '.join(ev.hypotheses.needs)}")
     if not ev.searches:
         out.append("no search recorded")
+    elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
+        out.append("the searches recorded found no admissible point")
     if not ev.worst_cases:
         out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
     if ev.orders.status == "not computed":

@@ -84,6 +84,11 @@ def test_only_passing_checks_is_consistent_so_far_with_what_was_covered():
     assert [c.split(" admissible")[0] for c in d.covered] == ["search: 37", "search: 12"]
     # an inconclusive confirmation is a check that did not pass: open, never consistent
     assert decision_of(_evidence([_search("unverified", lhs=0.1, rhs=0.1)])).outcome == OPEN
+    # a search that found no admissible point checked nothing: it neither passes nor fails
+    empty = _search("none", lhs=0.0, rhs=1.0, admissible=0)
+    alone = decision_of(_evidence([empty]))
+    assert alone.outcome == OPEN and "the searches recorded found no admissible point" in alone.missing
+    assert decision_of(_evidence([empty, _search("holds", lhs=0.05, rhs=0.1)])).outcome == CONSISTENT
 
 
 def test_result_needing_lost_constants_without_evidence_is_open_naming_them():
@@ -148,3 +153,20 @@ def test_bad_input_is_one_line_exit_2(convbound, argv, needle, tmp_path, monkeyp
     code, _, err = convbound(*argv)
     assert code == 2 and needle in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_orders_table_is_an_optional_source(monkeypatch):
+    import sys
+    import types
+
+    from bounds import get
+    from verify.decision_sources import orders_for
+
+    monkeypatch.setitem(sys.modules, "verify.orders", None)  # import fails: the module is absent
+    assert (orders_for(KEY).status, orders_for(KEY).detail) == ("not computed", "module not available")
+    for status, outcome in (("agrees", CONSISTENT), ("contradicts", OPEN)):
+        fake = types.ModuleType("verify.orders")
+        fake.orders_for = lambda key, s=status: {"status": s, "detail": "LHS R^-1 vs RHS R^-1"}  # type: ignore[attr-defined]
+        monkeypatch.setitem(sys.modules, "verify.orders", fake)
+        d = decision_of(gather(get("FAST.C3"), [], []))
+        assert d.outcome == outcome and d.orders["status"] == status
