@@ -258,9 +258,10 @@ class Decision(Record):
             get(data, name, str, where)
         for name in ("covered", "missing", "conditions", "searches", "worst_cases"):
             get(data, name, list, where, optional=True)
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
+                              if k in cls.__dataclass_fields__}
         try:
-            return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
-                          if k in cls.__dataclass_fields__})
+            return cls(**kw)
         except ValueError as exc:
             raise BadRecord(f"field '{where}.outcome': {exc}") from None
 
