@@ -170,3 +170,12 @@ def test_orders_table_is_an_optional_source(monkeypatch):
         monkeypatch.setitem(sys.modules, "verify.orders", fake)
         d = decision_of(gather(get("FAST.C3"), [], []))
         assert d.outcome == outcome and d.orders["status"] == status
+
+
+def test_table_at_80_columns_keeps_every_id_whole(convbound, monkeypatch):
+    from bounds import all_results
+
+    monkeypatch.setenv("COLUMNS", "80")
+    run = convbound("decide", "all", "--no-live-pep", "--no-saved")
+    assert run.code == 0 and "…" not in run.out
+    assert {r.key for r in all_results()} <= set(run.out.replace("│", " ").split())
