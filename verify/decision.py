@@ -41,8 +41,9 @@ OPEN = "open"
 OUTCOMES = (REFUTED, REFUTED_UNLESS, CERTIFIED, CONSISTENT, OPEN)
 #: Confirmation verdicts that pass a search check (``none``: no admissible point, nothing was checked).
 PASSING = ("holds",)
-#: Confirmation verdicts that checked nothing (no admissible point): neither a pass nor a failed check.
-NOTHING_CHECKED = ("none",)
+#: Confirmation verdicts that checked nothing (no admissible point; a best point outside the hypotheses):
+#: neither a pass nor a failed check.
+NOTHING_CHECKED = ("none", "inapplicable")
 CONDITIONAL_PREFIX = "violated unless"
 
 
@@ -133,8 +134,9 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
         return (f"{REFUTED_UNLESS} {unless}", f"confirmed exceedance, ratio {_r(s.ratio)} ({s.source}) at "
                 f"{_point(s.instance)}; it counts unless {unless}", (), ())
     covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
-                    for s in ev.searches) + tuple(
-        f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases) + ((f"orders: {ev.orders.detail}",) if ev.orders.status == "agrees" else ())
+                    for s in ev.searches)
+    covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
+    covered += (f"orders: {ev.orders.detail}",) if ev.orders.status == "agrees" else ()
     proofs = [w for w in ev.worst_cases if w.proves]
     if proofs:
         named = "; ".join(f"{w.setting} (ratio {_r(w.ratio)})" for w in proofs)
@@ -153,7 +155,8 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     if failed:
         return OPEN, "a check did not pass: " + "; ".join(failed), covered, missing
     if passed or passed_pep or ev.orders.status == "agrees":
-        return CONSISTENT, "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders), covered, missing
+        why = "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders)
+        return CONSISTENT, why, covered, missing
     return OPEN, "no evidence about the bound: " + "; ".join(missing), covered, missing
 
 
@@ -185,7 +188,7 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
     if not ev.searches:
         out.append("no search recorded")
     elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
-        out.append("the searches recorded found no admissible point")
+        out.append("the searches recorded checked no point inside the hypotheses")
     if not ev.worst_cases:
         out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
     if ev.orders.status == "not computed":

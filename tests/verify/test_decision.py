@@ -87,7 +87,7 @@ def test_only_passing_checks_is_consistent_so_far_with_what_was_covered():
     # a search that found no admissible point checked nothing: it neither passes nor fails
     empty = _search("none", lhs=0.0, rhs=1.0, admissible=0)
     alone = decision_of(_evidence([empty]))
-    assert alone.outcome == OPEN and "the searches recorded found no admissible point" in alone.missing
+    assert alone.outcome == OPEN and "the searches recorded checked no point inside the hypotheses" in alone.missing
     assert decision_of(_evidence([empty, _search("holds", lhs=0.05, rhs=0.1)])).outcome == CONSISTENT
 
 
