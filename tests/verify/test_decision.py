@@ -127,6 +127,14 @@ def test_decide_all_json_gives_every_result_exactly_one_outcome(convbound):
     t2 = by_id["FAST.T2"]
     assert t2["outcome"] == CERTIFIED
     assert t2["worst_cases"][0]["ratio"] == pytest.approx(0.9934, abs=1e-4)
+    # the saved runs refute FAST.T2@corrected: its instance is the best point of the largest confirmed violation
+    from verify.decision_sources import SAVED_RUNS
+
+    saved = [json.loads(f.read_text()) for f in SAVED_RUNS.glob("*.json")]
+    worst = max((r for r in saved if isinstance(r, dict) and r.get("result") == "FAST.T2@corrected"
+                 and r.get("confirmation", {}).get("verdict") == "violated"), key=lambda r: r["confirmation"]["ratio"])
+    assert by_id["FAST.T2@corrected"]["outcome"] == REFUTED
+    assert by_id["FAST.T2@corrected"]["instance"] == worst["best"]["point"]
 
 
 def test_cli_lists_conditional_violation_with_its_condition(convbound, tmp_path):
@@ -179,3 +187,23 @@ def test_table_at_80_columns_keeps_every_id_whole(convbound, monkeypatch):
     run = convbound("decide", "all", "--no-live-pep", "--no-saved")
     assert run.code == 0 and "…" not in run.out
     assert {r.key for r in all_results()} <= set(run.out.replace("│", " ").split())
+
+
+def test_search_budget_runs_a_search_per_scenario_of_the_result(convbound, monkeypatch):
+    import verify.falsify
+    from verify.scenarios import registry
+
+    calls = []
+
+    def fake_search(scenario, *, budget, seed, **_):
+        calls.append((scenario.id, budget, seed))
+        return _search("holds", lhs=0.01, rhs=0.1, key=scenario.result)
+
+    monkeypatch.setattr(verify.falsify, "search", fake_search)
+    run = convbound("decide", "FAST.T1", "--no-saved", "--no-live-pep", "--search-budget", "3", "--seed", "5",
+                    "--json")
+    assert run.code == 0, run.err
+    expected = sorted(sc.id for sc in registry().values() if sc.result == "FAST.T1")
+    assert sorted(c[0] for c in calls) == expected and {c[1:] for c in calls} == {(3, 5)}
+    d = json.loads(run.out)[0]
+    assert d["outcome"] == CONSISTENT and len(d["searches"]) == len(expected)
