@@ -6,7 +6,7 @@ asymptotic-orders table where one is available, certified PEP worst cases whose 
 **Rule** (:func:`decide`, pure; first match wins):
 
 1. ``refuted``: a search confirmed a violation (the instance is the search's confirmed point);
-2. ``refuted unless H``: a search confirmed an exceedance whose only undecided hypotheses are ``H``
+2. ``refuted unless H fails``: a search confirmed a violation whose only undecided hypotheses are ``H``
    (confirmation verdict ``violated unless ...``, issue 31); never summarised as consistent;
 3. ``certified at stated settings``: a PEP worst case over the class, its dual certificate passing the
    exact rational recheck, is at most the bound (ratio <= 1) at a setting where the result's hypotheses
@@ -63,7 +63,8 @@ class HypothesesAt:
 class SearchOutcome:
     """One falsify search's confirmed best point: ``verdict`` (the confirmation's word), ``ratio`` (LHS/RHS
     there), ``covered`` (the searched space and the admissible points), ``instance`` (the confirmed point),
-    ``unless`` (the hypotheses a conditional violation rests on), ``source`` (file or "run now")."""
+    ``unless`` (the hypotheses a conditional violation rests on), ``unless_needs`` (what the theorem would
+    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run now")."""
 
     verdict: str
     ratio: float | None
@@ -71,6 +72,7 @@ class SearchOutcome:
     source: str
     instance: Mapping[str, Any] = field(default_factory=dict)
     unless: tuple[str, ...] = ()
+    unless_needs: tuple[str, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -130,9 +132,11 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     conditional = [s for s in ev.searches if s.conditional]
     if conditional:
         s = max(conditional, key=lambda s: s.ratio or 0.0)
-        unless = " and ".join(s.unless) or s.verdict[len(CONDITIONAL_PREFIX):].strip() or "an assumed hypothesis"
-        return (f"{REFUTED_UNLESS} {unless}", f"confirmed exceedance, ratio {_r(s.ratio)} ({s.source}) at "
-                f"{_point(s.instance)}; it counts unless {unless}", (), ())
+        # the point stops counting if any one named hypothesis fails there (verify.verdict.verdict_of)
+        unless = " or ".join(s.unless) or "an assumed hypothesis"
+        needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
+        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, ratio {_r(s.ratio)} "
+                f"({s.source}) at {_point(s.instance)}; a refutation unless {needs}", (), ())
     covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
                     for s in ev.searches)
     covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
@@ -223,7 +227,7 @@ class Decision(Record):
     """The decision on one result.
 
     Args:
-        id: the result's key; outcome: one of :data:`OUTCOMES` (``refuted unless H`` spelled out);
+        id: the result's key; outcome: one of :data:`OUTCOMES` (``refuted unless H fails`` spelled out);
         why: one line; covered: what the passing checks covered; missing: what would decide an open one;
         instance: the refuting point (empty unless refuted); conditions: the hypotheses a conditional
         refutation rests on; hypotheses, searches, orders, worst_cases: the evidence as JSON;

@@ -106,14 +106,15 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[Searc
             continue
         verdict = str(c["verdict"])
         unless: tuple[str, ...] = ()
-        if verdict.startswith(CONDITIONAL_PREFIX):
-            named = c.get("unless") or list((c.get("assumed") or {}).keys())
-            unless = tuple(str(n) for n in named) or (verdict[len(CONDITIONAL_PREFIX):].strip(),)
+        if verdict.startswith(CONDITIONAL_PREFIX):  # "violated unless": the hypotheses in "unless"
+            unless = tuple(str(n) for n in c.get("unless") or ()) or (verdict[len(CONDITIONAL_PREFIX):].strip(),)
+            unless = tuple(u for u in unless if u)
         ratio = c.get("ratio")
         out.append(SearchOutcome(
             verdict=verdict, ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
             covered=f"{rec.admissible} admissible points of {space_summary(rec)}, {rec.optimiser}, seed {rec.seed}",
-            source=source, instance=dict(rec.best.get("point") or {}), unless=unless))
+            source=source, instance=dict(rec.best.get("point") or {}), unless=unless,
+            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else ()))
     return tuple(out)
 
 

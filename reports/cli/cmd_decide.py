@@ -32,7 +32,7 @@ def register(cli: click.Group) -> None:
 def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_budget: int | None, seed: int,
                worst_cases: tuple[str, ...], no_live_pep: bool, as_json: bool) -> None:
     """One decision per result (ID, ID@variant, or all): refuted (a confirmed violation, with its point),
-    refuted unless H (a confirmed exceedance resting on hypotheses H), certified at stated settings (a
+    refuted unless H fails (a confirmed violation resting on hypotheses H), certified at stated settings (a
     certified PEP worst case <= the bound, settings named), consistent so far (every check passed; what
     was covered; not a proof) or open (what is missing). Searches are read from saved records, never run
     unless --search-budget is given."""
@@ -65,7 +65,7 @@ def _print(decisions: list) -> None:
         for line in decisions[0].covered:
             con.print(esc(f"covered: {line}"))
         for name in decisions[0].conditions:
-            con.print(esc(f"condition: the exceedance counts unless {name}"))
+            con.print(esc(f"condition: the violation counts unless '{name}' fails at the point"))
     counts: dict[str, int] = {}
     for d in decisions:
         counts[d.word] = counts.get(d.word, 0) + 1

@@ -59,13 +59,18 @@ def test_planted_wrong_bound_with_confirmed_violation_is_refuted():
 
 
 def test_conditional_violation_is_refuted_unless_its_hypothesis_never_consistent():
-    hyp = "q >= q_min(G1,G2,G3)"
-    d = decision_of(_evidence([_search(f"violated unless {hyp}", lhs=0.592, rhs=0.001),
+    hyp = "snapshot probability q >= q_min(G1,G2,G3)"
+    need = f"'{hyp}' fails at this point (it was assumed met: q = 1 meets every threshold)"
+    d = decision_of(_evidence([_search("violated unless", lhs=0.592, rhs=0.001, unless=[hyp], unless_needs=[need]),
                                _search("holds", lhs=0.05, rhs=0.1)]))
-    assert d.outcome == f"{REFUTED_UNLESS} {hyp}" and d.word == REFUTED_UNLESS
-    assert d.conditions == (hyp,) and "ratio 592" in d.why
-    named = decision_of(_evidence([_search("violated unless x", lhs=2.0, rhs=1.0, unless=["A1", "A2"])]))
-    assert named.outcome == f"{REFUTED_UNLESS} A1 and A2" and named.conditions == ("A1", "A2")
+    assert d.outcome == f"{REFUTED_UNLESS} {hyp} fails" and d.word == REFUTED_UNLESS
+    assert d.conditions == (hyp,) and "ratio 592" in d.why and f"a refutation unless {need}" in d.why
+    assert d.instance == {"K": 4, "R": 30}
+    two = decision_of(_evidence([_search("violated unless", lhs=2.0, rhs=1.0, unless=["A1", "A2"])]))
+    assert two.outcome == f"{REFUTED_UNLESS} A1 or A2 fails" and two.conditions == ("A1", "A2")
+    # a plain violation elsewhere outranks it
+    assert decision_of(_evidence([_search("violated unless", lhs=2.0, rhs=1.0, unless=["A1"]),
+                                  _search("violated", lhs=3.0, rhs=1.0)])).outcome == REFUTED
 
 
 def test_correct_bound_with_certified_ratio_at_most_one_is_certified_at_named_setting():
@@ -139,10 +144,11 @@ def test_decide_all_json_gives_every_result_exactly_one_outcome(convbound):
 
 def test_cli_lists_conditional_violation_with_its_condition(convbound, tmp_path):
     path = tmp_path / "s.json"
-    path.write_text(json.dumps(_search("violated unless q >= q_min", lhs=0.5, rhs=0.001).to_dict()))
+    path.write_text(json.dumps(_search("violated unless", lhs=0.5, rhs=0.001, unless=["q >= q_min"]).to_dict()))
     code, out, err = convbound("decide", KEY, "--search", str(path), "--no-live-pep")
     assert code == 0, err
-    assert "refuted unless q >= q_min" in out and "condition: the exceedance counts unless q >= q_min" in out
+    assert "refuted unless q >= q_min fails" in out
+    assert "condition: the violation counts unless 'q >= q_min' fails at the point" in out
     row = next(line for line in out.splitlines() if KEY in line)
     assert "consistent" not in row  # the row itself (the footnote names the outcome words)
 
