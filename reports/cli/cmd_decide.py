@@ -1,0 +1,73 @@
+"""`convbound decide`: one decision per result (refuted, certified at stated settings, consistent so far,
+open) from the hypotheses at its example, recorded searches, the orders table and PEP worst cases."""
+
+from __future__ import annotations
+
+import click
+
+from reports.cli.common import COUNT, echo_json, esc, id_column, out_console, seed_option, text_column
+
+OUTCOME_STYLE = {"refuted": "bold red", "refuted unless": "red", "certified at stated settings": "green",
+                 "consistent so far": "cyan", "open": "yellow"}
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(decide_cmd)
+
+
+@click.command("decide")
+@click.argument("target", default="all", metavar="[ID|all]")
+@click.option("--search", "searches", multiple=True, metavar="FILE.json",
+              help="A 'convbound falsify ID --json' record (repeatable); given, the repository's saved runs "
+                   "are not read.")
+@click.option("--no-saved", is_flag=True, help="Read no saved search (only --search files and --search-budget).")
+@click.option("--search-budget", type=COUNT, default=None, metavar="N",
+              help="Also run a fresh search of N points over each scenario of the result (slow; off by default).")
+@seed_option(help="Seed of fresh searches (0 <= seed < 2^63).")
+@click.option("--worst-case", "worst_cases", multiple=True, metavar="FILE.json",
+              help="A 'convbound worst-case --json' record whose coverage rows give certified ratios (repeatable).")
+@click.option("--no-live-pep", is_flag=True,
+              help="Do not solve the report's cheap FAST.T2 worst case (local GD, K=2, R=3, M=2; about 2 s).")
+@click.option("--json", "as_json", is_flag=True, help="Print the Decision records as JSON.")
+def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_budget: int | None, seed: int,
+               worst_cases: tuple[str, ...], no_live_pep: bool, as_json: bool) -> None:
+    """One decision per result (ID, ID@variant, or all): refuted (a confirmed violation, with its point),
+    refuted unless H fails (a confirmed violation resting on hypotheses H), certified at stated settings (a
+    certified PEP worst case <= the bound, settings named), consistent so far (every check passed; what
+    was covered; not a proof) or open (what is missing). Searches are read from saved records, never run
+    unless --search-budget is given."""
+    from bounds import get
+    from verify.decision_sources import DecideOptions, decide_results
+
+    keys = None if target == "all" else [get(target).key]  # unknown ID: one line with close matches
+    options = DecideOptions(searches=tuple(searches) if searches or no_saved else None,
+                            search_budget=search_budget or 0, seed=seed, worst_cases=tuple(worst_cases),
+                            live_pep=not no_live_pep)
+    decisions = decide_results(keys, options)
+    if as_json:
+        echo_json([d.to_dict() for d in decisions])
+        return
+    _print(decisions)
+
+
+def _print(decisions: list) -> None:
+    from rich.table import Table
+
+    table = Table(id_column("result", [d.id for d in decisions]), text_column("decision"), text_column("why"),
+                  text_column("missing"), title="One decision per result")
+    for d in decisions:
+        style = OUTCOME_STYLE.get(d.word, "")
+        table.add_row(esc(d.id), f"[{style}]{esc(d.outcome)}[/]" if style else esc(d.outcome), esc(d.why),
+                      esc("; ".join(d.missing)) or "-")
+    con = out_console()
+    con.print(table)
+    if len(decisions) == 1:  # one result: what its checks covered, line by line (all results: --json)
+        for line in decisions[0].covered:
+            con.print(esc(f"covered: {line}"))
+        for name in decisions[0].conditions:
+            con.print(esc(f"condition: the violation counts unless '{name}' fails at the point"))
+    counts: dict[str, int] = {}
+    for d in decisions:
+        counts[d.word] = counts.get(d.word, 0) + 1
+    con.print(esc(", ".join(f"{n} {w}" for w, n in counts.items())
+                  + ". 'consistent so far' is not a proof; 'certified' holds at the named settings only."))

@@ -1,0 +1,288 @@
+"""One decision per result from every kind of evidence: the evidence types, the one rule, the record.
+
+**Setting**: an encoded result (``bounds``) and the evidence gathered about it by
+``verify.decision_sources`` (hypotheses at its worked example, saved or fresh falsify searches, an
+asymptotic-orders table where one is available, certified PEP worst cases whose setting covers it).
+**Rule** (:func:`decide`, pure; first match wins):
+
+1. ``refuted``: a search confirmed a violation (the instance is the search's confirmed point);
+2. ``refuted unless H fails``: a search confirmed a violation whose only undecided hypotheses are ``H``
+   (confirmation verdict ``violated unless ...``, issue 31); never summarised as consistent;
+3. ``certified at stated settings``: a PEP worst case over the class, its dual certificate passing the
+   exact rational recheck, is at most the bound (ratio <= 1) at a setting where the result's hypotheses
+   hold: a proof at those settings only (named);
+4. ``open``: a check did not pass (an inconclusive or unverified confirmation, an orders table that
+   contradicts the rate), or there is no evidence about the bound at all; ``missing`` says what would
+   decide it (constants the sources lost, a class no PEP here covers, no search recorded);
+5. ``consistent so far``: every check that ran passed; ``covered`` says what they covered (searched
+   regions, PEP settings); not a proof.
+
+Hypotheses at the worked example are context, not a check of the bound: they decide whether the
+example is inside the theorem and name the constants the sources lost.
+**Notation**: ``key`` is a registry key (``ID`` or ``ID@variant``); a ratio is always LHS / RHS (search:
+measured / bound; PEP: certified worst case / bound).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bounds.core.face import notebook_face, short
+from bounds.core.record import BadRecord, Record, get, register
+
+REFUTED = "refuted"
+REFUTED_UNLESS = "refuted unless"  # followed by the hypotheses, e.g. "refuted unless q >= q_min(G1,G2,G3)"
+CERTIFIED = "certified at stated settings"
+CONSISTENT = "consistent so far"
+OPEN = "open"
+#: The outcomes; a conditional refutation reads ``refuted unless <hypothesis>``.
+OUTCOMES = (REFUTED, REFUTED_UNLESS, CERTIFIED, CONSISTENT, OPEN)
+#: Confirmation verdicts that pass a search check (``none``: no admissible point, nothing was checked).
+PASSING = ("holds",)
+#: Confirmation verdicts that checked nothing (no admissible point; a best point outside the hypotheses):
+#: neither a pass nor a failed check.
+NOTHING_CHECKED = ("none", "inapplicable")
+CONDITIONAL_PREFIX = "violated unless"
+
+
+@dataclass(frozen=True)
+class HypothesesAt:
+    """The result's hypotheses at its worked example (``bounds.Result.check``): ``verdict`` is a
+    ``bounds.evaluate`` check verdict or ``no worked example``; ``given`` the conditions no number decides,
+    ``needs`` the constants the sources lost, ``fails`` the hypotheses false there."""
+
+    verdict: str
+    given: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    fails: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """One falsify search's confirmed best point: ``verdict`` (the confirmation's word), ``ratio`` (LHS/RHS
+    there), ``covered`` (the searched space and the admissible points), ``instance`` (the confirmed point),
+    ``unless`` (the hypotheses a conditional violation rests on), ``unless_needs`` (what the theorem would
+    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run now")."""
+
+    verdict: str
+    ratio: float | None
+    covered: str
+    source: str
+    instance: Mapping[str, Any] = field(default_factory=dict)
+    unless: tuple[str, ...] = ()
+    unless_needs: tuple[str, ...] = ()
+
+    @property
+    def conditional(self) -> bool:
+        return self.verdict.startswith(CONDITIONAL_PREFIX)
+
+
+@dataclass(frozen=True)
+class Orders:
+    """The asymptotic-orders table: ``status`` ``agrees`` | ``contradicts`` | ``not computed``; ``detail``
+    one line (the exponents compared, or why not computed)."""
+
+    status: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class WorstCaseRatio:
+    """A PEP worst case over a class that covers the result: ``setting`` (named), ``ratio`` = certified
+    worst case / bound, ``certified`` (the dual passed the exact recheck), ``hypotheses_hold`` (the
+    result's hypotheses at the setting), ``covers`` ``yes`` (per-instance bound) | ``comparison``."""
+
+    setting: str
+    ratio: float | None
+    certified: bool
+    hypotheses_hold: bool | None
+    source: str
+    covers: str = "yes"
+
+    @property
+    def proves(self) -> bool:
+        return (self.covers == "yes" and self.certified and self.hypotheses_hold is True
+                and self.ratio is not None and self.ratio <= 1.0)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything gathered for one result; ``no_pep`` says why no PEP setting covers it (empty when one does)."""
+
+    key: str
+    hypotheses: HypothesesAt
+    searches: tuple[SearchOutcome, ...] = ()
+    orders: Orders = Orders("not computed", "not asked")
+    worst_cases: tuple[WorstCaseRatio, ...] = ()
+    no_pep: str = ""
+
+
+def _r(x: float | None) -> str:
+    return "-" if x is None else f"{x:.4g}"
+
+
+def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
+    """The one rule (module docstring): ``(outcome, why, covered, missing)``."""
+    violated = [s for s in ev.searches if s.verdict == "violated"]
+    if violated:
+        s = max(violated, key=lambda s: s.ratio or 0.0)
+        return REFUTED, f"confirmed violation, ratio {_r(s.ratio)} ({s.source}) at {_point(s.instance)}", (), ()
+    conditional = [s for s in ev.searches if s.conditional]
+    if conditional:
+        s = max(conditional, key=lambda s: s.ratio or 0.0)
+        # the point stops counting if any one named hypothesis fails there (verify.verdict.verdict_of)
+        unless = " or ".join(s.unless) or "an assumed hypothesis"
+        needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
+        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, ratio {_r(s.ratio)} "
+                f"({s.source}) at {_point(s.instance)}; a refutation unless {needs}", (), ())
+    covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
+                    for s in ev.searches)
+    covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
+    covered += (f"orders: {ev.orders.detail}",) if ev.orders.status == "agrees" else ()
+    proofs = [w for w in ev.worst_cases if w.proves]
+    if proofs:
+        named = "; ".join(f"{w.setting} (ratio {_r(w.ratio)})" for w in proofs)
+        return CERTIFIED, f"certified worst case <= bound at {named}; a proof at these settings only", covered, ()
+    failed = [f"search {s.source}: best point {s.verdict} (ratio {_r(s.ratio)})" for s in ev.searches
+              if s.verdict not in PASSING + NOTHING_CHECKED]
+    # a PEP setting counts only where its certificate passed and the result's hypotheses hold there
+    counted = [w for w in ev.worst_cases if w.certified and w.hypotheses_hold is True and w.ratio is not None]
+    failed += [f"PEP {w.setting}: certified ratio {_r(w.ratio)} > 1 (the PEP class may be larger than the "
+               "theorem's: not a violation, not a pass)" for w in counted if (w.ratio or 0.0) > 1.0]
+    if ev.orders.status == "contradicts":
+        failed.append(f"orders: {ev.orders.detail}")
+    passed = [s for s in ev.searches if s.verdict in PASSING]
+    passed_pep = [w for w in counted if (w.ratio or 0.0) <= 1.0]
+    missing = _missing(ev)
+    if failed:
+        return OPEN, "a check did not pass: " + "; ".join(failed), covered, missing
+    if passed or passed_pep or ev.orders.status == "agrees":
+        why = "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders)
+        return CONSISTENT, why, covered, missing
+    return OPEN, "no evidence about the bound: " + "; ".join(missing), covered, missing
+
+
+def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Orders) -> str:
+    parts = []
+    if searches:
+        best = max((s.ratio for s in searches if s.ratio is not None), default=None)
+        parts.append(f"{len(searches)} search(es) held at their confirmed best point (largest ratio {_r(best)})")
+    if pep:
+        parts.append(f"{len(pep)} PEP setting(s) with certified ratio <= 1 as a comparison")
+    if orders.status == "agrees":
+        parts.append(f"orders agree ({orders.detail})")
+    return "; ".join(parts)
+
+
+def _pep_status(w: WorstCaseRatio) -> str:
+    if not w.certified:
+        return "certificate not certified: not counted"
+    if w.hypotheses_hold is not True:
+        return "the result's hypotheses " + ("fail" if w.hypotheses_hold is False else "are undecided") \
+            + " at this setting: not counted"
+    return "certified" + ("" if w.covers == "yes" else f", a {w.covers}")
+
+
+def _missing(ev: Evidence) -> tuple[str, ...]:
+    out = []
+    if ev.hypotheses.needs:
+        out.append(f"constants the sources lost: {', '.join(ev.hypotheses.needs)}")
+    if not ev.searches:
+        out.append("no search recorded")
+    elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
+        out.append("the searches recorded checked no point inside the hypotheses")
+    if not ev.worst_cases:
+        out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
+    if ev.orders.status == "not computed":
+        out.append(f"orders: not computed ({ev.orders.detail})")
+    return tuple(out)
+
+
+def _point(point: Mapping[str, Any]) -> str:
+    if not point:
+        return "its confirmed point"
+    return ", ".join(f"{k}={short(v) if isinstance(v, float) else v}" for k, v in point.items())
+
+
+# The record --------------------------------------------------------------------------------------------
+
+def _summary(d: Decision) -> str:
+    return f"{d.id}: {d.outcome}; {d.why}"
+
+
+def _rows(d: Decision) -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = [("outcome", d.outcome), ("why", d.why),
+                                   ("hypotheses at the example", d.hypotheses.get("verdict", ""))]
+    rows += [("covered", c) for c in d.covered] + [("missing", m) for m in d.missing]
+    rows += [("orders", d.orders.get("status", "") + ": " + d.orders.get("detail", ""))]
+    return rows
+
+
+@register
+@notebook_face(_summary, rows=_rows)
+@dataclass(frozen=True)
+class Decision(Record):
+    """The decision on one result.
+
+    Args:
+        id: the result's key; outcome: one of :data:`OUTCOMES` (``refuted unless H fails`` spelled out);
+        why: one line; covered: what the passing checks covered; missing: what would decide an open one;
+        instance: the refuting point (empty unless refuted); conditions: the hypotheses a conditional
+        refutation rests on; hypotheses, searches, orders, worst_cases: the evidence as JSON;
+        versions: provenance.
+    """
+
+    KIND = "decision"
+
+    id: str
+    outcome: str
+    why: str
+    covered: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+    instance: Mapping[str, Any] = field(default_factory=dict)
+    conditions: tuple[str, ...] = ()
+    hypotheses: Mapping[str, Any] = field(default_factory=dict)
+    searches: tuple[Mapping[str, Any], ...] = ()
+    orders: Mapping[str, Any] = field(default_factory=dict)
+    worst_cases: tuple[Mapping[str, Any], ...] = ()
+    versions: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not any(self.outcome == o or self.outcome.startswith(REFUTED_UNLESS + " ") for o in OUTCOMES
+                   if o != REFUTED_UNLESS):
+            raise ValueError(f"outcome {self.outcome!r} is not one of {', '.join(OUTCOMES)}")
+
+    @property
+    def word(self) -> str:
+        """The outcome without its condition (one of :data:`OUTCOMES`)."""
+        return REFUTED_UNLESS if self.outcome.startswith(REFUTED_UNLESS + " ") else self.outcome
+
+    @classmethod
+    def read(cls, data: Mapping[str, Any], where: str) -> Decision:
+        for name in ("id", "outcome", "why"):
+            get(data, name, str, where)
+        for name in ("covered", "missing", "conditions", "searches", "worst_cases"):
+            get(data, name, list, where, optional=True)
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
+                              if k in cls.__dataclass_fields__}
+        try:
+            return cls(**kw)
+        except ValueError as exc:
+            raise BadRecord(f"field '{where}.outcome': {exc}") from None
+
+
+def decision_of(ev: Evidence, versions: Mapping[str, str] | None = None) -> Decision:
+    """``decide(ev)`` as a :class:`Decision` record carrying its evidence."""
+    from dataclasses import asdict
+
+    outcome, why, covered, missing = decide(ev)
+    refuting = [s for s in ev.searches if s.verdict == "violated" or s.conditional]
+    best = max(refuting, key=lambda s: s.ratio or 0.0) if refuting else None
+    return Decision(id=ev.key, outcome=outcome, why=why, covered=covered, missing=missing,
+                    instance=dict(best.instance) if best else {},
+                    conditions=best.unless if best and best.conditional else (),
+                    hypotheses=asdict(ev.hypotheses), searches=tuple(asdict(s) for s in ev.searches),
+                    orders=asdict(ev.orders), worst_cases=tuple(asdict(w) for w in ev.worst_cases),
+                    versions=dict(versions or {}))

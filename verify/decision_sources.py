@@ -1,0 +1,217 @@
+"""Where a decision's evidence comes from: one small function per source (``verify.decision`` decides).
+
+**Sources**:
+
+- hypotheses at the worked example: :func:`hypotheses_at` (``bounds.Result.check``);
+- searches: :func:`load_searches` reads saved ``convbound falsify --json`` records (by default every
+  search record in :data:`SAVED_RUNS`, the repository's benchmark runs, when that folder exists), and
+  :func:`search_outcomes` keeps those about one result; :func:`run_searches` runs fresh ones with a
+  small budget (only when asked: a decision over every result must stay well under a minute);
+- the asymptotic-orders table: :func:`orders_for`. Interface expected of the optional module
+  ``verify.orders`` (branch ``search``): ``orders_for(key: str) -> Mapping | None`` with ``status``
+  (``"agrees"`` | ``"contradicts"``) and ``detail`` (one line: the exponents compared), None where it
+  has no table for ``key``. Absent module: "not computed (module not available)";
+- PEP worst cases: :func:`worst_case_ratios` reads the ``coverage`` rows of ``WorstCase`` records
+  (``verify.pep``: certified worst case / bound per covered result); :func:`live_worst_cases` solves the
+  report's quick setting (FAST.T2's tightness: local GD, K = 2, R = 3, M = 2, about 2 s).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bounds.core.errors import UserInputError
+from verify.decision import (
+    CONDITIONAL_PREFIX,
+    Decision,
+    Evidence,
+    HypothesesAt,
+    Orders,
+    SearchOutcome,
+    WorstCaseRatio,
+    decision_of,
+)
+
+
+@dataclass(frozen=True)
+class DecideOptions:
+    """Which evidence to gather: ``searches`` (files; None: the saved runs), ``search_budget`` (0: run no
+    search), ``seed`` (of fresh searches), ``worst_cases`` (files), ``live_pep`` (solve the cheap setting)."""
+
+    searches: tuple[str, ...] | None = None
+    search_budget: int = 0
+    seed: int = 0
+    worst_cases: tuple[str, ...] = ()
+    live_pep: bool = True
+
+
+#: The repository's saved falsify runs (read by default when present; an installed copy has none).
+SAVED_RUNS = Path(__file__).resolve().parent.parent / "tests" / "benchmarks" / "falsify_runs"
+
+
+def hypotheses_at(res: Any) -> HypothesesAt:
+    """``res``'s hypotheses decided at its worked example (``no worked example`` when it has none)."""
+    if not res.example:
+        return HypothesesAt("no worked example")
+    report = res.check(res.example_values)
+    fails = tuple(c.name for c in report.conditions if c.holds is False)
+    return HypothesesAt(report.verdict, tuple(report.given), tuple(report.needs), fails)
+
+
+def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
+    """``(source, SearchRecord)`` for each ``--search`` file (a non-search or unreadable file: one-line
+    ``UserInputError``), or, with ``paths`` None, every search record in :data:`SAVED_RUNS` (a file there is
+    one when it carries a search schema tag or, written before 0.2.0, an ``optimiser``; instance files and
+    benchmark summaries are not)."""
+    from bounds.core.files import read_json
+    from verify.falsify import SearchRecord
+
+    if paths is None:
+        found = []
+        for f in sorted(SAVED_RUNS.glob("*.json")) if SAVED_RUNS.is_dir() else ():
+            data = read_json(str(f), "saved run", "a falsify record")
+            tag = data.get("schema", "") if isinstance(data, dict) else None
+            if tag is not None and (str(tag).startswith("convbound.search/") or (not tag and "optimiser" in data)):
+                found.append((f"saved {f.name}", _read(SearchRecord, data, f"saved run {f}", "falsify")))
+        return found
+    return [(p, _read(SearchRecord, read_json(p, "--search", _VALID["falsify"]), f"--search {p}", "falsify"))
+            for p in paths]
+
+
+_VALID = {"falsify": "a record written by 'convbound falsify ID --json'",
+          "worst-case": "a record written by 'convbound worst-case --json'"}
+
+
+def _read(cls: Any, data: Any, where: str, command: str) -> Any:
+    from bounds.core.record import BadRecord
+
+    try:
+        return cls.from_dict(data, "record")
+    except BadRecord as exc:
+        raise UserInputError(f"{where}: {exc}; give {_VALID[command]}") from None
+
+
+def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
+    """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped)."""
+    from verify.falsify import space_summary
+
+    out = []
+    for source, rec in records:
+        c = rec.confirmation
+        if rec.result != key or not c.get("verdict"):
+            continue
+        verdict = str(c["verdict"])
+        unless: tuple[str, ...] = ()
+        if verdict.startswith(CONDITIONAL_PREFIX):  # "violated unless": the hypotheses in "unless"
+            unless = tuple(str(n) for n in c.get("unless") or ()) or (verdict[len(CONDITIONAL_PREFIX):].strip(),)
+            unless = tuple(u for u in unless if u)
+        ratio = c.get("ratio")
+        out.append(SearchOutcome(
+            verdict=verdict, ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
+            covered=f"{rec.admissible} admissible points of {space_summary(rec)}, {rec.optimiser}, seed {rec.seed}",
+            source=source, instance=dict(rec.best.get("point") or {}), unless=unless,
+            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else ()))
+    return tuple(out)
+
+
+def run_searches(key: str, budget: int, seed: int = 0) -> list[tuple[str, Any]]:
+    """Fresh searches of ``budget`` points over every scenario of ``key`` (``verify.falsify.search``)."""
+    from verify.falsify import search
+    from verify.scenarios import registry
+
+    return [(f"run now (budget {budget}, seed {seed})", search(sc, budget=budget, seed=seed))
+            for sc in registry().values() if sc.result == key]
+
+
+def orders_for(key: str) -> Orders:
+    """The orders table's verdict on ``key`` from the optional ``verify.orders`` (module docstring)."""
+    try:
+        module = importlib.import_module("verify.orders")
+    except ImportError:
+        return Orders("not computed", "module not available")
+    fn = getattr(module, "orders_for", None)
+    row = fn(key) if callable(fn) else None
+    if not row:
+        return Orders("not computed", "no orders table for this result")
+    status = str(row.get("status", ""))
+    if status not in ("agrees", "contradicts"):
+        return Orders("not computed", f"verify.orders gave status {status!r}")
+    return Orders(status, str(row.get("detail", "")))
+
+
+def setting_name(setting: Any) -> str:
+    """A PEP setting in one line: method, sizes, constants, law."""
+    d = setting.to_dict()
+    return (f"{d['method']} K={d['K']} R={d['R']} M={d['M']} L={d['L']:g} mu={d['mu']:g} zeta={d['zeta']:g} "
+            f"eta={d['eta']:g} sigma={d['sigma']:g} {d['measure']}, {d['participation']}")
+
+
+def worst_case_ratios(key: str, records: Iterable[tuple[str, Any]]) -> tuple[tuple[WorstCaseRatio, ...], str]:
+    """The covering rows for ``key`` of every ``(source, WorstCase)``, and why none covers it (the last
+    record's reason, or "no worst case given")."""
+    out, reason = [], "no worst case computed or given"
+    for source, wc in records:
+        certified = wc.certificate.get("status") == "certified"
+        for row in wc.coverage:
+            if row.get("key") != key:
+                continue
+            if row.get("covers") in ("yes", "comparison"):
+                ratio = row.get("ratio")
+                out.append(WorstCaseRatio(setting=setting_name(wc.setting),
+                                          ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
+                                          certified=certified, hypotheses_hold=row.get("hypotheses_hold"),
+                                          source=source, covers=str(row["covers"])))
+            else:
+                reason = str(row.get("reason", reason))
+    return tuple(out), ("" if out else reason)
+
+
+def live_worst_cases() -> list[tuple[str, Any]]:
+    """The report's FAST.T2 tightness setting (the last of ``verify.pep.report_settings``: local GD inside
+    FAST.T2's hypotheses, K = 2, R = 3, M = 2; the quick report's live worst case), solved now (about 2 s)."""
+    from verify.pep.core import report_settings, solve
+
+    wc = solve(report_settings()[-1])
+    return [(f"solved now ({wc.solver}, {wc.solve_seconds:.2f} s)", wc)]
+
+
+def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
+    """``(source, WorstCase)`` for each ``--worst-case`` file (``convbound worst-case --json``)."""
+    from bounds.core.files import read_json
+    from verify.pep.core import WorstCase
+
+    return [(p, _read(WorstCase, read_json(p, "--worst-case", _VALID["worst-case"]), f"--worst-case {p}",
+                      "worst-case")) for p in paths]
+
+
+def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]]) -> Evidence:
+    """Every source's evidence about one result (``res``: a ``bounds.Result``)."""
+    pep, no_pep = worst_case_ratios(res.key, worst_cases)
+    return Evidence(key=res.key, hypotheses=hypotheses_at(res), searches=search_outcomes(res.key, searches),
+                    orders=orders_for(res.key), worst_cases=pep, no_pep=no_pep)
+
+
+def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[Decision]:
+    """One :class:`~verify.decision.Decision` per result (every encoded one when ``keys`` is None)."""
+    from bounds.registry import all_results, get
+
+    results = list(all_results()) if keys is None else [get(k) for k in keys]
+    searches = load_searches(options.searches)
+    for res in results if options.search_budget else ():
+        searches += run_searches(res.key, options.search_budget, options.seed)
+    worst = load_worst_cases(options.worst_cases) + (live_worst_cases() if options.live_pep else [])
+    versions = _versions()
+    return [decision_of(gather(r, searches, worst), versions) for r in results]
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return {"convbound": version("convbound")}
+    except PackageNotFoundError:
+        return {"convbound": "not installed"}
