@@ -53,7 +53,7 @@ def test_fit_exponent_recovers_a_power_law():
 
 
 def test_report_row_renders_with_its_sweep_and_passes_the_record_check():
-    from reports.records import check_entry
+    from reports.schema import check_entry
     from reports.worstcase_section import worstcase_section
 
     rec = report_record_nc(FAST, horizons=(1, 2)).to_dict()

@@ -43,6 +43,10 @@ def _worst_summary(w: WorstCase) -> str:
             f"{short(w.value)}, certificate {w.certificate.get('status')}")
 
 
+# The class name a non-convex worst-case record carries (NCWorstCase.to_dict writes it; the reader dispatches on it).
+NONCONVEX_CLASS = "L-smooth (non-convex)"
+
+
 @register
 @notebook_face(_worst_summary, rows=lambda w: [("value", short(w.value)), ("primal", short(w.primal_value)),
                                                ("solver", f"{w.solver} ({w.solver_status})"),
@@ -97,6 +101,14 @@ class WorstCase(Record):
         from verify.saved import check_worst_case
 
         check_worst_case(data, where)
+        if data.get("class") == NONCONVEX_CLASS:  # the non-convex class has its own setting (verify.pep.nonconvex_core)
+            from verify.pep.nonconvex_core import NCWorstCase
+
+            try:
+                return NCWorstCase.from_dict(data)  # type: ignore[return-value]
+            except (KeyError, TypeError, ValueError) as exc:
+                raise BadRecord(f"field '{where}' is not a valid non-convex worst-case record "
+                                f"({type(exc).__name__}: {exc})") from None
         p = data["parameters"]
         schedule = p.get("schedule")
         law = None

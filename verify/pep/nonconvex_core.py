@@ -18,6 +18,7 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
+from verify.pep.core import NONCONVEX_CLASS
 from verify.pep.nonconvex import NCSetting, build_nc, validate_nc
 
 # measured on the shared 2-core machine under load 13-18 (tests/benchmarks/bench_pep_nonconvex.py): the dense route
@@ -82,7 +83,7 @@ class NCWorstCase:
         return self.value / bound
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "worst-case", "class": "L-smooth (non-convex)", "method": self.setting.method,
+        return {"kind": "worst-case", "class": NONCONVEX_CLASS, "method": self.setting.method,
                 "parameters": self.setting.to_dict(), "value": self.value, "primal_value": self.primal_value,
                 "certified": self.certified, "success": self.success, "solver": "CLARABEL",
                 "solver_status": self.solver_status, "certificate": dict(self.certificate),
