@@ -181,6 +181,11 @@ def _checks(k: _Kit, doc: Mapping[str, Any]) -> None:
             ci = v.get("ci") or [None, None]
             if v.get("kind") == "rate" or (is_control(v) and (v.get("series") or {}).get("fit_slope") is not None):
                 head = f"fitted slope <b>{t(v.get('lhs'))}</b> [{t(ci[0])}, {t(ci[1])}] vs predicted <b>{t(v.get('rhs'))}</b>"
+            elif v.get("measured"):  # a shape check: its own quantities, no bound compared
+                m = v["measured"]
+                head = (f"{escape(str(m.get('quantity')))} in <b>[{t(m.get('c_min'))}, {t(m.get('c_max'))}]</b>, "
+                        f"spread <b>{t(m.get('spread'))}</b> (limit {t(m.get('spread_limit'))}: a shape check, no "
+                        "bound compared)")
             else:
                 head = (f"measured <b>{t(v.get('lhs'))}</b> ({ci_label(v)} [{t(ci[0])}, {t(ci[1])}]) vs bound "
                         f"<b>{t(v.get('rhs'))}</b>" + (f" · ratio {t(v['ratio'])}" if v.get("ratio") is not None else ""))

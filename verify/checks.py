@@ -452,8 +452,11 @@ def _sweep(spec: Sweep, ctx: Context, group: str, index: int) -> list[Verificati
     # a failed shape still counts as a failure, whatever it rests on
     expected = HOLDS if fitted.word == VIOLATED_UNLESS else spec.expected
     return [build_record(
-        ctx, fitted, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=expected, lhs=cmax,
-        ci=(cmin, cmax), rhs=spec.spread, ratio=spread, instance={**instance, "shape_verdict": shape},
+        ctx, fitted, elapsed=time.perf_counter() - t0, id=spec.id, title=spec.title, expected=expected,
+        # a shape check measures a fitted constant's spread, not an LHS against an RHS: no lhs/rhs/ratio
+        measured={"quantity": "fitted constant c = LHS/argument over the sweep", "c_min": cmin, "c_max": cmax,
+                  "spread": spread, "spread_limit": spec.spread},
+        instance={**instance, "shape_verdict": shape},
         control=spec.control, kind="control" if spec.control else "certificate", trials=trials * len(xs),
         variant=res.variant, conditions=tuple(conds),
         series={**series, "rhs": args, "constant": [a / b for a, b in zip(means, args)]},

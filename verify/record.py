@@ -18,9 +18,17 @@ from verify.verdict import HOLDS, VERDICTS
 KINDS = ("certificate", "rate", "control")
 
 
+def shape_text(m: Mapping[str, Any]) -> str:
+    """A shape check's measurement in words: the fitted constant's range and its spread against the limit."""
+    return (f"fitted constant c in [{short(m['c_min'])}, {short(m['c_max'])}], spread {short(m['spread'])} "
+            f"(limit {short(m['spread_limit'])})")
+
+
 def _summary(v: Verification) -> str:
-    ci = f" [{short(v.ci[0])}, {short(v.ci[1])}]" if v.ci[0] is not None else ""
     word = f"{v.verdict} {'; '.join(v.unless)}" if v.unless else v.verdict
+    if v.measured:
+        return f"{v.id}: {word} (expected {v.expected}); {shape_text(v.measured)}, {v.trials} trials, seed {v.seed}"
+    ci = f" [{short(v.ci[0])}, {short(v.ci[1])}]" if v.ci[0] is not None else ""
     return (f"{v.id}: {word} (expected {v.expected}); LHS {short(v.lhs)}{ci} vs RHS {short(v.rhs)}, "
             f"{v.trials} trials, seed {v.seed}")
 
@@ -58,6 +66,9 @@ class Verification(Record):
         versions, device, elapsed_s: provenance of the run.
         unless: for ``violated unless``: the hypotheses (by name) whose failure at the point is the only
             way the bound survives (the notes say what each would need); empty otherwise.
+        measured: a shape check's own quantities under their own names (``quantity``, ``c_min``, ``c_max``,
+            ``spread``, ``spread_limit``): such a check compares no LHS with an RHS, so ``lhs``, ``ci``,
+            ``rhs`` and ``ratio`` are empty; empty for every other check.
     """
 
     id: str
@@ -81,6 +92,7 @@ class Verification(Record):
     device: str = "cpu"
     elapsed_s: float = 0.0
     unless: tuple[str, ...] = ()
+    measured: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:

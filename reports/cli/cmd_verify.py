@@ -173,6 +173,7 @@ def _print_results(out: Any, results: list[Any]) -> None:
     no number or ID is ever cut or folded mid-digit (a cut number reads as another number)."""
     from rich.table import Table
 
+    from verify.record import shape_text
     from verify.verdict import HOLDS
 
     styles = _styles()
@@ -182,12 +183,15 @@ def _print_results(out: Any, results: list[Any]) -> None:
         # a control (or a replayed violation) is ok when violated: say so beside "yes"
         mark = (("[green]yes[/green]" if v.expected == HOLDS else "[green]yes[/green] (expected)")
                 if v.ok else f"[red]no[/red] (want {esc(v.expected)})")
-        rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, _fmt(v.lhs),
-                     esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio), str(v.trials)))
+        if v.measured:  # a shape check: its own quantities in the CI column, no LHS/RHS ratio
+            cells = ("", esc(shape_text(v.measured)), "", "")
+        else:
+            cells = (_fmt(v.lhs), esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio))
+        rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, *cells, str(v.trials)))
     table = Table(id_column("id", (v.id for v in results)), title="convbound verify", show_lines=False)
     table.add_column("verdict", no_wrap=True)
     table.add_column("ok", no_wrap=True)
-    for col in ("LHS", "CI", "RHS", "ratio", "n"):
+    for col in ("LHS", "CI (or a shape check's measurement)", "RHS", "ratio", "n"):
         table.add_column(col, justify="right", no_wrap=True)
     for row in rows:
         table.add_row(*row)
@@ -198,4 +202,5 @@ def _print_results(out: Any, results: list[Any]) -> None:
     out.print(f"convbound verify ({len(rows)} records; the terminal is narrower than the table: one block each)")
     for id_, verdict, mark, lhs, ci, rhs, ratio, n in rows:
         out.print(f"[bold]{id_}[/bold]  {verdict}  ok: {mark}", soft_wrap=True)
-        out.print(f"    LHS {lhs}  CI {ci}  RHS {rhs}  ratio {ratio}  n {n}", soft_wrap=True)
+        out.print(f"    {ci}  n {n}" if not lhs else f"    LHS {lhs}  CI {ci}  RHS {rhs}  ratio {ratio}  n {n}",
+                  soft_wrap=True)

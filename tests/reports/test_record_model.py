@@ -228,6 +228,7 @@ def test_the_recorded_run_reads_back_unchanged(recorded):
         assert again.pop("schema") == "convbound.verification/1"
         # added after the recording: the hypotheses a conditional violation rests on (none in a recorded record)
         assert again.pop("unless") == []
+        assert again.pop("measured") == {}  # added after the recording: a shape check's own quantities
         assert again == saved, saved["id"]  # every field, verdicts and numbers included
         assert {k: again[k] for k in NUMBERS} == {k: saved[k] for k in NUMBERS}
     verdicts = [v["verdict"] for v in recorded]
