@@ -18,7 +18,7 @@ from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-VERSION = "0.2.0"
+REMOVED_IN = "0.2.0"  # the release that removed the shims (not the current version)
 
 # old module -> new module (a prefix: ``verify.audit.core`` -> ``rate_region.audit.core``), or a sentence
 # where the contents did not move as one module
@@ -54,7 +54,7 @@ class _Moved(MetaPathFinder):
             return None
         # no ``name=``: ``from verify import executor`` swallows a ModuleNotFoundError whose name is the
         # submodule's and says only "cannot import name"; without it the message below reaches the user
-        raise ModuleNotFoundError(f"{fullname} moved to {new} in {VERSION}; import it from there "
+        raise ModuleNotFoundError(f"{fullname} moved to {new} in {REMOVED_IN}; import it from there "
                                   "(the old name was removed)")
 
 
