@@ -99,12 +99,25 @@ def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound):
     assert _numbers(json.loads(out_a)) == _numbers(json.loads(out_b))
 
 
+def abort_quietly() -> None:
+    """Task function: kill this worker by SIGABRT, as ``os.abort`` does, without a traceback dump.
+
+    The worker is forked from pytest's process and inherits its faulthandler, which would write
+    "Fatal Python error: Aborted" and every thread's stack into a passing run's output.
+    """
+    import faulthandler
+
+    faulthandler.disable()
+    os.abort()
+
+
 def test_a_task_that_kills_its_worker_is_marked_failed_not_dropped():
     pytest.importorskip("distributed")
     import dask
 
     tasks = [Task("builtins:dict", {"i": i}, f"t{i}") for i in range(6)]
-    tasks.insert(2, Task("os:abort", {}, "suicide"))  # kills whichever worker runs it, every time
+    # kills whichever worker runs it, every time (this module is imported before the workers fork)
+    tasks.insert(2, Task(f"{__name__}:abort_quietly", {}, "suicide"))
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         out = run_tasks(tasks, scheduler="local", workers=2, progress=False, retries=1)
     assert len(out) == len(tasks) and [o.key for o in out] == [t.key for t in tasks]
