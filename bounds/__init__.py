@@ -20,6 +20,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from bounds.core import moved as _moved
+
+_moved.install()  # names removed in 0.2.0 fail with a message naming their new place
+
 _WHERE = {
     "UserInputError": "bounds.core.errors",
     "all_results": "bounds.registry", "get": "bounds.registry", "ids": "bounds.registry",

@@ -7,6 +7,7 @@ area, never in the source tree or in whatever directory pytest was started from.
 
 import json
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -28,6 +29,26 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, max_examples=30,
                           database=DirectoryBasedExampleDatabase(os.path.join(_HOME, "examples")))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """An xdist worker's temporary folders as short as a plain run's.
+
+    xdist puts each worker's ``tmp_path`` under ``<basetemp>/popen-gwN/``; the ten extra characters push
+    the paths of some tests past the 80 characters after which our one-line errors clip a path's middle,
+    and those tests check that the error names the whole path. So each worker gets its own short base
+    (``/tmp/cb-gwN-XXXX``), made here and removed when the worker ends.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and not getattr(config, "_cb_basetemp", None):
+        config._cb_basetemp = tempfile.mkdtemp(prefix=f"cb-{worker}-")
+        config.option.basetemp = config._cb_basetemp
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_cb_basetemp", None):
+        shutil.rmtree(config._cb_basetemp, ignore_errors=True)
 
 
 class Run:

@@ -56,11 +56,6 @@ def _ours(path: Path) -> set[str]:
     return mods
 
 
-def _is_shim(path: Path) -> bool:
-    """A moved module's old name (kept one release with a DeprecationWarning)."""
-    return "DeprecationWarning" in path.read_text(encoding="utf-8") and "moved to" in path.read_text(encoding="utf-8")
-
-
 def test_ground_floor_imports_nothing_of_ours():
     offenders = {
         str(p.relative_to(ROOT)): sorted(m for m in _ours(p) if not m.startswith("bounds.core"))
@@ -73,7 +68,7 @@ def test_evidence_does_not_import_test_tooling_or_the_audit():
     offenders = {}
     for p in (ROOT / "verify").rglob("*.py"):
         rel = p.relative_to(ROOT)
-        if rel.parts[1] == "testing" or _is_shim(p):
+        if rel.parts[1] == "testing":
             continue
         bad = sorted(m for m in _ours(p) if m.startswith(("verify.testing", "rate_region.audit")))
         if bad:
@@ -82,7 +77,19 @@ def test_evidence_does_not_import_test_tooling_or_the_audit():
 
 
 def test_verify_holds_evidence_only():
-    """The log audit, the executor and the test tooling live where their names say (old names are shims)."""
-    for old in ("audit", "executor.py", "strategies.py", "pytest_plugin.py"):
-        for p in [ROOT / "verify" / old] if old.endswith(".py") else (ROOT / "verify" / old).rglob("*.py"):
-            assert _is_shim(p), f"{p.relative_to(ROOT)} should be a deprecation shim, not code"
+    """The log audit, the executor and the test tooling live where their names say; the old names are gone
+    (0.2.0 removed the shims; ``bounds.core.moved`` says where each went, ``tests/test_moved_names.py``)."""
+    for old in ("audit", "certificates", "executor.py", "strategies.py", "pytest_plugin.py"):
+        assert not (ROOT / "verify" / old).exists(), f"verify/{old} was removed in 0.2.0"
+    for old in ("errors.py", "jsonable.py"):
+        assert not (ROOT / "bounds" / old).exists(), f"bounds/{old} was removed in 0.2.0 (now in bounds/core/)"
+
+
+def test_no_module_is_a_deprecation_shim():
+    """0.2.0 removed every module that only re-exported another with a DeprecationWarning."""
+    def is_shim(text: str) -> bool:  # warns and re-exports (the 0.1 shims did both)
+        return "DeprecationWarning" in text and ("import *" in text or "moved to" in text or "deprecated" in text)
+
+    shims = [str(p.relative_to(ROOT)) for pkg in STACK for p in (ROOT / pkg).rglob("*.py")
+             if is_shim(p.read_text(encoding="utf-8"))]
+    assert shims == []

@@ -15,12 +15,15 @@ device; ``ctx.simulate``), ``certificate`` (measured samples vs the RHS -> ``Ver
 Testing helpers for a user's test suite: :mod:`verify.testing` (also as pytest fixtures, ``-p convbound``).
 """
 
+from bounds.core import moved as _moved
 from verify.checks import Context
 from verify.extensions import Check, certificate
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 from verify.suite import all_ok, run_suite, select
 from verify.verdict import VERDICTS, decide, mean_ci, ratio
+
+_moved.install()  # names removed in 0.2.0 (verify.executor, ...) fail with a message naming their new place
 
 __all__ = ["Check", "Context", "SlopeFit", "VERDICTS", "Verification", "all_ok", "certificate", "decide", "fit_loglog",
            "fit_over_seeds", "mean_ci", "ratio", "run_suite", "select"]

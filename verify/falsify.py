@@ -1,28 +1,17 @@
 """Falsification: search a scenario's admissible space for the point of largest LHS/RHS, then confirm it.
 
 **Setting**: a :class:`verify.scenario.Scenario` of an UPPER result; every point meets the decidable
-hypotheses or is not scored (``PointEstimate.score``).
+hypotheses or is not scored (``PointEstimate.score``). The first point is the scenario's default (the
+shipped instance).
 **Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``stratified``: random draws aimed
-in turn at the strata "RHS term t dominates" and one plain stratum). Chosen by the numbers, 2026-11-24,
-after FAST.T2's horizons stopped being capped on the exactly scored quadratic (``verify.scenarios.fast.R_EXACT``):
-FAST.T2@corrected at budget 300, seeds 0-4, violation confirmed from 5 of 5 seeds by ``stratified`` (first
-at evaluations 13, 58, 118, 51, 3; 5-16 s each) and from 4 of 5 by ``random`` (seed 2: none, best 0.977);
-on the planted benchmark (``tests/benchmarks/planted``, 16 errors x 10 seeds, budget 300, scored exactly)
-``stratified`` found all 160 and ``random`` 159 (the drift 10x error missed from one seed), no false alarm,
-``stratified`` in fewer evaluations (mean 8.6 against 10.6; with Monte Carlo scoring, 13 errors: 13.5
-against 19.1) and more wall time (each aimed point builds 16 candidates' RHS; 452 s against 149 s for the
-whole benchmark). History:
-the earlier default ``random`` was chosen at 500 evaluations when model-based optimisers (optuna CMA-ES and
-TPE, nevergrad NGOpt) climbed the ridge of barely-contracted points (ratio -> 1) made by the Monte Carlo
-horizon cap and never left it (``tests/benchmarks/bench_falsify.py``, ``falsify_runs/REPORT.md``); on smooth
-landscapes (F3AST.T3.5@explicit) CMA does better, so ``--optimiser nevergrad-cma`` is the choice there.
-The
-objective is log(LHS/RHS) of the point's LHS: exact where ``verify.exact_score`` applies (per trial for FAST's
-mixture), else a short Monte Carlo estimate (``trials`` per point); inadmissible points get
+in turn at the strata "RHS term t dominates" and one plain stratum; ``--optimiser nevergrad-cma`` suits
+smooth landscapes such as F3AST.T3.5@explicit; why, with the runs that decided it: ``docs/falsify-notes.md``).
+The objective is log(LHS/RHS) of the point's LHS: exact where ``verify.exact_score`` applies (per trial
+for FAST's mixture), else a short Monte Carlo estimate (``trials`` per point); inadmissible points get
 the worst admissible log-ratio seen minus 1. A generation (``population`` points) is evaluated per
 ask/tell step; the engine batches trials (one run per point, no loop over trials) but binds one
 problem per run, so points of a generation are separate runs (``evaluate_points``, a task function the
-executor can distribute). The first point is the scenario's default (the shipped instance).
+executor can distribute).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed spawned
 by ``bounds.core.seeds.spawn(seed, "search", .)`` apart from every search seed (:func:`search_seeds`); a violation is claimed only when the
 confirmation interval's low end exceeds the RHS (``verify.verdict.decide``) at an admissible point; where
@@ -460,7 +449,7 @@ def _try_claim(rec: SearchRecord, scenario: Scenario, evs: Sequence[Mapping[str,
     evaluation = done - len(evs) + i + 1
     rec.best = {"point": e["point"], "evaluation": evaluation, "estimate": dict(e)}
     rec.confirmation = {**conf, "search_seeds_disjoint": True,
-                        "seed_rule": "verify.runtime.executor.spawn_seeds(seed, budget + 1): index 0 confirms"}
+                        "seed_rule": "bounds.core.seeds.spawn(seed, 'search', budget + 1): index 0 confirms"}
     rec.stopped_by = f"confirmed {finding_kind(conf['verdict'])}"
     rec.elapsed_s = time.perf_counter() - t0
     rec.first_violation = {"evaluation": evaluation, "elapsed_s": rec.elapsed_s, "claims_tried": rec.claims_tried}

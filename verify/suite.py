@@ -17,14 +17,12 @@ from importlib import import_module
 
 from bounds.core.errors import UserInputError, unknown
 from verify.record import Verification
+from verify.scenarios import PAPER_MODULES
 from verify.verdict import HOLDS, UNVERIFIED
 
 # Groups that take longest (about 14, 4 and 3 s of a 30 s full suite on one core): started first on a
 # cluster so that the workers finish together. Scheduling only: a group's numbers never depend on it.
 LONG_GROUPS = ("ASCAF.T1", "FAST.T1", "FAST.T1.toy1", "FAST.C3.rate")
-
-PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf",
-                 "verify.scenarios.scaffold")
 
 
 def _paper_modules():

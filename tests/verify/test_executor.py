@@ -15,11 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from bounds.core.errors import UserInputError
-from verify.runtime.executor import Outcome, Task, check_scheduler, run_tasks, spawn_seeds, summary
+from verify.runtime.executor import Outcome, Task, check_scheduler, run_tasks, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 VOLATILE = ("elapsed_s",)  # wall-clock time, the only field allowed to differ between runs
@@ -34,17 +33,7 @@ def _numbers(doc: list[dict]) -> list[dict]:
     return [{k: v for k, v in rec.items() if k not in VOLATILE} for rec in doc]
 
 
-# Seeds and validation (no Dask)
-def test_spawn_seeds_are_numpy_seedsequence_children_by_index():
-    seeds = spawn_seeds(7, 5)
-    children = np.random.SeedSequence(7).spawn(5)
-    # the documented rule, written out: first 64-bit state word of child i, shifted to 63 bits
-    assert seeds == [int(c.generate_state(1, np.uint64)[0]) // 2 for c in children]
-    assert spawn_seeds(7, 3) == seeds[:3]  # index i's seed does not depend on how many are drawn
-    assert len(set(seeds)) == 5 and all(0 <= s < 2**63 for s in seeds)
-    assert spawn_seeds(8, 5) != seeds
-
-
+# Validation (no Dask)
 @pytest.mark.parametrize("scheduler,workers", [("dask", None), ("tcp://", None), ("local", 0), ("tcp://h:1", 2)])
 def test_bad_scheduler_options_are_refused(scheduler, workers):
     with pytest.raises(UserInputError):
@@ -110,12 +99,25 @@ def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound):
     assert _numbers(json.loads(out_a)) == _numbers(json.loads(out_b))
 
 
+def abort_quietly() -> None:
+    """Task function: kill this worker by SIGABRT, as ``os.abort`` does, without a traceback dump.
+
+    The worker is forked from pytest's process and inherits its faulthandler, which would write
+    "Fatal Python error: Aborted" and every thread's stack into a passing run's output.
+    """
+    import faulthandler
+
+    faulthandler.disable()
+    os.abort()
+
+
 def test_a_task_that_kills_its_worker_is_marked_failed_not_dropped():
     pytest.importorskip("distributed")
     import dask
 
     tasks = [Task("builtins:dict", {"i": i}, f"t{i}") for i in range(6)]
-    tasks.insert(2, Task("os:abort", {}, "suicide"))  # kills whichever worker runs it, every time
+    # kills whichever worker runs it, every time (this module is imported before the workers fork)
+    tasks.insert(2, Task(f"{__name__}:abort_quietly", {}, "suicide"))
     with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
         out = run_tasks(tasks, scheduler="local", workers=2, progress=False, retries=1)
     assert len(out) == len(tasks) and [o.key for o in out] == [t.key for t in tasks]

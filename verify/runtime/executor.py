@@ -12,7 +12,7 @@ otherwise); ``"tcp://host:port"`` connects to a running scheduler. Tasks whose w
 rescheduled by Dask (``distributed.scheduler.allowed-failures``); one that still fails (``KilledWorker``
 or a lost connection) is resubmitted up to ``retries`` more times, then marked ``failed``. Ctrl-C
 cancels every future, closes the client and the cluster, and raises ``KeyboardInterrupt``.
-Seeds come from :func:`spawn_seeds` by task index, never from the worker.
+Seeds travel in a task's kwargs, drawn by the caller from ``bounds.core.seeds`` streams, never by the worker.
 Dask is imported only inside :func:`run_tasks` (the CLI's start-up stays fast).
 """
 
@@ -76,22 +76,6 @@ class Outcome:
         """One line naming the task, its inputs and what went wrong."""
         args = ", ".join(f"{k}={v!r}" for k, v in self.inputs.items())
         return f"task {self.key} ({args}) {self.status} after {self.attempts} attempt(s): {self.error}"
-
-
-def spawn_seeds(root: int, n: int) -> list[int]:
-    """``n`` independent seeds from ``numpy.random.SeedSequence(root).spawn(n)``, by task index.
-
-    Each is the child's first 63-bit state word, a non-negative int that numpy and torch accept.
-    The i-th seed depends only on ``root`` and ``i``, never on the scheduler or worker count.
-    """
-    import numpy as np
-
-    if int(root) != root or root < 0:
-        raise UserInputError(f"seed {root} must be a non-negative integer")
-    if int(n) != n or n < 0:
-        raise UserInputError(f"number of seeds {n} must be a non-negative integer")
-    children = np.random.SeedSequence(int(root)).spawn(int(n))
-    return [int(c.generate_state(1, np.uint64)[0] >> np.uint64(1)) for c in children]
 
 
 def resolve(fn: str) -> Callable[..., Any]:

@@ -29,14 +29,15 @@ REGISTER_REMOVED = ("verify.scenarios.register was removed in convbound 0.2.0: a
                     "itself; delete the register(...) call and return the scenario from scenarios()")
 
 _REGISTRY: dict[str, Scenario] = {}
-_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
+# the paper modules, in suite order (verify.suite reads this too)
+PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
 _PLUGIN_STATE: list[Any] = [None]   # the bounds.plugins.state() the plugin scenarios were merged at
 
 
 def _builtins() -> None:
     from importlib import import_module
 
-    for name in _MODULES:
+    for name in PAPER_MODULES:
         for sc in import_module(name).SCENARIOS:
             _REGISTRY.setdefault(sc.id, sc)
 

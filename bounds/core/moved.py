@@ -1,0 +1,64 @@
+"""Module names removed in 0.2.0, and the one hook that says where each went.
+
+**Setting**: 0.1 moved some modules (stage three's layout) and kept their old names one release as
+shims that warned; 0.2.0 removed the shims (``CHANGELOG.md``).
+**Quantity**: ``MOVED``, old module name -> where its contents live now; the one table of removed names.
+**Statement**: once :func:`install` has run (``bounds`` and ``verify`` call it on import), importing an
+old name, or a submodule of one, raises ``ModuleNotFoundError`` whose message names the new place, e.g.
+``verify.executor moved to verify.runtime.executor in 0.2.0``. The finder sits first on
+``sys.meta_path``, so a stale ``__pycache__`` folder left where a removed package was cannot make the old
+name import as an empty namespace package. Every other name is passed on untouched (``None``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib.abc import MetaPathFinder
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+REMOVED_IN = "0.2.0"  # the release that removed the shims (not the current version)
+
+# old module -> new module (a prefix: ``verify.audit.core`` -> ``rate_region.audit.core``), or a sentence
+# where the contents did not move as one module
+MOVED: dict[str, str] = {
+    "bounds.errors": "bounds.core.errors",
+    "bounds.jsonable": "bounds.core.jsonable",
+    "verify.executor": "verify.runtime.executor",
+    "verify.strategies": "verify.testing.strategies",
+    "verify.pytest_plugin": "verify.testing.pytest_plugin",
+    "verify.audit": "rate_region.audit",
+    "verify.certificates": "verify (Context, certificate; check groups: verify.checks and each paper's "
+                           "verify.scenarios.<paper>.CHECKS)",
+}
+
+
+def new_place(name: str) -> str | None:
+    """Where the removed module ``name`` went (``None`` if ``name`` was not removed)."""
+    for old, new in MOVED.items():
+        if name == old:
+            return new
+        if name.startswith(old + "."):
+            return new if " " in new else new + name[len(old):]  # a sentence names no submodule
+    return None
+
+
+class _Moved(MetaPathFinder):
+    """Refuses the removed names with a message naming the new place; passes every other name on."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        new = new_place(fullname)
+        if new is None:
+            return None
+        # no ``name=``: ``from verify import executor`` swallows a ModuleNotFoundError whose name is the
+        # submodule's and says only "cannot import name"; without it the message below reaches the user
+        raise ModuleNotFoundError(f"{fullname} moved to {new} in {REMOVED_IN}; import it from there "
+                                  "(the old name was removed)")
+
+
+def install() -> None:
+    """Put the finder first on ``sys.meta_path`` (once per process)."""
+    if not any(isinstance(f, _Moved) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Moved())
