@@ -201,6 +201,5 @@ def _print_results(out: Any, results: list[Any]) -> None:
         return
     out.print(f"convbound verify ({len(rows)} records; the terminal is narrower than the table: one block each)")
     for id_, verdict, mark, lhs, ci, rhs, ratio, n in rows:
-        out.print(f"[bold]{id_}[/bold]  {verdict}  ok: {mark}", soft_wrap=True)
-        out.print(f"    {ci}  n {n}" if not lhs else f"    LHS {lhs}  CI {ci}  RHS {rhs}  ratio {ratio}  n {n}",
-                  soft_wrap=True)
+        out.print(f"[bold]{id_}[/bold]  {verdict}  ok: {mark}")  # wraps at spaces: numbers stay whole
+        out.print(f"    {ci}  n {n}" if not lhs else f"    LHS {lhs}  CI {ci}  RHS {rhs}  ratio {ratio}  n {n}")
