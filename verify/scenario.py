@@ -37,14 +37,15 @@ import numpy as np
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
+from verify.measures import quadratic_at_round, quadratic_mean_over_rounds
 from verify.verdict import mean_ci, ratio
 
 __all__ = ["Instance", "Param", "PointEstimate", "Scenario", "at_round", "evaluate_point", "mean_over_rounds"]
 
 
-# The two measures an Instance's ``measure`` may be (as functools.partial with keyword arguments) for the exact
-# path (verify.exact_score) to compute its LHS from moments instead of simulating: a plugin that uses them gets
-# exact scores wherever quadratics.exact covers its problem, algorithm and pattern.
+# Two built-in measures (used as functools.partial with keyword arguments). Each declares itself as a quadratic
+# form (verify.measures), so the exact path (verify.exact_score) computes its LHS from moments wherever the
+# problem, algorithm and pattern declare theirs; a plugin's own measure may declare itself the same way.
 def at_round(sim: Any, metric: str, r: int) -> np.ndarray:
     """Per-trial ``metric`` at round r (a diverged trial -> inf); e.g. ``partial(at_round, metric="dist_sq", r=R)``."""
     out = sim.metrics[metric][r]
@@ -55,6 +56,10 @@ def mean_over_rounds(sim: Any, metric: str, first: int, last: int) -> np.ndarray
     """Per-trial average of ``metric`` over rounds first..last (a diverged trial -> inf)."""
     out = sim.metrics[metric][first:last + 1].mean(axis=0)
     return np.where(np.isfinite(out), out, math.inf)
+
+
+at_round.quadratic = quadratic_at_round  # type: ignore[attr-defined]
+mean_over_rounds.quadratic = quadratic_mean_over_rounds  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
