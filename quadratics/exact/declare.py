@@ -60,13 +60,15 @@ class RoundCoefficients:
     """One round's affine map: B [F, D, D], c [F, D] over the features f = 0 (constant), 1..M (q_i),
     M+1..2M (1_i); ``noise`` [M, 2, 2, D, D] per-client covariance blocks (None: noiseless); ``scale``: the
     magnitude of the numbers the coefficients were computed from (their rounding is ``terms`` units of
-    roundoff relative to it)."""
+    roundoff relative to it); ``structural_zeros``: a feature whose B and c are all exactly 0 is 0 by
+    construction (no rounding to bound there; a probed map cannot say so)."""
 
     B: torch.Tensor
     c: torch.Tensor
     noise: torch.Tensor | None
     scale: float
     terms: int
+    structural_zeros: bool = False
 
 
 @dataclass(frozen=True)

@@ -122,12 +122,14 @@ class _Round:
         self.z_ref = rm.z_ref.detach().cpu().numpy().astype(float)
         self.scheduled = rm.period is None
         self.window = 1 if rm.period is None else int(rm.period)
-        self._cache: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int]] = {}
+        self._cache: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]] = {}
 
     def phase(self, r: int) -> Any:
         return r if self.scheduled else self.rm.phase(r)
 
-    def maps(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int]:
+    def maps(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]:
+        """(B, c, noise, scale, terms, live) of round r; ``live`` [F]: 1 for the features whose coefficients
+        carry a rounding error (0 for structural zeros)."""
         key = self.phase(r)
         if key not in self._cache:
             try:
@@ -139,7 +141,11 @@ class _Round:
             assert B is not None and c is not None
             if B.shape[1:] != (self.D, self.D) or c.shape != (B.shape[0], self.D):
                 raise _Declined(f"the declared round map has B {B.shape}, c {c.shape} for a state of {self.D}")
-            self._cache[key] = (B, c, noise, float(co.scale), int(co.terms))
+            F = B.shape[0]
+            live = np.ones(F)
+            if co.structural_zeros:
+                live = (np.abs(B).reshape(F, -1).max(1) + np.abs(c).max(1) > 0).astype(float)
+            self._cache[key] = (B, c, noise, float(co.scale), int(co.terms), live)
         return self._cache[key]
 
 
@@ -209,7 +215,7 @@ class _Plan:
     def G(self, r: int) -> Tracked:
         key = self.key(r)
         if key not in self._G:
-            B, c, noise, scale, terms = self.prober.maps(r)
+            B, c, noise, scale, terms, live = self.prober.maps(r)
             Eu, pairs = self.law.moments(key[1])
             Eu = np.asarray(Eu, dtype=float)
             if Eu.shape != (B.shape[0] - 1,):
@@ -224,7 +230,8 @@ class _Plan:
             eps = 4 * gamma(terms) * scale
             aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
             T_abs = assemble(aB, ac, aN, aEu, aP)
-            T_pert = assemble(aB + eps, ac + eps, None if aN is None else aN + eps, aEu * (1 + self.law.rel_err),
+            T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
+                              None if aN is None else aN + eps, aEu * (1 + self.law.rel_err),
                               aP.scaled(1 + self.law.rel_err))
             F = B.shape[0]
             err = (T_pert - T_abs) + gamma(2 * F + 4 * self.law.M + 8) * T_abs

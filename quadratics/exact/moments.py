@@ -105,15 +105,16 @@ def assemble(B: np.ndarray, c: np.ndarray, noise: np.ndarray | None, Eu: np.ndar
     on = np.flatnonzero(np.abs(B).reshape(F, -1).max(1) + np.abs(c).max(1) > 0)
     B, C, c, cm = B[on], C[on], c[on], cm[on]
     # S' from S: sum_fg Mu_fg B_f[i,k] B_g[j,l] S[k,l] as one product over the features: [D^2, D^2]
-    full = (B.reshape(on.size, D * D).T @ C.reshape(on.size, D * D)).reshape(D, D, D, D).transpose(0, 2, 1, 3)
+    Bt = np.ascontiguousarray(B.reshape(on.size, D * D).T)
+    full = _mm(Bt, C.reshape(on.size, D * D)).reshape(D, D, D, D).transpose(0, 2, 1, 3)
     op = full[iu, ju]                                 # [nS, D, D]
     opS = op[:, iu, ju] + np.where(iu != ju, op[:, ju, iu], 0.0)
     # S' from m: sum_fg Mu_fg (B_f[i,k] c_g[j] + c_f[i] B_g[j,k])
-    H = (B.reshape(on.size, D * D).T @ cm).reshape(D, D, D).transpose(0, 2, 1)
+    H = _mm(Bt, cm).reshape(D, D, D).transpose(0, 2, 1)
     opm = (H + H.transpose(1, 0, 2))[iu, ju]
-    const = c.T @ cm
+    const = _mm(np.ascontiguousarray(c.T), cm)
     if noise is not None:  # client i's noise enters with its own features (q_i, 1_i): the same-client blocks
-        const = const + np.einsum("iab,iabde->de", pairs.same, noise, optimize=True)
+        const = const + (pairs.same.reshape(-1) @ noise.reshape(-1, D * D)).reshape(D, D)
     n = 1 + D + nS
     T = np.zeros((n, n))
     T[0, 0] = 1.0
