@@ -96,11 +96,13 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     over --budget, and --trials / --confirm-trials at the largest instance the search may draw.
 
     The trial counts are first weighed at one client of dimension one (a floor that needs no instance
-    built: 10^9 trials is refused at once), then at the scenario's largest point, unless that point is scored
-    from exact moments (no trial simulated: SURV.*.instance and SCAF.T2.construction reach 10^6 rounds so).
+    built: 10^9 trials is refused at once), then at the scenario's default point sized by its fidelity (exact:
+    no trial simulated; per-trial exact: by its trials; simulated: a Monte Carlo run). Larger points are sized
+    one by one as the search draws them: a simulated point past the per-point budget is cut and counted
+    (verify.cost), never the reason to refuse a space that exact scoring covers.
     """
     from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
-    from verify.instance import instance_sizes, largest_point
+    from verify.instance import instance_sizes
 
     refuse_if_too_big(search_cost(budget, time_limit), "lower --budget" + ("" if time_limit is not None else
                                                                            " or give --time SECONDS"),
@@ -108,14 +110,13 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     counts = (("--trials", trials), ("--confirm-trials", confirm_trials))
     for name, n in counts:
         refuse_trials_floor(n, name)
-    point = largest_point(sc)
-    sizes = instance_sizes(sc, point)
+    sizes = instance_sizes(sc, sc.default_point())
     if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
     for name, n in counts:
         cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
-        refuse_if_too_big(cost, f"lower {name} (sized at the largest point of {sc.id}'s space)", (name, n))
+        refuse_if_too_big(cost, f"lower {name} (sized at the default point of {sc.id}'s space)", (name, n))
 
 
 def register(cli: click.Group) -> None:

@@ -165,3 +165,29 @@ def audit_max_cells() -> int:
     from rate_region.logs import BYTES_PER_CELL
 
     return int(min(_memory_bytes() / 2 / BYTES_PER_CELL, _max_seconds() / _AUDIT_S_PER_CELL))
+
+
+# one search point: a simulated point whose estimate exceeds this many seconds (or half the memory) is cut, not
+# simulated; the search record counts it (verify.cost). Exact points have no per-point cap.
+DEFAULT_POINT_SECONDS = 60.0
+
+
+def point_budget() -> tuple[float, float]:
+    """(seconds, bytes) one simulated search point may take: ``CONVBOUND_POINT_SECONDS`` (default 60 s) and half
+    this machine's memory."""
+    text = os.environ.get("CONVBOUND_POINT_SECONDS", "")
+    try:
+        value = float(text)
+    except ValueError:
+        value = DEFAULT_POINT_SECONDS
+    return (value if value > 0 else DEFAULT_POINT_SECONDS), _memory_bytes() / 2
+
+
+def over_budget(cost: Cost, seconds: float, memory: float) -> str:
+    """Why ``cost`` exceeds (seconds, memory), or ''."""
+    if cost.bytes > memory:
+        return f"{cost.what} needs {cost.describe()}, over the per-point memory {_size(memory)}"
+    if cost.seconds > seconds:
+        return (f"{cost.what} needs {cost.describe()}, over the per-point budget of {_duration(seconds)} "
+                "(CONVBOUND_POINT_SECONDS)")
+    return ""
