@@ -20,22 +20,25 @@ FIDELITIES = ("exact", "per-trial", "simulated", "cut")
 
 
 def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tuple[str, str]:
-    """(kind, why) of ``point``: kind in FIDELITIES; ``why`` is the cost estimate that cut it ('' otherwise).
-    The kind is what :func:`verify.scenario.evaluate_point` will do (the same rule: ``scored_exactly``)."""
+    """(kind, why) of ``point``: kind in FIDELITIES; ``why``: the cost estimate that cut it, why it is simulated
+    (what its objects declare or fail to), or the law an exact point uses. The kind is what
+    :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``)."""
     from reports.cli.limits import over_budget, per_trial_cost, point_budget, simulation_cost
-    from verify.instance import instance_sizes
+    from verify.exact_score import scoring
 
-    sizes = instance_sizes(scenario, point)
-    if sizes["exact"] == "exact":
-        return "exact", ""
-    if sizes["exact"] == "per-trial":
-        cost = per_trial_cost(int(trials), sizes["clients"])
-        kind = "per-trial"
+    inst = scenario.build(scenario.point(point))
+    kind, reason = scoring(inst)
+    if kind == "exact":
+        return "exact", reason
+    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
+                                                                  (inst.algorithm, "K")))
+    if kind == "per-trial":
+        cost = per_trial_cost(int(trials), M)
     else:
-        cost = simulation_cost(int(trials), sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"])
+        cost = simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K)
         kind = "simulated"
-    why = over_budget(cost, *point_budget())
-    return ("cut", why) if why else (kind, "")
+    cut = over_budget(cost, *point_budget())
+    return ("cut", f"{cut} (simulated because: {reason})") if cut else (kind, reason)
 
 
 def fidelity_shares(evaluations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from typing import Any
 from bounds.core.errors import UserInputError
 
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
-           "scored_exactly"]
+           "scored_exactly", "scoring"]
 
 _FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
 # per-round exact curves for records are computed round by round only up to this horizon
@@ -95,17 +95,26 @@ def scored_exactly(inst: Any) -> str:
     """How ``evaluate_point`` scores ``inst``: ``"exact"`` (from moments, no trial), ``"per-trial"`` (moments
     given each trial's draw: cost grows with the trials) or ``""`` (simulated). Cheap (nothing is evaluated);
     used to size a run, where a simulation's cost does not apply to exactly scored points."""
+    return scoring(inst)[0]
+
+
+def scoring(inst: Any) -> tuple[str, str]:
+    """(:func:`scored_exactly`'s answer, why): the law used, or the reason the instance is simulated, as the
+    declarations (or their absence) state it: which of measure, problem, algorithm or pattern declared nothing,
+    or what its declaration says."""
     from quadratics.exact import applies, per_trial_applies
 
     spec = _gate(inst)
     if isinstance(spec, str):
-        return ""
+        return "", spec
     rounds = _horizon(spec)[0]
     if rounds < 1:  # a mean over round 0 alone (SURV.*.instance at T = 1): exact_moments declines, simulated
-        return ""
-    if applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)[0]:
-        return "exact"
-    return "per-trial" if per_trial_applies(inst.problem, inst.algorithm, inst.pattern)[0] else ""
+        return "", "a mean over round 0 alone has no measured round"
+    ok, why = applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)
+    if ok:
+        return "exact", why
+    ok_t, why_t = per_trial_applies(inst.problem, inst.algorithm, inst.pattern)
+    return ("per-trial", why_t) if ok_t else ("", why)
 
 
 def exact_lhs(inst: Any) -> ExactLHS | str:

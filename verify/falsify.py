@@ -101,7 +101,8 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
             continue
         method = dict(est.exact).get("method", "")
         out.append({**est.to_dict(), "score": est.score,
-                    "fidelity": "exact" if method == "exact" else "per-trial" if method else "simulated"})
+                    "fidelity": "exact" if method == "exact" else "per-trial" if method else "simulated",
+                    **({} if method else {"why_simulated": why})})
     return out
 
 

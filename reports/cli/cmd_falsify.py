@@ -67,7 +67,9 @@ def _print_space(sc, preset, as_json) -> None:
     """The space a search draws from: each axis's range, scale, default and where its bounds come from."""
     if as_json:
         echo_json({"id": sc.id, "result": sc.result, "preset": preset,
-                   "space": [{**p.to_dict(), "source": axis_source(p, sc.origin)} for p in sc.space], "notes": list(sc.notes)})
+                   "space": [{**p.to_dict(), "source": axis_source(p, sc.origin)} for p in sc.space], "notes": list(sc.notes),
+                   "scoring": {fam: {"fidelity": kind or "simulated", "why": why}
+                               for fam, (kind, why) in _scoring_by_family(sc).items()}})
         return
     click.echo(f"{sc.id} ({sc.result}; {sc.origin}){' preset ' + preset if preset else ''}: the space a search draws "
                "from")
@@ -89,6 +91,24 @@ def _print_space(sc, preset, as_json) -> None:
             click.echo(f"      {p.doc}")
     for n in sc.notes:
         click.echo(f"  note: {n}")
+    for fam, (kind, why) in _scoring_by_family(sc).items():
+        click.echo(f"  scored at the default point{' (' + fam + ')' if fam else ''}: "
+                   f"{ {'exact': 'exactly', 'per-trial': 'per-trial exactly'}.get(kind, 'by simulation')} - {why}")
+
+
+def _scoring_by_family(sc) -> dict[str, tuple[str, str]]:
+    """How the default point is scored in each searched family (exact, per-trial, simulated) and why, as the
+    objects' declarations say (verify.exact_score.scoring); a family whose default point is refused says so."""
+    from verify.exact_score import scoring
+
+    problem = next((p for p in sc.space if p.name == "problem" and p.choices), None)
+    out: dict[str, tuple[str, str]] = {}
+    for fam in ([""] if problem is None else list(problem.searched or problem.choices)):
+        try:
+            out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
+        except Exception as exc:  # a builder that refuses this family's default point: said, not raised
+            out[str(fam)] = ("", f"the default point is not built ({type(exc).__name__}: {exc})")
+    return out
 
 
 def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int, confirm_trials: int) -> None:
