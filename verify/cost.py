@@ -3,6 +3,7 @@
 **Setting**: a search (:func:`verify.falsify.search`) draws points from axes bounded by the theorem (its
 hypotheses and its symbols' domains), not by what a simulation can afford. Cost is handled per point:
 * exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
+  its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too;
 * per-trial exact: participation and noise integrated given each trial's draw (cost grows with the trials);
 * simulated: the engine's Monte Carlo run, sized by :func:`reports.cli.limits.simulation_cost`; a point whose
   estimate exceeds the per-point budget (:func:`reports.cli.limits.point_budget`) is cut, not run, and says so.
@@ -23,13 +24,16 @@ def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tupl
     """(kind, why) of ``point``: kind in FIDELITIES; ``why``: the cost estimate that cut it, why it is simulated
     (what its objects declare or fail to), or the law an exact point uses. The kind is what
     :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``)."""
-    from reports.cli.limits import over_budget, per_trial_cost, point_budget, simulation_cost
+    from quadratics.exact.evaluate import exact_order
+    from reports.cli.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
     from verify.exact_score import scoring
 
     inst = scenario.build(scenario.point(point))
     kind, reason = scoring(inst)
-    if kind == "exact":
-        return "exact", reason
+    if kind == "exact":  # any horizon and client count; the state's size sets the cost (order^3 log R)
+        cut = over_budget(exact_cost(exact_order(inst.problem, inst.algorithm, inst.pattern), int(inst.rounds)),
+                          *point_budget())
+        return ("cut", f"{cut} (scored exactly otherwise: {reason})") if cut else ("exact", reason)
     M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
                                                                   (inst.algorithm, "K")))
     if kind == "per-trial":

@@ -25,8 +25,8 @@ def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torc
     """(P [M,d,d], o [M,d], cov [M,d,d] or None) of K local steps from x (see the module docstring).
 
     Symmetric A_i (every Hessian) are worked in their eigenbasis A_i = Q_i diag(a_i) Q_i^T: S_i^k is then
-    diag(s_i^k) and the K powers are elementwise products, O(M d^3 + K M d^2) (measured: 2.7 s for K = 64 batched
-    10 x 10 products at M = 1,000 against 0.05 s); diagonal A_i skip the eigendecomposition (Q = I); other
+    diag(s_i^k) and the sums over k are elementwise geometric sums, O(M d^3 + log(K) M d^2) (measured: 2.7 s for
+    K = 64 batched 10 x 10 products at M = 1,000 against 0.05 s); diagonal A_i skip the eigendecomposition (Q = I); other
     A_i take the K batched products."""
     M, d = g.h.shape
     A = g.A
@@ -39,17 +39,13 @@ def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torc
     else:
         a, Q = torch.linalg.eigh(A)
     s = 1 - eta * (a + mu)                                   # [M, d]
-    powers = [torch.ones_like(s)]
-    for _ in range(K):  # by multiplication (a factor 1 gives sum = K exactly)
-        powers.append(powers[-1] * s)
-    pw = torch.stack(powers[:K])                              # [K, M, d]: s^k, k < K
-    total = pw.sum(0)
-    Pd = powers[K] + eta * mu * total
+    total, sK = geometric(s, K)                               # sum_{k<K} s^k and s^K, elementwise
+    Pd = sK + eta * mu * total
     C = g.noise_cov
     cov = None
     if C is not None:
         Cq = C.expand(M, d, d) if Q is None else Q.transpose(1, 2) @ C @ Q
-        cov = eta**2 * Cq * torch.einsum("kmi,kmj->mij", pw, pw)
+        cov = eta**2 * Cq * geometric(s[:, :, None] * s[:, None, :], K)[0]
     if Q is None:
         P = torch.diag_embed(Pd)
         o = -eta * total * g.h
@@ -59,6 +55,18 @@ def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torc
         if cov is not None:
             cov = Q @ cov @ Q.transpose(1, 2)
     return P, o, cov
+
+
+def geometric(r: torch.Tensor, K: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(sum_{k<K} r^k, r^K) elementwise by binary doubling over the bits of K: S(2n) = S(n) (1 + r^n),
+    S(n + 1) = S(n) + r^n; O(log K) products of the operand's size (never K powers in memory), each term a
+    product of at most 2 log2(K) roundings."""
+    S, P = torch.zeros_like(r), torch.ones_like(r)
+    for bit in bin(int(K))[2:]:
+        S, P = S * (1 + P), P * P
+        if bit == "1":
+            S, P = S + P, P * r
+    return S, P
 
 
 def _local_steps_by_products(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torch.Tensor, ...]:
@@ -83,25 +91,40 @@ def state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float 
     """The declared round of FedAvg / FedProx (mu > 0) / Amplified FedAvg (gamma != 1, window P) on
     ``problem``, or why there is none (the problem declares no affine client gradients).
 
-    Runs on one torch thread: these are many small operations, and on a loaded 2-core machine torch's threads
-    wait for each other (measured: torch.abs over 2e5 numbers 18 ms on two threads at load 13)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return _state_x_round_map(problem, eta, K, eta_g, mu, gamma, P)
-    finally:
-        torch.set_num_threads(before)
-
-
-def _state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float, gamma: float,
-                       P: int) -> RoundMap | str:
+    The coefficients are computed when first asked for (the exact path first checks the state's size), on one
+    torch thread: these are many small operations, and on a loaded 2-core machine torch's threads wait for each
+    other (measured: torch.abs over 2e5 numbers 18 ms on two threads at load 13)."""
     g = problem.affine_gradients() if hasattr(problem, "affine_gradients") else None
     if g is None:
         return (f"problem {getattr(problem, 'name', type(problem).__name__)!r} declares no affine client gradients "
                 "(Problem.affine_gradients)")
-    M, d = g.h.shape
-    Pm, o, cov = local_steps(g, float(eta), int(K), float(mu))
+    d = int(g.h.shape[1])
     xs = torch.as_tensor(problem.x_star, dtype=torch.float64)
+    x0 = torch.as_tensor(problem.x0, dtype=torch.float64)
+    cache: dict[bool, RoundCoefficients] = {}
+
+    def coefficients(r: int) -> RoundCoefficients:
+        if not cache:
+            before = torch.get_num_threads()
+            torch.set_num_threads(1)
+            try:
+                cache.update(_coefficients(g, xs, float(eta), int(K), float(eta_g), float(mu), float(gamma)))
+            finally:
+                torch.set_num_threads(before)
+        return cache[gamma != 1.0 and (r + 1) % P == 0]
+
+    name = "FedProx" if mu else "FedAvg"
+    if gamma == 1.0:
+        return RoundMap((("x", d),), x0, xs.clone(), coefficients, describe=f"{name} round (closed form)")
+    return RoundMap((("x", d), ("anchor", d)), torch.cat([x0, x0]), torch.cat([xs, xs]), coefficients,
+                    lambda r: (r + 1) % P == 0, int(P), f"Amplified {name} (window {P}, gamma {gamma:g}; closed form)")
+
+
+def _coefficients(g: AffineGradients, xs: torch.Tensor, eta: float, K: int, eta_g: float, mu: float,
+                  gamma: float) -> dict[bool, RoundCoefficients]:
+    """{False: a plain round (inside a window), True: a window's last round} (the same when gamma = 1)."""
+    M, d = g.h.shape
+    Pm, o, cov = local_steps(g, eta, K, mu)
     eye = torch.eye(d, dtype=torch.float64)
     Bi = eta_g * (Pm - eye)                                  # [M, d, d]
     ci = eta_g * ((Pm - eye) @ xs + o)
@@ -114,20 +137,16 @@ def _state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float
         noise[:, 0, 0] = eta_g**2 * cov
     scale = float(max(1.0, B.abs().max(), c.abs().max(), xs.abs().max() if xs.numel() else 0.0,
                       0.0 if cov is None else cov.abs().max()))
-    terms = int(K) * (d + 4) + 16
-    x0 = torch.as_tensor(problem.x0, dtype=torch.float64)
-    plain = RoundCoefficients(B, c, noise, scale, terms, structural_zeros=True)
-    name = "FedProx" if mu else "FedAvg"
+    terms = K * (d + 4) + 16
     if gamma == 1.0:
-        return RoundMap((("x", d),), x0, xs.clone(), lambda r: plain, describe=f"{name} round (closed form)")
+        plain = RoundCoefficients(B, c, noise, scale, terms, structural_zeros=True)
+        return {False: plain, True: plain}
     # (x, anchor): inside a window the anchor stays; at its last round both become anchor + gamma (x' - anchor)
     inner = _blocks(B, c, noise, [[1.0, 0.0], [0.0, 0.0]], anchor_keep=True)
     last = _blocks(B, c, noise, [[gamma, 0.0], [gamma, 0.0]], anchor_keep=False, gamma=gamma)
-    mids = RoundCoefficients(*inner, scale, terms, structural_zeros=True)
-    ends = RoundCoefficients(*last, scale * max(1.0, abs(gamma), abs(1 - gamma)), terms + 4, structural_zeros=True)
-    return RoundMap((("x", d), ("anchor", d)), torch.cat([x0, x0]), torch.cat([xs, xs]),
-                    lambda r: ends if (r + 1) % P == 0 else mids, lambda r: (r + 1) % P == 0, int(P),
-                    f"Amplified {name} (window {P}, gamma {gamma:g}; closed form)")
+    return {False: RoundCoefficients(*inner, scale, terms, structural_zeros=True),
+            True: RoundCoefficients(*last, scale * max(1.0, abs(gamma), abs(1 - gamma)), terms + 4,
+                                    structural_zeros=True)}
 
 
 def _blocks(B: torch.Tensor, c: torch.Tensor, noise: torch.Tensor | None, mix: list[list[float]], *,

@@ -315,6 +315,13 @@ def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = Non
     return True, plan.law.describe
 
 
+def exact_order(problem: Any, algorithm: Any, pattern: Any) -> int:
+    """The order 1 + D + D(D+1)/2 of the moment recursion of an instance :func:`applies` covers (its state has D
+    numbers): what one exact evaluation's cost grows with (cubically)."""
+    D = _Plan(problem, algorithm, pattern).D
+    return 1 + D + D * (D + 1) // 2
+
+
 def _versions() -> dict[str, str]:
     return {"numpy": np.__version__, "torch": torch.__version__, "dtype": "float64", "device": "cpu"}
 

@@ -198,8 +198,7 @@ def probed_round_map(algorithm: Any, problem: Any, aux: dict) -> RoundMap | str:
         return (f"problem {getattr(problem, 'name', type(problem).__name__)!r} declares no affine client gradients "
                 "(Problem.affine_gradients)")
     try:
-        prober = Prober(problem, algorithm, aux)
-        prober.maps(0)
+        prober = Prober(problem, algorithm, aux)  # (probes when a round's coefficients are first asked for)
     except _Declined as e:
         return str(e)
     M = prober.M
