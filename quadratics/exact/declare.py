@@ -10,7 +10,8 @@ x, control variates, an anchor, ...) is a vector of D numbers, centred as e = z 
   independent across clients and rounds, whose per-client covariance blocks E[nu_a nu_b^T] (a, b in
   {q, 1}) are ``noise[i, a, b]``; or a string saying why the round is not affine (then it is simulated).
   ``aux`` is the law's ``aux`` (what the pattern hands the algorithm each round, e.g. static rates).
-* ``Pattern.law(M) -> Law | PerTrialLaw | str``: the law of u in each round, rounds independent:
+* ``Pattern.law(M) -> Law | MarkovLaw | PerTrialLaw | str``: the law of u in each round, rounds independent
+  (or driven by a Markov chain over participation states, :func:`markov_law`):
   E[u] and E[u u^T] (first- and second-order inclusion probabilities scaled by the weights), which may
   depend on the round through ``key(r)`` with period ``period``; :func:`uniform_law`,
   :func:`bernoulli_law`, :func:`enumerated_law`, :func:`mixture_law`, :func:`cyclic_law` build them.
@@ -35,8 +36,9 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["AffineGradients", "Law", "Pairwise", "PerTrialLaw", "QuadraticMeasure", "RoundCoefficients", "RoundMap",
-           "bernoulli_law", "cyclic_law", "enumerated_law", "fixed_law", "mixture_law", "uniform_law"]
+__all__ = ["AffineGradients", "Law", "MarkovLaw", "Pairwise", "PerTrialLaw", "QuadraticMeasure", "RoundCoefficients",
+           "RoundMap", "bernoulli_law", "cyclic_law", "enumerated_law", "fixed_law", "markov_law", "mixture_law",
+           "uniform_law"]
 
 U = 2.0**-53
 
@@ -167,6 +169,59 @@ class Law:
     aux: dict = field(default_factory=dict)
     rel_err: float = _gamma(8)
     describe: str = ""
+
+
+@dataclass(frozen=True)
+class MarkovLaw:
+    """Participation driven by a Markov chain over C states (e.g. availability sets): c_0 ~ ``initial``,
+    c_{r+1} ~ ``transition[c_r]``; given c_r, round r's features are drawn afresh from ``laws[c_r]``.
+    **Why it stays exact**: with w_r(c) = E[v_r 1{c_r = c}] (v the moment vector), w_{r+1}(c') =
+    sum_c transition[c, c'] T_c w_r(c), T_c the moment matrix of a round under ``laws[c]``: one linear
+    recursion of C times the order."""
+
+    transition: np.ndarray
+    laws: tuple[Law, ...]
+    initial: np.ndarray
+    describe: str = ""
+
+    def __post_init__(self) -> None:
+        P, p0 = np.asarray(self.transition, dtype=float), np.asarray(self.initial, dtype=float)
+        C = len(self.laws)
+        if P.shape != (C, C) or p0.shape != (C,):
+            raise ValueError(f"a Markov law over {C} states needs a {C} x {C} transition matrix and {C} initial "
+                             f"probabilities (got {P.shape} and {p0.shape})")
+        if (P < 0).any() or (p0 < 0).any() or np.abs(P.sum(1) - 1).max() > 1e-12 or abs(p0.sum() - 1) > 1e-12:
+            raise ValueError("transition rows and initial probabilities must be non-negative and sum to 1")
+        if len({law.M for law in self.laws}) != 1:
+            raise ValueError("every state's law must be over the same M clients")
+
+    @property
+    def M(self) -> int:
+        return self.laws[0].M
+
+    @property
+    def period(self) -> int:
+        return math.lcm(*(law.period for law in self.laws))
+
+    def key(self, r: int) -> Hashable:
+        return tuple(law.key(r) for law in self.laws)
+
+    @property
+    def aux(self) -> dict:
+        out: dict = {}
+        for law in self.laws:
+            out.update(law.aux)
+        return out
+
+    @property
+    def rel_err(self) -> float:
+        return max(law.rel_err for law in self.laws)
+
+
+def markov_law(transition: Any, laws: Sequence[Law], initial: Any, describe: str = "") -> MarkovLaw:
+    """A Markov chain over ``len(laws)`` states with the given transition matrix and initial distribution."""
+    return MarkovLaw(np.asarray(transition, dtype=float), tuple(laws), np.asarray(initial, dtype=float),
+                     describe or f"Markov chain over {len(laws)} participation states")
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import torch
 
 from bounds.core.errors import UserInputError
 
-from .declare import Law, PerTrialLaw, RoundMap
+from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
 from .laws import lcm
 from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
 from .probe import DeclarationError, _Declined
@@ -162,9 +162,8 @@ def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
     if isinstance(rm, str):
         raise _Declined(rm)
     rnd = _Round(rm)
-    if True:  # the last four are kept (a few MB at M = 1,000)
-        _ROUNDS.insert(0, (problem, algorithm, pattern, rnd))
-        del _ROUNDS[4:]
+    _ROUNDS.insert(0, (problem, algorithm, pattern, rnd))  # the last four are kept (a few MB at M = 1,000)
+    del _ROUNDS[4:]
     return rnd
 
 
@@ -185,11 +184,13 @@ class _Plan:
             law = found
         if law.M != problem.M:
             raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
-        self.law: Law = law
+        self.law: Law | MarkovLaw = law
         self.prober = _round_of(problem, algorithm, pattern, law)
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
+        self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1  # joint (chain state, moments) recursion
+        self.order *= self.chain
         if self.order > MAX_ORDER:
             raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
         self.forms = dict(metric_forms(problem) if forms is None else forms)
@@ -200,9 +201,10 @@ class _Plan:
             raise _Declined("the declared round map has no state block named 'x' (the model)") from None
         self.L = form_rows(D, x_block, [tuple(np.asarray(t.detach().cpu() if hasattr(t, "detach") else t,
                                                          dtype=float) for t in f) for f in self.forms.values()])
+        self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
         self.use(law)
 
-    def use(self, law: Law) -> None:
+    def use(self, law: Law | MarkovLaw) -> None:
         """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
         self.law = law
         self.period = None if self.prober.scheduled else lcm(self.prober.window, law.period)
@@ -215,28 +217,45 @@ class _Plan:
     def G(self, r: int) -> Tracked:
         key = self.key(r)
         if key not in self._G:
-            B, c, noise, scale, terms, live = self.prober.maps(r)
-            Eu, pairs = self.law.moments(key[1])
-            Eu = np.asarray(Eu, dtype=float)
-            if Eu.shape != (B.shape[0] - 1,):
-                raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
-                                f"({B.shape[0] - 1} = 2M)")
-            T = assemble(B, c, noise, Eu, pairs)
-            if not np.isfinite(T).all():
-                raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
-            # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
-            # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
-            # enter through the same formula with absolute values (first order), plus the sums' own rounding
-            eps = 4 * gamma(terms) * scale
-            aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
-            T_abs = assemble(aB, ac, aN, aEu, aP)
-            T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
-                              None if aN is None else aN + eps, aEu * (1 + self.law.rel_err),
-                              aP.scaled(1 + self.law.rel_err))
-            F = B.shape[0]
-            err = (T_pert - T_abs) + gamma(2 * F + 4 * self.law.M + 8) * T_abs
-            self._G[key] = augmented(Tracked(T, np.abs(err)), self.L)
+            if isinstance(self.law, MarkovLaw):  # w'(c') = sum_c P[c, c'] T_c w(c) (declare.MarkovLaw)
+                P = np.asarray(self.law.transition, dtype=float)
+                parts = [self._T(r, sub, sub.key(r)) for sub in self.law.laws]
+                n0 = parts[0].val.shape[0]
+                C = len(parts)
+                val, err = np.zeros((C * n0, C * n0)), np.zeros((C * n0, C * n0))
+                for c, part in enumerate(parts):
+                    for c2 in range(C):
+                        blk = P[c, c2] * part.val
+                        val[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = blk
+                        err[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = P[c, c2] * part.err + U * np.abs(blk)
+                self._G[key] = augmented(Tracked(val, err), self.L)
+            else:
+                self._G[key] = augmented(self._T(r, self.law, key[1]), self.L)
         return self._G[key]
+
+    def _T(self, r: int, law: Law, law_key: Any) -> Tracked:
+        """The moment matrix of round r under ``law`` (its moments at ``law_key``) with its rounding bound."""
+        B, c, noise, scale, terms, live = self.prober.maps(r)
+        Eu, pairs = law.moments(law_key)
+        Eu = np.asarray(Eu, dtype=float)
+        if Eu.shape != (B.shape[0] - 1,):
+            raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
+                            f"({B.shape[0] - 1} = 2M)")
+        T = assemble(B, c, noise, Eu, pairs)
+        if not np.isfinite(T).all():
+            raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
+        # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
+        # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
+        # enter through the same formula with absolute values (first order), plus the sums' own rounding
+        eps = 4 * gamma(terms) * scale
+        aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
+        T_abs = assemble(aB, ac, aN, aEu, aP)
+        T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
+                          None if aN is None else aN + eps, aEu * (1 + law.rel_err),
+                          aP.scaled(1 + law.rel_err))
+        F = B.shape[0]
+        err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
+        return Tracked(T, np.abs(err))
 
     def segment(self, r0: int, count: int) -> Tracked:
         """The product of the matrices of rounds r0 .. r0 + count - 1 (count >= 1).
@@ -289,9 +308,14 @@ class _Plan:
     def start(self) -> Tracked:
         e0 = self.prober.z0 - self.prober.z_ref
         iu, ju = vech_index(self.D)
-        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju], np.zeros(len(self.names))])
-        return Tracked(v, 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
-                                                                            np.zeros(v.size - 1 - self.D)])))
+        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju]])
+        err = 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
+                                                                  np.zeros(v.size - 1 - self.D)]))
+        if isinstance(self.law, MarkovLaw):  # w_0(c) = initial[c] v_0
+            p0 = np.asarray(self.law.initial, dtype=float)
+            v, err = np.kron(p0, v), np.kron(p0, err) + U * np.abs(np.kron(p0, v))
+        k = len(self.names)
+        return Tracked(np.concatenate([v, np.zeros(k)]), np.concatenate([err, np.zeros(k)]))
 
     def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
         n = self.order

@@ -16,6 +16,7 @@ from quadratics.exact.declare import (
     RoundCoefficients,
     RoundMap,
     bernoulli_law,
+    markov_law,
     mixture_law,
     uniform_law,
 )
@@ -101,20 +102,27 @@ def _configurations():
     return out
 
 
-def _enumerated(pb, rounds):
-    """E z_r, E z_r z_r^T of z = (x, v) propagated by hand over the configurations, uncentred; returns the
-    per-round E||x - x*||^2 and E||x||^2 for r = 0..rounds."""
+def _hand_maps(pb, configurations):
+    """(prob, T, b, N) of the heavy-ball round z' = T z + b + noise (covariance N) for each configuration."""
     d = pb.d
     A = np.diag(pb.lam)
     h = -(pb.lam * pb.b)                       # [M, d]: g_i(x) = A x + h_i
     C = np.eye(d) * pb.sigma**2 / d
     maps = []
-    for prob, q in _configurations():
+    for prob, q in configurations:
         Aq = q.sum() * A
         T = np.block([[np.eye(d) - ETA * Aq, -ETA * BETA * np.eye(d)], [Aq, BETA * np.eye(d)]])
         b = np.concatenate([-ETA * (q @ h), q @ h])
         N = (q**2).sum() * np.kron(np.array([[ETA**2, -ETA], [-ETA, 1.0]]), C)
         maps.append((prob, T, b, N))
+    return maps
+
+
+def _enumerated(pb, rounds):
+    """E z_r, E z_r z_r^T of z = (x, v) propagated by hand over the configurations, uncentred; returns the
+    per-round E||x - x*||^2 and E||x||^2 for r = 0..rounds."""
+    d = pb.d
+    maps = _hand_maps(pb, _configurations())
     assert abs(sum(p for p, *_ in maps) - 1.0) < 1e-14
     m = np.concatenate([pb.x0, np.zeros(d)])
     S = np.outer(m, m)
@@ -182,3 +190,58 @@ def test_objects_that_declare_nothing_are_simulated_and_say_why(problem):
     assert scored_exactly(inst) == "" and "declares no affine round" in exact_lhs(inst)
     broken = pat._replace(law=lambda n: 1 / 0)
     assert "its law declaration failed (ZeroDivisionError" in applies(problem, alg, broken)[1]
+
+
+TRANSITION, INITIAL = np.array([[0.9, 0.1], [0.4, 0.6]]), np.array([0.5, 0.5])
+
+
+def flaky_network() -> Pattern:
+    """A Markov chain over two network states: 'up' (2 of the 3 clients uniformly, weight 1/2) and 'down'
+    (client 0 alone, weight 1); up -> down with probability 0.1, down -> up with 0.4."""
+
+    def init(trials, seed):
+        rng = np.random.default_rng(seed)
+        return rng, rng.random(trials) < INITIAL[1]
+
+    def draw(state, r):
+        rng, down = state
+        trials = down.size
+        q = np.zeros((trials, M))
+        keys = rng.random((trials, M))
+        pick = np.argsort(keys, 1)[:, :2]
+        np.put_along_axis(q, pick, 0.5, 1)
+        q[down] = np.eye(M)[0]
+        stay = rng.random(trials) < np.where(down, TRANSITION[1, 1], TRANSITION[0, 0])
+        return q, {}, (rng, np.where(stay, down, ~down))
+
+    def law(n):
+        return markov_law(TRANSITION, [uniform_law(n, 2), uniform_law(n, 1, pool=[0])], INITIAL)
+
+    return Pattern("flaky-network", M, {}, init, draw, law=law)
+
+
+def test_a_markov_participation_pattern_is_scored_exactly_as_its_joint_enumeration(problem):
+    """w_r(c) = E[z_r z_r^T 1{state_r = c}], propagated by hand: each state's configurations, then the chain."""
+    up = [(1 / 3, np.array(q)) for q in ([0.5, 0.5, 0], [0.5, 0, 0.5], [0, 0.5, 0.5])]
+    down = [(1.0, np.eye(M)[0])]
+    maps = [_hand_maps(problem, up), _hand_maps(problem, down)]
+    d, xs = problem.d, problem.x_star
+    z0 = np.concatenate([problem.x0, np.zeros(d)])
+    pi = INITIAL.copy()
+    m = [p * z0 for p in INITIAL]
+    S = [p * np.outer(z0, z0) for p in INITIAL]
+    dist = []
+    for _ in range(R + 1):
+        dist.append(sum(np.trace(S[c][:d, :d]) - 2 * xs @ m[c][:d] + pi[c] * xs @ xs for c in range(2)))
+        pre_m = [sum(p * (T @ m[c] + pi[c] * b) for p, T, b, N in maps[c]) for c in range(2)]
+        pre_S = [sum(p * (T @ S[c] @ T.T + np.outer(T @ m[c], b) + np.outer(b, T @ m[c])
+                          + pi[c] * (np.outer(b, b) + N)) for p, T, b, N in maps[c]) for c in range(2)]
+        m = [sum(TRANSITION[c, c2] * pre_m[c] for c in range(2)) for c2 in range(2)]
+        S = [sum(TRANSITION[c, c2] * pre_S[c] for c in range(2)) for c2 in range(2)]
+        pi = TRANSITION.T @ pi
+    ex = exact_moments(problem, heavy_ball(), flaky_network(), R)
+    assert ex.final["dist_sq"] == pytest.approx(dist[R], rel=1e-10, abs=0)
+    assert ex.mean["dist_sq"] == pytest.approx(np.mean(dist[1:]), rel=1e-10, abs=0)
+    bad = flaky_network()._replace(law=lambda n: markov_law([[0.5, 0.6], [0.4, 0.6]], [uniform_law(n, 2)] * 2,
+                                                            INITIAL))
+    assert "sum to 1" in applies(problem, heavy_ball(), bad)[1]
