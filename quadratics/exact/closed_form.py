@@ -21,7 +21,7 @@ import torch
 from .declare import AffineGradients, RoundCoefficients, RoundMap
 
 
-def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torch.Tensor, ...]:
+def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """(P [M,d,d], o [M,d], cov [M,d,d] or None) of K local steps from x (see the module docstring).
 
     Symmetric A_i (every Hessian) are worked in their eigenbasis A_i = Q_i diag(a_i) Q_i^T: S_i^k is then
@@ -69,17 +69,19 @@ def geometric(r: torch.Tensor, K: int) -> tuple[torch.Tensor, torch.Tensor]:
     return S, P
 
 
-def _local_steps_by_products(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torch.Tensor, ...]:
+def _local_steps_by_products(g: AffineGradients, eta: float, K: int,
+                             mu: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """:func:`local_steps` for any A_i: K batched d x d products."""
     M, d = g.h.shape
     eye = torch.eye(d, dtype=g.A.dtype).expand(M, d, d)
     S = eye - eta * (g.A + mu * eye)
     power, total = eye.clone(), torch.zeros_like(g.A)
-    cov = None if g.noise_cov is None else torch.zeros_like(g.A)
+    C = g.noise_cov
+    cov = None if C is None else torch.zeros_like(g.A)
     for _ in range(K):
         total = total + power
-        if cov is not None:
-            cov = cov + power @ g.noise_cov @ power.transpose(1, 2)
+        if cov is not None and C is not None:
+            cov = cov + power @ C @ power.transpose(1, 2)
         power = S @ power
     P = power + eta * mu * total
     o = -eta * (total @ g.h[..., None])[..., 0]

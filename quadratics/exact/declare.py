@@ -324,8 +324,8 @@ def mixture_law(parts: Sequence[tuple[float, Law]], describe: str = "") -> Law:
     for law in laws:
         aux.update(law.aux)
 
-    def moments(key: Hashable) -> Moments:
-        return mix_moments([(w, law.moments(k)) for (w, law), k in zip(parts, key)])  # type: ignore[arg-type]
+    def moments(key: Any) -> Moments:
+        return mix_moments([(w, law.moments(k)) for (w, law), k in zip(parts, key)])
 
     return Law(laws[0].M, moments, lambda r: tuple(law.key(r) for law in laws), period, aux,
                max(law.rel_err for law in laws) + _gamma(2 * len(laws)),
@@ -336,5 +336,6 @@ def cyclic_law(laws: Sequence[Law], length: int = 1, describe: str = "") -> Law:
     """Round r follows laws[(r // length) mod len(laws)] (cyclic groups; period len(laws) * length); each
     of ``laws`` must be the same every round."""
     period = len(laws) * int(length)
-    return Law(laws[0].M, lambda j: laws[int(j)].moments(0), lambda r: (r % period) // int(length), period,
+    return Law(laws[0].M, lambda j: laws[int(j)].moments(0), lambda r: (r % period) // int(length),  # type: ignore[call-overload]
+               period,
                {}, max(law.rel_err for law in laws), describe or f"cyclic over {len(laws)} laws, {length} rounds each")

@@ -199,8 +199,8 @@ class _Plan:
             x_block = self.prober.rm.block("x")
         except KeyError:
             raise _Declined("the declared round map has no state block named 'x' (the model)") from None
-        self.L = form_rows(D, x_block, [tuple(np.asarray(t.detach().cpu() if hasattr(t, "detach") else t,
-                                                         dtype=float) for t in f) for f in self.forms.values()])
+        plain = lambda t: np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)  # noqa: E731
+        self.L = form_rows(D, x_block, [(plain(Q), plain(cv), float(s)) for Q, cv, s in self.forms.values()])
         self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
         self.use(law)
 
