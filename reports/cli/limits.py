@@ -169,11 +169,11 @@ def audit_max_cells() -> int:
 
 # one search point: a simulated point whose estimate exceeds this many seconds (or half the memory) is cut, not
 # simulated; the search record counts it (verify.cost). Exact points have no per-point cap.
-DEFAULT_POINT_SECONDS = 10.0
+DEFAULT_POINT_SECONDS = 2.0
 
 
 def point_budget() -> tuple[float, float]:
-    """(seconds, bytes) one simulated search point may take: ``CONVBOUND_POINT_SECONDS`` (default 10 s) and half
+    """(seconds, bytes) one simulated search point may take: ``CONVBOUND_POINT_SECONDS`` (default 2 s: about the costliest point the former axis caps allowed) and half
     this machine's memory."""
     text = os.environ.get("CONVBOUND_POINT_SECONDS", "")
     try:
