@@ -2,11 +2,13 @@
 
 **Setting**: a search (:func:`verify.falsify.search`) draws points from axes bounded by the theorem (its
 hypotheses and its symbols' domains), not by what a simulation can afford. Cost is handled per point:
+
 * exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
   its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too;
 * per-trial exact: participation and noise integrated given each trial's draw (cost grows with the trials);
 * simulated: the engine's Monte Carlo run, sized by :func:`reports.cli.limits.simulation_cost`; a point whose
   estimate exceeds the per-point budget (:func:`reports.cli.limits.point_budget`) is cut, not run, and says so.
+
 **Quantity**: :func:`point_fidelity` -> (kind, reason); :func:`fidelity_shares` -> the record's shares.
 """
 

@@ -7,7 +7,7 @@ quadratic form E[e^T Q e + c^T e + s] of e = x_r - x* at one round, or averaged 
 **Declaration**: ``measure.quadratic() -> QuadraticMeasure | str``, or, for a ``functools.partial`` measure
 (keyword arguments only), ``measure.func.quadratic(**measure.keywords)``; a string says why not. The
 built-in :func:`verify.scenario.at_round` and :func:`verify.scenario.mean_over_rounds` declare themselves
-this way for the metrics dist_sq = ||e||^2, gap = e^T H e / 2 and grad_sq = ||H e||^2 (H the problem's
+this way for the metrics ``dist_sq = ||e||^2``, ``gap = e^T H e / 2`` and ``grad_sq = ||H e||^2`` (H the problem's
 Hessian); :func:`declares` attaches a declaration to a user's own measure function.
 """
 
@@ -62,7 +62,7 @@ def quadratic_mean_over_rounds(metric: str, first: int, last: int) -> Any:
 
 
 def declares(quadratic: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: ``@declares(q)`` on a measure function f(sim, **kw) declares f(**kw) as ``q(**kw)`` (a
+    """Decorator: ``@declares(q)`` on a measure function ``f(sim, **kw)`` declares ``f(**kw)`` as ``q(**kw)`` (a
     QuadraticMeasure or the reason there is none); use f through ``functools.partial(f, **kw)``."""
     def attach(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn.quadratic = quadratic  # type: ignore[attr-defined]

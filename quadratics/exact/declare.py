@@ -4,7 +4,9 @@ score them: the declaration API (the exact path reads nothing else; see docs/plu
 **Setting**: M clients; round r draws client weights q_i >= 0 (client i takes part iff q_i > 0) and
 the client features u = (1, q_1..q_M, 1_1..1_M) (1_i = 1{q_i > 0}); the whole algorithm state z (model
 x, control variates, an anchor, ...) is a vector of D numbers, centred as e = z - z_ref.
+
 **Declarations**:
+
 * ``Algorithm.linear(problem, aux) -> RoundMap | str``: the round is e' = B(u) e + c(u) + n with
   B(u) = sum_f u_f B_f, c(u) = sum_f u_f c_f and a zero-mean noise n = sum_i (q_i nu_i + 1_i nu'_i),
   independent across clients and rounds, whose per-client covariance blocks E[nu_a nu_b^T] (a, b in
@@ -20,6 +22,7 @@ x, control variates, an anchor, ...) is a vector of D numbers, centred as e = z 
   covariance ``noise_cov`` per local step.
 * a measure's ``quadratic(**keywords) -> QuadraticMeasure | str`` (on the measure, or on the function of a
   ``functools.partial`` measure): E[e_x^T Q e_x + c^T e_x + s] with e_x = x - x*, at one round or averaged.
+
 **Why E[u u^T] suffices**: B(u) is affine in u, so E[B(u) (x) B(u)] = sum_{f,g} E[u_f u_g] B_f (x) B_g; a
 law gives E[u u^T] as :class:`Pairwise` (same-client 2 x 2 blocks + V W V^T between clients), so for
 uniform m-of-M (W one number: the pairwise inclusion probability) the cost grows with M, not M^2.
@@ -137,7 +140,7 @@ class Pairwise:
         return self.apply(np.eye(2 * self.M))
 
     def abs(self) -> Pairwise:
-        """An entrywise upper bound of |E[u u^T]| in the same form."""
+        """An entrywise upper bound of ``|E[u u^T]|`` in the same form."""
         own = np.abs(self._own(np.arange(self.M)))
         return Pairwise(np.maximum(np.abs(self.same), own), np.abs(self.V), np.abs(self.W))
 
