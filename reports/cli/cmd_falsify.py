@@ -130,6 +130,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     counts = (("--trials", trials), ("--confirm-trials", confirm_trials))
     for name, n in counts:
         refuse_trials_floor(n, name)
+    _refuse_costly_confirmation(sc, trials, confirm_trials)
     sizes = instance_sizes(sc, sc.default_point())
     if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
@@ -137,6 +138,21 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
         cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower {name} (sized at the default point of {sc.id}'s space)", (name, n))
+
+
+def _refuse_costly_confirmation(sc, trials: int, confirm_trials: int) -> None:
+    """A confirmation re-runs a point the search scored: a simulated one cost at most the per-point budget at
+    --trials (verify.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
+    the space's largest point is not scored exactly (else no confirmation simulates anything)."""
+    from reports.cli.limits import Cost, point_budget, refuse_if_too_big
+    from verify.instance import instance_sizes, largest_point
+
+    if instance_sizes(sc, largest_point(sc))["exact"] == "exact":
+        return
+    seconds = point_budget()[0] * confirm_trials / max(1, trials)
+    refuse_if_too_big(Cost(0.0, seconds, f"confirming a simulated point of {sc.id} (up to the per-point budget "
+                                         f"{point_budget()[0]:g} s at {trials} trials) with {confirm_trials} trials"),
+                      "lower --confirm-trials", ("--confirm-trials", confirm_trials))
 
 
 def register(cli: click.Group) -> None:

@@ -56,9 +56,9 @@ T1_SPACE = (
                  + PER_POINT),
     Param("R", 1, 10**6, 400, integer=True, log=True, doc="rounds",
           source="1: domain R >= 1; Theorem 1 bounds no R: the log axis stops at 10^6; " + PER_POINT),
-    Param("d", 1, 64, 10, integer=True, log=True, doc="dimension",
-          source="1: domain; Theorem 1's bound has no d: the log axis stops at 64 (the exact path takes d <= 33, "
-                 "a moment recursion of order <= 600; larger d is simulated); " + PER_POINT),
+    Param("d", 1, 32, 10, integer=True, log=True, doc="dimension",
+          source="1: domain; Theorem 1's bound has no d: the log axis stops at 32, within the exact path's reach "
+                 "(d <= 33: a moment recursion of order <= 600); " + PER_POINT),
     Param("mu_frac", 0.05, 1.0, 0.2, doc="smallest curvature as a fraction of its largest allowed value",
           source="a knob of the family (curvature spread), not an input of Theorem 1; (0, 1] by construction"),
     Param("beta", 0.05, 0.9, 0.5, doc="cosine amplitude (non-convexity; nonconvex family only)",
@@ -139,9 +139,9 @@ T2_SPACE = (
           doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), not capped)",
           source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
                  "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT),
-    Param("d", 2, 64, 4, integer=True, log=True, doc="dimension",
+    Param("d", 2, 32, 4, integer=True, log=True, doc="dimension",
           source="2: the smallest d with mu < L for the quadratic; Theorem 2's bound has no d: the log axis stops at "
-                 "64; " + PER_POINT),
+                 "32, within the exact path's reach (d <= 33: a moment recursion of order <= 600); " + PER_POINT),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
           source="0 < mu <= L (A1, A4): 0.05 (condition number 20) is where the axis stops on its scale"),
     Param("het", 1e-2, 1e4, 16.0, log=True,
