@@ -33,13 +33,17 @@ State = dict[str, torch.Tensor]
 
 class Algorithm(NamedTuple):
     """An FL method as pure functions: ``init(bound, x0 [T, d], M) -> state`` and
-    ``round(state, bound, q [T, M], r, generator, aux) -> state``, batched over trials; ``K`` local steps."""
+    ``round(state, bound, q [T, M], r, generator, aux) -> state``, batched over trials; ``K`` local steps.
+    ``linear(problem, aux) -> RoundMap | str`` (optional): the declaration that the round is affine in the
+    state given the participating set (:mod:`quadratics.exact.declare`), which the exact path scores; a
+    string says why not here; absent: simulated."""
 
     name: str
     params: Mapping[str, Any]
     K: int
     init: Callable[[Any, torch.Tensor, int], State]
     round: Callable[[State, Any, torch.Tensor, int, Any, Mapping[str, Any]], State]  # gen: stream or Generator
+    linear: Callable[[Any, Mapping[str, Any]], Any] | None = None
 
 
 def active(q: torch.Tensor, aux: Mapping[str, Any] | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -85,7 +85,12 @@ def availability(model: str, M: int, S: int | None = None, selection: str = "f3a
     constants = {"model": model, "selection": selection, "beta": beta, "objective": objective,
                  "cap": list(cap.values), "rates": rates, "P": None, "p_min": None,
                  "marginals": [float(v) for v in np.asarray(av.marginals())]}
-    return Pattern(f"availability:{model}", M, constants, init, draw)
+    def law(n: int) -> Any:
+        from .exact.laws import availability_law
+
+        return availability_law(av, cap, M, model, selection)
+
+    return Pattern(f"availability:{model}", M, constants, init, draw, law=law)
 
 
 class _StaticState(NamedTuple):
@@ -133,7 +138,12 @@ def static_policy(subsets: np.ndarray, probs: np.ndarray, p: np.ndarray | None =
 
     constants = {"rates": rates.tolist(), "p": pw.tolist(), "configurations": int(law.size), "P": None,
                  "p_min": None}
+    def declared(n: int) -> Any:
+        from .exact.declare import enumerated_law
+
+        return enumerated_law(q_rows, law, dict(aux), f"static policy over {len(law)} configurations")
+
     return Pattern("static-policy", M, constants, init, draw, None, weights, {
         "static-rate": grt.static_rate(rates),
         "full": grt.full(bool(np.all(rates >= 1.0)), f"a static policy with rates in [{rates.min():.3g}, {rates.max():.3g}]"),
-    })
+    }, declared)

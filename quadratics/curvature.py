@@ -117,6 +117,14 @@ class CurvatureQuadratic(Problem):
     def hessian(self) -> np.ndarray:
         return self.A.mean(0)
 
+    def affine_gradients(self) -> Any:
+        """grad F_i(y) = A_i (y - b_i) + xi, xi ~ N(0, sigma^2 / d I)."""
+        from .exact.declare import AffineGradients
+
+        A, b = torch.as_tensor(self.A, dtype=torch.float64), torch.as_tensor(self.b, dtype=torch.float64)
+        cov = torch.eye(self.d, dtype=torch.float64) * (self.sigma**2 / self.d) if self.sigma > 0 else None
+        return AffineGradients(A, -(A @ b[..., None])[..., 0], cov)
+
     def bind(self, device: torch.device, dtype: torch.dtype) -> _CurvatureBound:
         return _CurvatureBound(self, device, dtype)
 

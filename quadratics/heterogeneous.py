@@ -52,6 +52,15 @@ class HeterogeneousQuadratic(Problem):
     def hessian(self) -> np.ndarray:
         return np.diag(self.lam)
 
+    def affine_gradients(self) -> Any:
+        """grad F_i(y) = diag(lam) (y - b_i) + xi, xi ~ N(0, sigma^2 / d I)."""
+        from .exact.declare import AffineGradients
+
+        lam, b = torch.as_tensor(self.lam, dtype=torch.float64), torch.as_tensor(self.b, dtype=torch.float64)
+        A = torch.diag(lam).expand(self.M, self.d, self.d)
+        cov = torch.eye(self.d, dtype=torch.float64) * (self.sigma**2 / self.d) if self.sigma > 0 else None
+        return AffineGradients(A, -(lam * b), cov)
+
     def bind(self, device: torch.device, dtype: torch.dtype) -> _QuadraticBound:
         return _QuadraticBound(self, device, dtype)
 

@@ -120,7 +120,26 @@ def local_method(name: str, eta: Any, K: int, eta_g: float = 1.0, mu_prox: float
         params = {"eta": described, "K": K, "gamma": gamma, "P": P, "eta_g": eta_g, "variant": variant if control else None}
     else:
         params = {"eta": described, "K": K, "eta_g": eta_g, "mu_prox": mu_prox}
-    return Algorithm(name, params, K, init, round_)
+    def linear(problem: Any, aux: Mapping[str, Any]) -> Any:
+        """This round's declaration: affine in the state given the participating set, except SCAFFOLD's
+        control variates over a window P > 1 (divided by the window's random participation count) and F3AST's
+        weights when the pattern's rates come from the run."""
+        if control and P > 1:
+            return ("amplified SCAFFOLD with a window P > 1 divides its control variates by the window's random "
+                    "participation count (not affine in the participation)")
+        if importance and "rates" not in aux:
+            return ("F3AST's weights p_k / r_k(t) need known rates (a static policy); this pattern's rates come from "
+                    "the run")
+        if control or importance or schedule is not None:  # affine, coefficients read off this round function
+            from .exact.probe import probed_round_map
+
+            return probed_round_map(alg, problem, dict(aux))
+        from .exact.closed_form import state_x_round_map
+
+        return state_x_round_map(problem, float(eta), K, eta_g, mu_prox, gamma, P)
+
+    alg = Algorithm(name, params, K, init, round_, linear)
+    return alg
 
 
 def fedavg(eta: float, K: int, eta_g: float = 1.0) -> Algorithm:

@@ -33,7 +33,9 @@ class Pattern(NamedTuple):
     """A participation pattern over M clients: per-round client weights for every trial (a pure function
     of seed and round), with its constants (rho^2, P, p_min, m, n, q) in ``constants`` and the
     participation assumptions it guarantees in ``guarantees`` (kind -> decision, see
-    :mod:`quadratics.guarantees`; ask with :meth:`meets`)."""
+    :mod:`quadratics.guarantees`; ask with :meth:`meets`). ``law(M) -> Law | PerTrialLaw | str``
+    (optional): the declared law of its rounds (:mod:`quadratics.exact.declare`), which the exact path
+    scores; a string says why there is none; absent: simulated."""
 
     name: str
     M: int
@@ -43,6 +45,7 @@ class Pattern(NamedTuple):
     observe: Callable[[Any, int, Mapping[str, np.ndarray]], Any] | None = None
     weights: Callable[[int, int, int], np.ndarray] | None = None
     guarantees: Mapping[str, Guarantee] | None = None
+    law: Callable[[int], Any] | None = None
 
     def meets(self, assumption: Any, values: Mapping[str, Any]) -> tuple[bool, str] | None:
         """Whether this pattern's process meets ``assumption`` (a ``ParticipationAssumption``, or its kind)
@@ -56,6 +59,18 @@ class Pattern(NamedTuple):
         return clip(f"Pattern({self.name}, M={self.M}, {shown}, guarantees: {', '.join(self.guarantees or {}) or 'none'})")
 
 
+def _exact() -> Any:
+    from .exact import declare  # (the exact path imports this module: imported when a law is asked for)
+
+    return declare
+
+
+def _exact_laws() -> Any:
+    from .exact import laws
+
+    return laws
+
+
 class _Seeded(NamedTuple):
     seed: int
     trials: int
@@ -63,14 +78,14 @@ class _Seeded(NamedTuple):
 
 def _stateless(name: str, M: int, constants: Mapping[str, Any],
                weights: Callable[[int, int, int], np.ndarray],
-               guarantees: Mapping[str, Guarantee] | None = None) -> Pattern:
+               guarantees: Mapping[str, Guarantee] | None = None, law: Callable[[int], Any] | None = None) -> Pattern:
     def init(trials: int, seed: int) -> _Seeded:
         return _Seeded(seed, trials)
 
     def draw(state: _Seeded, r: int) -> tuple[np.ndarray, dict, _Seeded]:
         return weights(state.seed, r, state.trials), {}, state
 
-    return Pattern(name, M, dict(constants), init, draw, None, weights, guarantees)
+    return Pattern(name, M, dict(constants), init, draw, None, weights, guarantees, law)
 
 
 def rng_for(seed: int, tag: int, r: int) -> np.random.Generator:
@@ -111,7 +126,7 @@ def uniform(M: int, S: int) -> Pattern:
         # every round is a snapshot round: FAST's mixture with q = 1 and m = S
         "snapshot": grt.snapshot(1.0, S, None, f"{what} every round is FAST's mixture with q = 1, m = S"),
         "regularized": grt.assumption2(1, S / M, 1.0 / S, "uniform"),
-    })
+    }, law=lambda n: _exact().uniform_law(M, S))
 
 
 def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
@@ -152,7 +167,7 @@ def cyclic(M: int, S: int, P: int, groups: int) -> Pattern:
         "full": grt.full(groups == 1 and S == M, f"cyclic groups ({groups} groups, S = {S} of M = {M})"),
         "cyclic": grt.cyclic(groups, S, M),
         "regularized": grt.assumption2(P, p_min, 1.0 / S, "cyclic"),
-    })
+    }, law=lambda n: _exact_laws().cyclic_pattern_law(M, S, P, groups, g))
 
 
 def regularized(M: int, S: int, P: int) -> Pattern:
@@ -183,7 +198,9 @@ def regularized(M: int, S: int, P: int) -> Pattern:
     return _stateless("regularized", M, {"S": S, "P": P, "rho2": 1.0 / S, "p_min": 1.0, "c": S * P // M}, weights, {
         "full": grt.full(S == M, f"regularized participation with S = {S} of M = {M}"),
         "regularized": grt.assumption2(P, 1.0, 1.0 / S, "regularized"),
-    })
+    }, law=lambda n: _exact_laws().full_law(M) if S == M else
+        f"regularized participation with S={S} < M={M}: the rounds of a window are drawn jointly (a permutation "
+        "per window), not independently")
 
 
 PROPENSITY_LAWS = ("beta", "gamma", "weibull")
@@ -245,4 +262,5 @@ def arbitrary(M: int, S: int, dist: str = "beta", a: float = 0.5, b: float = 0.5
 
     constants = {"S": S, "n": S, "rho2": 1.0 / S, "P": None, "p_min": None, "dist": dist, "a": a, "b": b}
     return Pattern("arbitrary", M, constants, init, draw,
-                   guarantees={"full": grt.full(S == M, f"arbitrary participation of S = {S} of M = {M}")})
+                   guarantees={"full": grt.full(S == M, f"arbitrary participation of S = {S} of M = {M}")},
+                   law=lambda n: _exact_laws().arbitrary_law(M, constants))

@@ -119,6 +119,11 @@ class Problem:
         """One stochastic gradient of client i at x (numpy, for reference loops and tests)."""
         return self.client_grads(x)[i] + rng.standard_normal(self.d) * self.noise_std
 
+    def affine_gradients(self) -> Any:
+        """The declaration that client gradients are affine (:class:`quadratics.exact.declare.AffineGradients`),
+        or None (the default: not declared, so the exact path does not apply)."""
+        return None
+
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "d": self.d, "M": self.M, "F_star": self.F_star,
                 "constants": dict(self.constants), "params": dict(self.params)}

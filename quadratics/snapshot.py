@@ -99,4 +99,9 @@ def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None =
     if I is None and not adaptive:
         guarantees["snapshot"] = grt.snapshot(q0, m, n, "the engine's FAST mixture draws a uniform m-of-M snapshot "
                                                        "round with probability q each round, independently")
-    return Pattern("fast", M, constants, init, draw, observe if adaptive else None, None, guarantees)
+    def law(n: int) -> Any:
+        from .exact.laws import fast_law
+
+        return fast_law(M, constants)
+
+    return Pattern("fast", M, constants, init, draw, observe if adaptive else None, None, guarantees, law)

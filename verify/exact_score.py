@@ -1,13 +1,12 @@
 """Exact left-hand sides for scenario points: when an instance's LHS is an exact expectation, and its value.
 
-**Setting**: a scenario instance (``verify.scenario.Instance``) whose problem, algorithm and pattern are
-covered by :mod:`quadratics.exact` and whose ``measure`` is a linear functional of the per-round metric
-means the exact recursion returns: ``at_round(metric, r)`` (E metric_r) or
-``mean_over_rounds(metric, first, last)`` (the average of E metric_r over rounds first..last), for
-metric in dist_sq, gap, grad_sq.
+**Setting**: a scenario instance (``verify.scenario.Instance``) whose problem, algorithm and pattern declare
+what :mod:`quadratics.exact` needs (``Problem.affine_gradients``, ``Algorithm.linear``, ``Pattern.law``) and
+whose ``measure`` declares itself a quadratic form of the model at a round or averaged over rounds
+(:mod:`verify.measures`; ``at_round`` and ``mean_over_rounds`` of dist_sq, gap, grad_sq do).
 **Quantity**: :func:`exact_lhs` -> :class:`ExactLHS` (value, floating-point error bound, the law used) or
-the reason the point falls back to Monte Carlo: the problem, algorithm or pattern is not covered; the
-measure is another function; the instance reads inputs off the run (``complete``) or decides a
+the reason the point falls back to Monte Carlo: the problem, algorithm, pattern or measure declares nothing
+(or declares why not); the instance reads inputs off the run (``complete``) or decides a
 hypothesis on the run's trajectories (``run_broken``), which needs simulated trajectories anyway.
 **Statement**: the exact value has no sampling error; its interval is [value - err, value + err] with
 err the rounding bound of :mod:`quadratics.exact.moments`. A Monte Carlo mean differs from it also
@@ -27,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -39,7 +37,7 @@ if TYPE_CHECKING:
     from verify.measures import Measured
 
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
-           "scored_exactly"]
+           "scored_exactly", "scoring"]
 
 _FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
 # per-round exact curves for records are computed round by round only up to this horizon
@@ -71,23 +69,10 @@ def monte_carlo() -> Iterator[None]:
         _FORCE_MC.reset(token)
 
 
-def _measure_spec(measure: Any) -> tuple[str, str, int, int | None] | str:
-    """(kind, metric, first, last) of a recognised measure, or why it is not one."""
-    from verify.measures import at_round, mean_over_rounds
-
-    if not isinstance(measure, functools.partial) or measure.args:
-        return "the measure is not at_round/mean_over_rounds with keyword arguments"
-    kw = dict(measure.keywords)
-    if measure.func is at_round:
-        return "final", str(kw.get("metric")), int(kw["r"]), None
-    if measure.func is mean_over_rounds:
-        return "mean", str(kw.get("metric")), int(kw["first"]), int(kw["last"])
-    return f"the measure {getattr(measure.func, '__name__', measure.func)!r} has no exact counterpart"
-
-
-def _gate(inst: Any) -> tuple[str, str, int, int | None] | str:
-    """The recognised measure of ``inst``, or why its LHS cannot be computed from moments."""
-    from quadratics.exact import METRICS
+def _gate(inst: Any) -> Any:
+    """The quadratic form ``inst``'s measure declares (a QuadraticMeasure), or why its LHS is not computed from
+    moments."""
+    from verify.measures import declared_measure
 
     if _FORCE_MC.get():
         return "Monte Carlo requested (monte_carlo())"
@@ -95,40 +80,44 @@ def _gate(inst: Any) -> tuple[str, str, int, int | None] | str:
         return "the instance reads result inputs off the simulated run (complete)"
     if inst.run_broken is not None:
         return "the instance decides a hypothesis on the simulated trajectories (run_broken)"
-    spec = _measure_spec(inst.measure)
-    if isinstance(spec, str):
-        return spec
-    if spec[1] not in METRICS:
-        return f"metric {spec[1]!r} has no exact value (exact: {', '.join(METRICS)})"
-    if spec[0] == "final" and spec[2] < 1:
-        return "at_round(r=0) is the initial point, not a measured round"
-    return spec
+    return declared_measure(inst.measure)
 
 
-def _horizon(spec: tuple[str, str, int, int | None]) -> tuple[int, int, str]:
-    """(rounds, first, what) for the moment evaluation of a measure."""
-    kind, metric, first, last = spec
-    if kind == "final":
-        return first, 1, f"E {metric} at round {first}"
-    assert last is not None
-    return last, first, f"mean of E {metric} over rounds {first}..{last}"
+def _horizon(spec: Any) -> tuple[int, int, str]:
+    """(rounds, first, what) for the moment evaluation of a declared measure."""
+    if spec.kind == "final":
+        return spec.first, 1, spec.describe
+    return spec.last, spec.first, spec.describe
+
+
+def _forms(spec: Any, problem: Any) -> dict[str, Any]:
+    return {"measure": spec.form(problem)}
 
 
 def scored_exactly(inst: Any) -> str:
     """How ``evaluate_point`` scores ``inst``: ``"exact"`` (from moments, no trial), ``"per-trial"`` (moments
     given each trial's draw: cost grows with the trials) or ``""`` (simulated). Cheap (nothing is evaluated);
     used to size a run, where a simulation's cost does not apply to exactly scored points."""
+    return scoring(inst)[0]
+
+
+def scoring(inst: Any) -> tuple[str, str]:
+    """(:func:`scored_exactly`'s answer, why): the law used, or the reason the instance is simulated, as the
+    declarations (or their absence) state it: which of measure, problem, algorithm or pattern declared nothing,
+    or what its declaration says."""
     from quadratics.exact import applies, per_trial_applies
 
     spec = _gate(inst)
     if isinstance(spec, str):
-        return ""
+        return "", spec
     rounds = _horizon(spec)[0]
     if rounds < 1:  # a mean over round 0 alone (SURV.*.instance at T = 1): exact_moments declines, simulated
-        return ""
-    if applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)[0]:
-        return "exact"
-    return "per-trial" if per_trial_applies(inst.problem, inst.algorithm, inst.pattern)[0] else ""
+        return "", "a mean over round 0 alone has no measured round"
+    ok, why = applies(inst.problem, inst.algorithm, inst.pattern, rounds=rounds)
+    if ok:
+        return "exact", why
+    ok_t, why_t = per_trial_applies(inst.problem, inst.algorithm, inst.pattern)
+    return ("per-trial", why_t) if ok_t else ("", why)
 
 
 def exact_lhs(inst: Any) -> ExactLHS | str:
@@ -143,10 +132,11 @@ def exact_lhs(inst: Any) -> ExactLHS | str:
     if not ok:
         return why
     try:
-        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first)
+        ex = exact_moments(inst.problem, inst.algorithm, inst.pattern, rounds=rounds, first=first,
+                           forms=_forms(spec, inst.problem))
     except UserInputError as e:  # declined at this horizon (a step schedule past MAX_SCHEDULED_ROUNDS): simulate
         return str(e)
-    value, err = ex.value(spec[1], spec[0])
+    value, err = ex.value("measure", spec.kind)
     if math.isfinite(value) and not math.isfinite(err):
         return f"the rounding bound of {what} overflowed ({err:g}); simulated instead"
     if not math.isfinite(value):
@@ -193,10 +183,10 @@ def per_trial_lhs(inst: Any, trials: int, seed: int) -> PerTrialLHS | str:
     try:
         pm = per_trial_moments(inst.problem, inst.algorithm, inst.pattern, rounds, first, trials=trials, seed=seed,
                                curve=inst.curve if inst.curve in METRICS and int(inst.rounds) <= SERIES_MAX_ROUNDS
-                               else None)
+                               else None, forms=_forms(spec, inst.problem))
     except UserInputError as e:  # declined at this horizon: simulate
         return str(e)
-    kind, metric = spec[0], spec[1]
+    kind, metric = spec.kind, "measure"
     values = (pm.final if kind == "final" else pm.mean)[metric]
     errs = (pm.final_err if kind == "final" else pm.mean_err)[metric]
     if not (np.isfinite(values).all() and np.isfinite(errs).all()):

@@ -70,6 +70,7 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
 
     ``scenario_id``: a registered scenario's id, or (in-process) the scenario itself, e.g. one built in
     a notebook cell that no registry holds."""
+    from verify.cost import point_fidelity
     from verify.scenarios import get
 
     sc = scenario_id if isinstance(scenario_id, Scenario) else get(scenario_id)
@@ -77,6 +78,12 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
     for pt, s in zip(points, seeds):
         try:
             with plugin_guard(sc, pt):
+                kind, why = point_fidelity(sc, pt, trials)
+                if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
+                    out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan,
+                                "rhs": math.nan, "seed": int(s), "trials": int(trials), "fidelity": "cut",
+                                "cut": why})
+                    continue
                 est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
         except OutsideDomain as exc:
             # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
@@ -84,7 +91,10 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
             out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
                         "seed": int(s), "trials": int(trials), "skipped": str(exc)})
             continue
-        out.append({**est.to_dict(), "score": est.score})
+        method = dict(est.exact).get("method", "")
+        out.append({**est.to_dict(), "score": est.score,
+                    "fidelity": "exact" if method == "exact" else "per-trial" if method else "simulated",
+                    **({} if method else {"why_simulated": why})})
     return out
 
 
@@ -164,6 +174,7 @@ def _search_rows(s: SearchRecord) -> list[tuple[str, Any]]:
     c = s.confirmation or {}
     return [("result", s.result), ("optimiser", s.optimiser), ("evaluations", s.evaluations),
             ("admissible", s.admissible), ("stopped by", s.stopped_by),
+            ("points", fidelity_said(s.fidelity).lstrip("; ") or "none scored"),
             ("best point", s.best.get("point")), ("best score", short(s.best.get("score"))),
             ("confirmation", f"{c.get('verdict')} at {c.get('trials')} fresh trials" if c.get("verdict")
              else c.get("status", "no confirmation"))]
@@ -203,6 +214,7 @@ class SearchRecord(Record):
     claims_tried: int = 0   # confirmations spent on apparent violations (stop_at_violation)
     first_violation: dict[str, Any] = field(default_factory=dict)
     finding: str = ""
+    fidelity: dict[str, Any] = field(default_factory=dict)  # shares exact / simulated / cut (verify.cost)
 
     @classmethod
     def read(cls, data: Mapping[str, Any], where: str) -> SearchRecord:
@@ -328,6 +340,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
         terms: RHS term names the ``stratified`` optimiser aims at (default: every term).
     Returns: a :class:`SearchRecord` (``interrupted`` when Ctrl-C stopped it: no confirmation then).
     """
+    from verify.cost import fidelity_shares
     from verify.optimisers import make_optimiser
     from verify.suite import versions
 
@@ -379,6 +392,9 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
             opt.tell(points, [_objective(e, floor) for e in evs])
             for j, e in enumerate(evs):
                 done += 1
+                if e.get("cut") and not any(n.startswith("points over the per-point") for n in rec.notes):
+                    rec.notes.append(f"points over the per-point cost budget are cut (not simulated) and counted "
+                                     f"(fidelity.cut); first: {e['cut']}")
                 if e.get("skipped"):
                     rec.outside_domain += 1
                     if rec.outside_domain == 1:
@@ -391,6 +407,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
                 if done == 1:
                     rec.default = {"point": e["point"], "estimate": e}
                 rec.trace.append({"evaluation": done, "ratio": e["ratio"], "admissible": e["score"] is not None,
+                                  **({"fidelity": e["fidelity"]} if "fidelity" in e else {}),
                                   "best": best["score"] if best else None,
                                   **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {}),
                                   **({"stratum": strata[j]} if j < len(strata) else {})})
@@ -403,6 +420,7 @@ def search(scenario: Scenario, *, budget: int, time_limit: float | None = None, 
     except KeyboardInterrupt:
         rec.interrupted, rec.stopped_by = True, "interrupt"
     rec.evaluations = done
+    rec.fidelity = fidelity_shares(rec.trace)
     rec.elapsed_s = time.perf_counter() - t0
     if rec.first_violation:
         rec.confirmation["points_tried"] = done
@@ -462,7 +480,15 @@ def space_summary(rec: SearchRecord) -> str:
             or a.get("choices") and len(a["choices"]) > 1]
     fam = next((a["choices"] for a in rec.space if a["name"] == "problem" and a.get("choices")), None)
     return (f"{rec.id}'s space ({len(axes)} axes: {', '.join(axes)}"
-            + (f"; families {', '.join(map(str, fam))}" if fam else "") + ")")
+            + (f"; families {', '.join(map(str, fam))}" if fam else "") + ")" + fidelity_said(rec.fidelity))
+
+
+def fidelity_said(f: Mapping[str, Any]) -> str:
+    """``; points scored exactly x%, simulated y%, cut by cost z%`` (empty before a search has run)."""
+    if not f or not f.get("points"):
+        return ""
+    return (f"; of {f['points']} points: scored exactly {100 * f['exact']:.0f}%, simulated "
+            f"{100 * f['simulated']:.0f}%, cut by cost {100 * f['cut']:.0f}% (not scored)")
 
 
 def _cross_said(x: Mapping[str, Any] | None) -> str:

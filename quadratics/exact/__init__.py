@@ -1,9 +1,12 @@
 """Exact moments of the engine's linear instances: mean and second moment of the whole state, propagated
 through the participation law and the gradient noise with no sampling error.
 
-Covered: the quadratic families (affine client gradients) with FedAvg, FedProx, SCAFFOLD (P = 1), F3AST
-weights under a static policy, FAST (fedavg/fedprox/scaffold base) and Amplified FedAvg, under the laws of
-:mod:`quadratics.exact.laws`; :func:`applies` says whether an instance is covered and why not.
+Covered: whatever declares itself (:mod:`quadratics.exact.declare`: ``Problem.affine_gradients``,
+``Algorithm.linear``, ``Pattern.law``; no name is recognised). The built-ins declare: the quadratic families;
+FedAvg, FedProx, FAST (fedavg/fedprox base) and Amplified FedAvg in closed form, SCAFFOLD (P = 1), FAST+SCAFFOLD
+and F3AST weights under a static policy by probing their own round; uniform, cyclic, FAST's snapshot mixture,
+static-policy and i.i.d.-availability laws (:mod:`quadratics.exact.laws`). :func:`applies` says whether an
+instance is covered and, if not, which declaration is missing or what it says.
 FAST's mixture and arbitrary participation draw client propensities once per trial, which couples all
 rounds: :func:`per_trial_moments` integrates participation and noise exactly given each trial's draw
 (the same draw the engine makes), leaving a Monte Carlo mean over the propensities only.

@@ -20,20 +20,10 @@ import torch
 from bounds.core.errors import UserInputError
 from bounds.core.stats import MEAN_LEVEL
 
-from .laws import RoundLaw, lcm, per_trial_laws, round_law
-from .moments import (
-    Tracked,
-    U,
-    assemble,
-    augmented,
-    gamma,
-    matrix_power,
-    matvec,
-    metric_rows,
-    power_apply,
-    vech_index,
-)
-from .probe import Prober, _Declined, algorithm_declined
+from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
+from .laws import lcm
+from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
+from .probe import DeclarationError, _Declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
 # exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
@@ -70,8 +60,8 @@ class ExactMoments:
 
     def value(self, metric: str, kind: str = "final") -> tuple[float, float]:
         """(value, rounding bound) of ``metric`` at the final round (``kind='final'``) or averaged (``'mean'``)."""
-        if metric not in METRICS:
-            raise UserInputError(f"metric {metric!r} has no exact value; valid: {', '.join(METRICS)}")
+        if metric not in self.final:
+            raise UserInputError(f"metric {metric!r} has no exact value; valid: {', '.join(self.final)}")
         if kind == "final":
             return self.final[metric], self.final_err[metric]
         if kind == "mean":
@@ -85,60 +75,137 @@ class ExactMoments:
                 "wall_seconds": self.wall_seconds, "versions": self.versions}
 
 
-def _problem_declined(problem: Any) -> str | None:
-    from ..curvature import CurvatureQuadratic
-    from ..heterogeneous import HeterogeneousQuadratic
-
-    if not isinstance(problem, (HeterogeneousQuadratic, CurvatureQuadratic)):
-        return (f"problem {getattr(problem, 'name', type(problem).__name__)!r} has non-affine client gradients "
-                "(exact: the quadratic families quadratic, quadratic-diagonal, quadratic-rotated)")
-    return None
+def metric_forms(problem: Any) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """The three metrics as quadratic forms of e = x - x*: ||e||^2, e^T H e / 2, ||H e||^2 (H the Hessian)."""
+    H = np.asarray(problem.hessian(), dtype=float)
+    d = H.shape[0]
+    zero = np.zeros(d)
+    return {"dist_sq": (np.eye(d), zero, 0.0), "gap": (0.5 * H, zero, 0.0), "grad_sq": (H.T @ H, zero, 0.0)}
 
 
-# the last few probers, by the identity of their (problem, algorithm, pattern): one evaluation asks
-# applies(), the moments and the record's curve of the same objects (a probe costs 0.05-0.5 s)
-_PROBERS: list[tuple[Any, Any, Any, Prober]] = []
+def declared_law(pattern: Any) -> Law | PerTrialLaw | str:
+    """What ``pattern`` declares about its law (``Pattern.law(M)``), or why there is nothing."""
+    declare = getattr(pattern, "law", None)
+    if declare is None:
+        return (f"participation pattern {getattr(pattern, 'name', type(pattern).__name__)!r} declares no law "
+                "(Pattern.law): simulated")
+    try:
+        law = declare(int(pattern.M))
+    except Exception as e:  # a user's declaration that fails: said, and the point is simulated
+        return f"participation pattern {pattern.name!r}: its law declaration failed ({type(e).__name__}: {e})"
+    if law is None:
+        return f"participation pattern {pattern.name!r} declares that it has no law here (Pattern.law -> None)"
+    return law
 
 
-def _prober(problem: Any, algorithm: Any, pattern: Any, aux: dict) -> Prober:
-    for pb, alg, pat, prober in _PROBERS:
+def declared_round(problem: Any, algorithm: Any, aux: dict) -> RoundMap | str:
+    """What ``algorithm`` declares about its round on ``problem`` (``Algorithm.linear(problem, aux)``)."""
+    declare = getattr(algorithm, "linear", None)
+    if declare is None:
+        return (f"algorithm {getattr(algorithm, 'name', type(algorithm).__name__)!r} declares no affine round "
+                "(Algorithm.linear): simulated")
+    try:
+        rm = declare(problem, dict(aux))
+    except Exception as e:  # a user's declaration that fails: said, and the point is simulated
+        return f"algorithm {algorithm.name!r}: its round declaration failed ({type(e).__name__}: {e})"
+    if rm is None:
+        return f"algorithm {algorithm.name!r} declares that its round is not affine here (Algorithm.linear -> None)"
+    return rm
+
+
+class _Round:
+    """A declared round map as numpy, cached per phase."""
+
+    def __init__(self, rm: RoundMap):
+        self.rm = rm
+        self.D = rm.D
+        self.z0 = rm.z0.detach().cpu().numpy().astype(float)
+        self.z_ref = rm.z_ref.detach().cpu().numpy().astype(float)
+        self.scheduled = rm.period is None
+        self.window = 1 if rm.period is None else int(rm.period)
+        self._cache: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]] = {}
+
+    def phase(self, r: int) -> Any:
+        return r if self.scheduled else self.rm.phase(r)
+
+    def maps(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]:
+        """(B, c, noise, scale, terms, live) of round r; ``live`` [F]: 1 for the features whose coefficients
+        carry a rounding error (0 for structural zeros)."""
+        key = self.phase(r)
+        if key not in self._cache:
+            try:
+                co = self.rm.coefficients(r)
+            except DeclarationError as e:
+                raise _Declined(str(e)) from None
+            np_ = lambda t: None if t is None else t.detach().cpu().numpy().astype(float)  # noqa: E731
+            B, c, noise = np_(co.B), np_(co.c), np_(co.noise)
+            assert B is not None and c is not None
+            if B.shape[1:] != (self.D, self.D) or c.shape != (B.shape[0], self.D):
+                raise _Declined(f"the declared round map has B {B.shape}, c {c.shape} for a state of {self.D}")
+            F = B.shape[0]
+            live = np.ones(F)
+            if co.structural_zeros:
+                live = (np.abs(B).reshape(F, -1).max(1) + np.abs(c).max(1) > 0).astype(float)
+            self._cache[key] = (B, c, noise, float(co.scale), int(co.terms), live)
+        return self._cache[key]
+
+
+# the last few declared rounds, by the identity of their (problem, algorithm, aux): one evaluation asks
+# applies(), the moments and the record's curve of the same objects
+_ROUNDS: list[tuple[Any, Any, Any, _Round]] = []
+
+
+def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
+    for pb, alg, pat, rnd in _ROUNDS:
         if pb is problem and alg is algorithm and pat is pattern:
-            return prober
-    prober = Prober(problem, algorithm, aux)
-    if 1 + prober.D + prober.D * (prober.D + 1) // 2 <= MAX_ORDER:  # (only small instances are kept alive)
-        _PROBERS.insert(0, (problem, algorithm, pattern, prober))
-        del _PROBERS[4:]
-    return prober
+            return rnd
+    rm = declared_round(problem, algorithm, law.aux)
+    if isinstance(rm, str):
+        raise _Declined(rm)
+    rnd = _Round(rm)
+    _ROUNDS.insert(0, (problem, algorithm, pattern, rnd))  # the last four are kept (a few MB at M = 1,000)
+    del _ROUNDS[4:]
+    return rnd
 
 
 class _Plan:
-    """Everything one exact evaluation needs: the law, the prober and the cached moment matrices."""
+    """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
+    ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
 
-    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: RoundLaw | None = None):
+    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | None = None,
+                 forms: dict[str, tuple[Any, Any, float]] | None = None):
         if pattern.M != problem.M:
             raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
-        why = _problem_declined(problem) or algorithm_declined(algorithm)
-        if why:
-            raise _Declined(why)
         if law is None:
-            found = round_law(pattern)
+            found = declared_law(pattern)
+            if isinstance(found, PerTrialLaw):
+                raise _Declined(found.why)
             if isinstance(found, str):
                 raise _Declined(found)
             law = found
-        if algorithm.name == "f3ast" and "rates" not in law.aux:
-            raise _Declined("F3AST's weights p_k / r_k(t) need known rates (a static policy); this pattern's rates "
-                            "come from the run")
-        self.law: RoundLaw = law
-        self.prober = _prober(problem, algorithm, pattern, law.aux)
+        if law.M != problem.M:
+            raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
+        self.law: Law | MarkovLaw = law
+        self.prober = _round_of(problem, algorithm, pattern, law)
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
+        self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1  # joint (chain state, moments) recursion
+        self.order *= self.chain
         if self.order > MAX_ORDER:
             raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
-        self.L = metric_rows(D, self.prober.layout.block("x"), np.asarray(problem.hessian(), dtype=float))
+        self.forms = dict(metric_forms(problem) if forms is None else forms)
+        self.names = tuple(self.forms)
+        try:
+            x_block = self.prober.rm.block("x")
+        except KeyError:
+            raise _Declined("the declared round map has no state block named 'x' (the model)") from None
+        plain = lambda t: np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)  # noqa: E731
+        self.L = form_rows(D, x_block, [(plain(Q), plain(cv), float(s)) for Q, cv, s in self.forms.values()])
+        self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
         self.use(law)
 
-    def use(self, law: RoundLaw) -> None:
+    def use(self, law: Law | MarkovLaw) -> None:
         """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
         self.law = law
         self.period = None if self.prober.scheduled else lcm(self.prober.window, law.period)
@@ -151,26 +218,45 @@ class _Plan:
     def G(self, r: int) -> Tracked:
         key = self.key(r)
         if key not in self._G:
-            maps = self.prober.maps(r)
-            Eu, Euu = self.law.moments(key[1])
-            F = maps.c.shape[0]
-            Mu = np.empty((F, F))
-            Mu[0, 0], Mu[0, 1:], Mu[1:, 0], Mu[1:, 1:] = 1.0, Eu, Eu, Euu
-            M = self.law.M
-            T = assemble(maps.B, maps.c, maps.N, Mu, M)
-            if not np.isfinite(T).all():
-                raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
-            # rounding bound of the assembly: the coefficients' probe uncertainty and the moments' relative error
-            # enter through the same formula with absolute values (first order), plus the sums' own rounding
-            # (x4: a feature's coefficient is a combination of up to four probes, e.g. Y_i = 2 B_1 - B_2 - A_0)
-            eps = 4 * gamma(self.prober.K * (self.prober.d + 4) + 16) * maps.scale
-            aB, ac, aN, aMu = np.abs(maps.B), np.abs(maps.c), np.abs(maps.N), np.abs(Mu)
-            T_abs = assemble(aB, ac, aN, aMu, M)
-            T_pert = assemble(aB + eps, ac + eps, aN + eps, aMu * (1 + self.law.rel_err), M)
-            J = maps.N.shape[2]
-            err = (T_pert - T_abs) + gamma(2 * F + J + 4 * M + 8) * T_abs
-            self._G[key] = augmented(Tracked(T, np.abs(err)), self.L)
+            if isinstance(self.law, MarkovLaw):  # w'(c') = sum_c P[c, c'] T_c w(c) (declare.MarkovLaw)
+                P = np.asarray(self.law.transition, dtype=float)
+                parts = [self._T(r, sub, sub.key(r)) for sub in self.law.laws]
+                n0 = parts[0].val.shape[0]
+                C = len(parts)
+                val, err = np.zeros((C * n0, C * n0)), np.zeros((C * n0, C * n0))
+                for c, part in enumerate(parts):
+                    for c2 in range(C):
+                        blk = P[c, c2] * part.val
+                        val[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = blk
+                        err[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = P[c, c2] * part.err + U * np.abs(blk)
+                self._G[key] = augmented(Tracked(val, err), self.L)
+            else:
+                self._G[key] = augmented(self._T(r, self.law, key[1]), self.L)
         return self._G[key]
+
+    def _T(self, r: int, law: Law, law_key: Any) -> Tracked:
+        """The moment matrix of round r under ``law`` (its moments at ``law_key``) with its rounding bound."""
+        B, c, noise, scale, terms, live = self.prober.maps(r)
+        Eu, pairs = law.moments(law_key)
+        Eu = np.asarray(Eu, dtype=float)
+        if Eu.shape != (B.shape[0] - 1,):
+            raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
+                            f"({B.shape[0] - 1} = 2M)")
+        T = assemble(B, c, noise, Eu, pairs)
+        if not np.isfinite(T).all():
+            raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
+        # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
+        # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
+        # enter through the same formula with absolute values (first order), plus the sums' own rounding
+        eps = 4 * gamma(terms) * scale
+        aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
+        T_abs = assemble(aB, ac, aN, aEu, aP)
+        T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
+                          None if aN is None else aN + eps, aEu * (1 + law.rel_err),
+                          aP.scaled(1 + law.rel_err))
+        F = B.shape[0]
+        err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
+        return Tracked(T, np.abs(err))
 
     def segment(self, r0: int, count: int) -> Tracked:
         """The product of the matrices of rounds r0 .. r0 + count - 1 (count >= 1).
@@ -223,9 +309,14 @@ class _Plan:
     def start(self) -> Tracked:
         e0 = self.prober.z0 - self.prober.z_ref
         iu, ju = vech_index(self.D)
-        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju], np.zeros(3)])
-        return Tracked(v, 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
-                                                                            np.zeros(v.size - 1 - self.D)])))
+        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju]])
+        err = 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
+                                                                  np.zeros(v.size - 1 - self.D)]))
+        if isinstance(self.law, MarkovLaw):  # w_0(c) = initial[c] v_0
+            p0 = np.asarray(self.law.initial, dtype=float)
+            v, err = np.kron(p0, v), np.kron(p0, err) + U * np.abs(np.kron(p0, v))
+        k = len(self.names)
+        return Tracked(np.concatenate([v, np.zeros(k)]), np.concatenate([err, np.zeros(k)]))
 
     def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
         n = self.order
@@ -249,12 +340,22 @@ def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = Non
     return True, plan.law.describe
 
 
+def exact_order(problem: Any, algorithm: Any, pattern: Any) -> int:
+    """The order 1 + D + D(D+1)/2 of the moment recursion of an instance :func:`applies` covers (its state has D
+    numbers): what one exact evaluation's cost grows with (cubically)."""
+    D = _Plan(problem, algorithm, pattern).D
+    return 1 + D + D * (D + 1) // 2
+
+
 def _versions() -> dict[str, str]:
     return {"numpy": np.__version__, "torch": torch.__version__, "dtype": "float64", "device": "cpu"}
 
 
-def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1) -> ExactMoments:
-    """Exact E of the three metrics at round ``rounds`` and averaged over rounds ``first``..``rounds``.
+def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1,
+                  forms: dict[str, tuple[Any, Any, float]] | None = None) -> ExactMoments:
+    """Exact E of the three metrics (or of ``forms``: name -> (Q, c, s), a quadratic form of e = x - x*, see
+    :class:`quadratics.exact.declare.QuadraticMeasure`) at round ``rounds`` and averaged over rounds
+    ``first``..``rounds``.
 
     Raises UserInputError when exact evaluation does not apply (the message says why; see :func:`applies`).
     """
@@ -263,18 +364,18 @@ def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first
         raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
     t0 = time.perf_counter()
     try:
-        plan = _Plan(problem, algorithm, pattern)
+        plan = _Plan(problem, algorithm, pattern, forms=forms)
         init, fin, fin_err, mean, mean_err = _evaluate(plan, rounds, first)
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
-    mk = lambda a: {k: float(x) for k, x in zip(METRICS, a)}  # noqa: E731
+    mk = lambda a: {k: float(x) for k, x in zip(plan.names, a)}  # noqa: E731
     return ExactMoments(rounds=rounds, first=first, final=mk(fin), final_err=mk(fin_err), mean=mk(mean),
                         mean_err=mk(mean_err), initial=mk(init), law=plan.law.describe, order=plan.order,
                         wall_seconds=time.perf_counter() - t0, versions=_versions())
 
 
 def _evaluate(plan: _Plan, rounds: int, first: int) -> tuple[np.ndarray, ...]:
-    """(initial, final, final bound, mean over first..rounds, its bound), each [3] in METRICS order."""
+    """(initial, final, final bound, mean over first..rounds, its bound), each [len(forms)] in plan.names order."""
     v0 = plan.start()
     n = plan.order
     init, _ = plan.metrics(v0)
@@ -313,6 +414,19 @@ class PerTrialMoments:
     curve: np.ndarray | None = None
 
 
+def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[Law] | str:
+    """The laws of each trial's rounds given its own draw, where ``pattern`` declares a :class:`PerTrialLaw`."""
+    found = declared_law(pattern)
+    if isinstance(found, str):
+        return found
+    if not isinstance(found, PerTrialLaw):
+        return f"pattern {pattern.name!r} declares one law for every trial (no per-trial conditioning needed)"
+    try:
+        return found.laws(int(trials), int(seed))
+    except Exception as e:  # a user's declaration that fails: said, and the point is simulated
+        return f"pattern {pattern.name!r}: its per-trial law failed ({type(e).__name__}: {e})"
+
+
 def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool, str]:
     """(True, what is conditioned on) when :func:`per_trial_moments` covers the instance, else (False, why)."""
     laws = per_trial_laws(pattern, 1, 0)
@@ -327,7 +441,8 @@ def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool,
 
 
 def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first: int = 1, *, trials: int,
-                      seed: int, curve: str | None = None) -> PerTrialMoments:
+                      seed: int, curve: str | None = None,
+                      forms: dict[str, tuple[Any, Any, float]] | None = None) -> PerTrialMoments:
     """The metrics' exact expectations given each of ``trials`` trials' propensities (drawn as the engine draws
     them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
     that per-trial draw. ``curve``: also the mean over trials of E[curve metric at round r | trial] for
@@ -341,7 +456,9 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
     if isinstance(laws, str):
         raise UserInputError(f"per-trial exact evaluation does not apply: {laws}")
     try:
-        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        plan = _Plan(problem, algorithm, pattern, law=laws[0],
+                     forms=None if forms is None else {**forms, **({} if curve is None else
+                                                                  {curve: metric_forms(problem)[curve]})})
         n = plan.order
         keep = (curve is not None and plan.period is not None
                 and rounds * len(laws) * n * n <= CURVE_MAX_WORK and len(laws) * plan.period * n * n <= 5e7)
@@ -358,7 +475,7 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
     if keep:
         # every trial's moments advanced together, one batched product per round (no rounding bound carried)
         G = np.array(mats)  # [trials, period, n, n]
-        row = plan.L[METRICS.index(str(curve))]
+        row = plan.L[plan.names.index(str(curve))]
         v = np.tile(plan.start().val[:n], (len(laws), 1))
         out = [float(np.mean(v @ row))]
         for r in range(rounds):
@@ -366,7 +483,7 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
             out.append(float(np.mean(v @ row)))
         mean_curve = np.array(out)
     arr = np.array(rows)  # [trials, 4, 3]
-    mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(METRICS)}  # noqa: E731
+    mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(plan.names)}  # noqa: E731
     return PerTrialMoments(rounds=rounds, first=first, trials=int(trials), seed=int(seed), final=mk(0),
                            final_err=mk(1), mean=mk(2), mean_err=mk(3), law=laws[0].describe,
                            wall_seconds=time.perf_counter() - t0, versions=_versions(), curve=mean_curve)
@@ -386,7 +503,7 @@ def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
     arr = np.array(rows)
-    return {k: arr[:, j] for j, k in enumerate(METRICS)}
+    return {k: arr[:, j] for j, k in enumerate(plan.names)}
 
 
 def expectations(problem: Any, algorithm: Any, pattern: Any, rounds: int, *, trials: int = 4096, seed: int = 0,

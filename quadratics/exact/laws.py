@@ -1,52 +1,44 @@
-"""Participation laws as the moments the exact recursion needs: per round, E[u] and E[u u^T] of the
-client features u = (q_1..q_M, 1{q_1 > 0}..1{q_M > 0}).
+"""Participation laws of the built-in patterns as declarations (:class:`quadratics.exact.declare.Law`): each
+pattern constructor attaches ``law=`` built here from its own constants, so nothing is read back from a
+pattern's name or closures.
 
 **Why these moments suffice**: every supported round is affine in the state with coefficients that are
 affine in u (the aggregation weights q_i and the participation indicators), so the expectation of the
 state's mean needs E[u] and that of its second moment needs E[u u^T] (pairwise inclusion probabilities,
-never an enumeration of the selected sets). Random normalisation (q = 1/|S| with |S| random) is handled
-by conditioning on the selected count.
-**Laws decided here** (anything else is declined with the reason):
-* ``uniform`` (S of M), ``cyclic`` (S of the round's group; period P), ``regularized`` and ``arbitrary``
-  only when S = M (every client every round; otherwise rounds of a window are dependent, resp. the
-  per-trial propensities couple all rounds);
-* ``fast`` with probability q or interval I: snapshot rounds are uniform m of M; the arbitrary rounds are
-  exact only when n = M (or when none occurs: q = 1, I = 1); the adaptive rule depends on the run;
-* ``static-policy``: its configurations and their probabilities (F3AST's static selection law);
-* ``availability`` with naive selection over a model with an explicit i.i.d. law (``always``, ``scarce``,
-  ``home-devices``, ``uneven``, ``table1``) and its cap: availability sets of the model's explicit law
-  (at most 2^16), within each a uniform min(|A|, k)-subset (the problem's p is uniform); F3AST's greedy
+never an enumeration of the selected sets).
+**Laws built here** (anything else is declined with the reason):
+* uniform (S of M), cyclic (S of the round's group; period P), regularized and arbitrary only when S = M
+  (every client every round; otherwise rounds of a window are dependent, resp. the per-trial propensities
+  couple all rounds: arbitrary then declares a per-trial law);
+* FAST with probability q or interval I: snapshot rounds are uniform m of M; the arbitrary rounds are
+  exact only when n = M (or when none occurs: q = 1, I = 1), else per trial; the adaptive rule depends on
+  the run;
+* static policy: its configurations and their probabilities (F3AST's static selection law);
+* availability with naive selection over a model with an explicit i.i.d. law and its cap: availability
+  sets of the model's explicit law (at most 2^16), within each a uniform min(|A|, k)-subset; F3AST's greedy
   selection depends on the run's rates and Markov/periodic models couple rounds: declined.
 """
 
+
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class RoundLaw:
-    """Moments of the round features as a function of the round index.
-
-    ``period``: the law of round r depends only on ``key(r)`` and ``key`` has period ``period``;
-    ``moments(key) -> (Eu [2M], Euu [2M, 2M])``; ``aux``: the constant per-round ``aux`` the pattern
-    hands the algorithm (static policies' rates and weights), or {}; ``rel_err``: relative rounding
-    error bound of the moments (a few units of roundoff: sums of at most ``terms`` products).
-    """
-
-    M: int
-    period: int
-    key: Callable[[int], Any]
-    moments: Callable[[Any], tuple[np.ndarray, np.ndarray]]
-    aux: dict
-    rel_err: float
-    describe: str
+from .declare import (
+    Law,
+    Moments,
+    Pairwise,
+    PerTrialLaw,
+    cyclic_law,
+    fixed_law,
+    mix_moments,
+    mixture_law,
+    uniform_law,
+)
 
 
 def _gamma(n: int) -> float:
@@ -76,87 +68,19 @@ def _constant(M: int, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return u, np.outer(u, u)
 
 
-def _closure(fn: Callable, name: str) -> Any:
-    # the built-in patterns keep their law in the closure of their draw functions (a Pattern declares only
-    # its constants); reading it there keeps the exact path on the very objects the engine samples from
-    return inspect.getclosurevars(fn).nonlocals.get(name)
-
-
-def round_law(pattern: Any) -> RoundLaw | str:
-    """The law of one round of ``pattern`` as feature moments, or the reason it is not available."""
-    name, M, c = pattern.name, int(pattern.M), dict(pattern.constants)
-    everyone = np.ones(M, bool)
-
-    def fixed(Eu: np.ndarray, Euu: np.ndarray, what: str, err: float = _gamma(4)) -> RoundLaw:
-        return RoundLaw(M, 1, lambda r: 0, lambda k: (Eu, Euu), {}, err, what)
-
-    if name == "uniform":
-        S = int(c["S"])
-        return fixed(*within(everyone, S, M), f"uniform {S} of {M}")
-    if name == "cyclic":
-        S, P, G, g = int(c["S"]), int(c["P"]), int(c["groups"]), int(c["g"])
-        laws = {j: within(np.arange(M) % G == j, S, M) for j in range(G)}
-        return RoundLaw(M, P, lambda r: (r % P) // g, lambda j: laws[j], {}, _gamma(4),
-                        f"cyclic: {S} of group (r mod {P}) // {g} of {G}")
-    if name in ("regularized", "arbitrary"):
-        if int(c["S"]) != M:
-            return (f"{name} participation with S={c['S']} < M={M}: "
-                    + ("the rounds of a window are drawn jointly (a permutation per window), not independently"
-                       if name == "regularized" else
-                       "the propensities are drawn once per trial, so every round depends on the same random draw"))
-        return fixed(*_constant(M, np.full(M, 1.0 / M)), f"{name} with S = M: every client every round")
-    if name == "fast":
-        if c.get("adaptive"):
-            return "FAST's adaptive snapshot probability follows the run's accuracy (state-dependent participation)"
-        m, n = int(c["m"]), int(c["n"])
-        snap = within(everyone, m, M)
-        full = _constant(M, np.full(M, 1.0 / M))
-        I = c.get("I")
-        if I is not None:
-            I = int(I)
-            if I > 1 and n != M:
-                return (f"FAST arbitrary rounds (n={n} < M={M}) sample by propensities drawn once per trial, "
-                        "which couples every round; exact only with n = M")
-            return RoundLaw(M, I, lambda r: r % I == 0, lambda s: snap if s else full, {}, _gamma(4),
-                            f"FAST: snapshot every {I} rounds")
-        q = float(c["q"])
-        if q < 1.0 and n != M:
-            return (f"FAST arbitrary rounds (n={n} < M={M}, snapshot probability q={q:g} < 1) sample by "
-                    "propensities drawn once per trial, which couples every round; exact only with q = 1 or n = M")
-        if q >= 1.0:
-            return fixed(*snap, f"FAST with q = 1: uniform {m} of {M} every round")
-        return fixed(q * snap[0] + (1 - q) * full[0], q * snap[1] + (1 - q) * full[1],
-                     f"FAST: uniform {m} of {M} with probability {q:g}, else all", _gamma(8))
-    if name == "static-policy":
-        q_rows, law = _closure(pattern.weights, "q_rows"), _closure(pattern.weights, "law")
-        if q_rows is None or law is None:
-            return "static policy without a readable selection law"
-        U = np.concatenate([q_rows, (q_rows > 0).astype(float)], axis=1)
-        Eu, Euu = law @ U, np.einsum("c,ci,cj->ij", law, U, U)
-        draw_aux = pattern.draw(pattern.init(1, 0), 0)[1]
-        return RoundLaw(M, 1, lambda r: 0, lambda k: (Eu, Euu), dict(draw_aux), _gamma(len(law) + 4),
-                        f"static policy over {len(law)} configurations")
-    if name.startswith("availability:"):
-        return _availability(pattern, M, c)
-    return f"participation pattern {name!r} has no exact law here (known: uniform, cyclic, fast, static-policy, " \
-           "availability with naive selection; regularized/arbitrary with S = M)"
-
-
-def _availability(pattern: Any, M: int, c: dict) -> RoundLaw | str:
-    if c.get("selection") != "naive":
+def availability_law(av: Any, cap: Any, M: int, model: str, selection: str) -> Law | str:
+    """The law of naive selection over the availability model ``av`` (its explicit i.i.d. law) with ``cap``,
+    or why not (F3AST's greedy selection, Markov or periodic availability, too many availability sets)."""
+    if selection != "naive":
         return "F3AST greedy selection depends on the run's rates r(t) (state-dependent participation)"
-    av, cap = _closure(pattern.init, "av"), _closure(pattern.draw, "cap")
-    if av is None or cap is None:
-        return "availability pattern without a readable model"
-    kind = type(av).__name__
-    if kind not in ("Independent", "JointTable"):
-        return f"availability model {c.get('model')!r} ({kind}) couples rounds (Markov or periodic availability)"
-    law = av.explicit_law(max_states=1 << 16)
+    law = av.explicit_law(max_states=1 << 16) if hasattr(av, "explicit_law") else None
     if law is None:
-        return f"availability model {c.get('model')!r} has no explicit law within 2^16 availability sets"
+        return (f"availability model {model!r} ({type(av).__name__}) has no explicit i.i.d. law within 2^16 "
+                "availability sets (Markov or periodic availability couples rounds)")
     sets, probs = np.asarray(law[0], bool), np.asarray(law[1], float)
     Eu, Euu = np.zeros(2 * M), np.zeros((2 * M, 2 * M))
     ks, kp = np.asarray(cap.values, int), np.asarray(cap.probs, float)
+    off = ~np.eye(M, dtype=bool)
     for k, pk in zip(ks, kp):
         for a in range(1, M + 1):  # availability sets grouped by size: one batched sum per size
             rows = sets.sum(1) == a
@@ -168,7 +92,6 @@ def _availability(pattern: Any, M: int, c: dict) -> RoundLaw | str:
             w = probs[rows] * pk
             # client i's moments are e1 restricted to members; pairs use the (member, member) entries
             p_on, p_pair = np.einsum("c,ci->i", w, A), np.einsum("c,ci,cj->ij", w, A, A)
-            off = ~np.eye(M, dtype=bool)
             for (bi, bj) in ((0, 0), (0, 1), (1, 0), (1, 1)):
                 blk_same = e2[bi * a, bj * a]
                 blk_pair = e2[bi * a, bj * a + 1] if a > 1 else 0.0
@@ -176,9 +99,57 @@ def _availability(pattern: Any, M: int, c: dict) -> RoundLaw | str:
                                                                           np.diag(p_on) * blk_same)
             Eu[:M] += p_on * e1[0]
             Eu[M:] += p_on * e1[a]
-    return RoundLaw(M, 1, lambda r: 0, lambda k: (Eu, Euu), {}, _gamma(len(probs) * len(kp) + 8),
-                    f"availability {c.get('model')!r}, naive selection, cap {[int(k) for k in ks]}: "
-                    f"{len(probs)} availability sets")
+    return fixed_law(M, Eu, Pairwise.from_dense(Euu),
+                     f"availability {model!r}, naive selection, cap {[int(k) for k in ks]}: "
+                     f"{len(probs)} availability sets", _gamma(len(probs) * len(kp) + 8))
+
+
+def full_law(M: int) -> Law:
+    """Every client every round with weight 1/M (deterministic features)."""
+    u = np.concatenate([np.full(M, 1.0 / M), np.ones(M)])
+    al = np.array([1.0 / M, 1.0])
+    same = np.broadcast_to(np.outer(al, al), (M, 2, 2)).copy()
+    return fixed_law(M, u, Pairwise(same, u[:, None], np.ones((1, 1))), f"every client of {M} every round")
+
+
+def cyclic_pattern_law(M: int, S: int, P: int, groups: int, g: int) -> Law:
+    """Cyclic groups: round r samples S of group (r mod P) // g (clients i with i mod groups = j)."""
+    laws = [uniform_law(M, S, np.arange(j, M, groups)) for j in range(groups)]
+    return cyclic_law(laws, g, f"cyclic: {S} of group (r mod {P}) // {g} of {groups}")
+
+
+def fast_law(M: int, c: dict) -> Law | PerTrialLaw | str:
+    """FAST's snapshot mixture (constants ``c`` of :func:`quadratics.snapshot.fast_mixture`)."""
+    if c.get("adaptive"):
+        return "FAST's adaptive snapshot probability follows the run's accuracy (state-dependent participation)"
+    m, n, I = int(c["m"]), int(c["n"]), c.get("I")
+    snap, every = uniform_law(M, m), full_law(M)
+    def per_trial(exact_when: str) -> PerTrialLaw:
+        return PerTrialLaw(lambda trials, seed: per_trial_laws(M, c, trials, seed),
+                           f"FAST arbitrary rounds (n={n} < M={M}) sample by propensities drawn once per trial, "
+                           f"which couples every round; exact only with {exact_when}")
+
+    if I is not None:
+        I = int(I)
+        if I > 1 and n != M:
+            return per_trial("n = M")
+        return Law(M, lambda s: snap.moments(0) if s else every.moments(0), _every(I), I, {}, _gamma(4),
+                   f"FAST: snapshot every {I} rounds")
+    q = float(c["q"])
+    if q < 1.0 and n != M:
+        return per_trial("q = 1 or n = M")
+    if q >= 1.0:
+        return fixed_law(M, *snap.moments(0), f"FAST with q = 1: uniform {m} of {M} every round")
+    return mixture_law([(q, snap), (1 - q, every)], f"FAST: uniform {m} of {M} with probability {q:g}, else all")
+
+
+def arbitrary_law(M: int, c: dict) -> Law | PerTrialLaw:
+    """Arbitrary participation: every client every round when S = M, else a law per trial's propensities."""
+    if int(c["S"]) == M:
+        return full_law(M)
+    return PerTrialLaw(lambda trials, seed: per_trial_laws(M, {**c, "kind": "arbitrary"}, trials, seed),
+                       f"arbitrary participation with S={c['S']} < M={M}: the propensities are drawn once per "
+                       "trial, so every round depends on the same random draw")
 
 
 def lcm(a: int, b: int) -> int:
@@ -234,9 +205,6 @@ def successive(w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return Eu, Euu
 
 
-Moments = tuple[np.ndarray, np.ndarray]
-
-
 def _always(mom: Moments) -> Callable[[Any], Moments]:
     return lambda key: mom
 
@@ -249,39 +217,39 @@ def _by_snapshot(snap: Moments, arb: Moments) -> Callable[[Any], Moments]:
     return lambda is_snapshot: snap if is_snapshot else arb
 
 
-def per_trial_laws(pattern: Any, trials: int, seed: int) -> list[RoundLaw] | str:
-    """For a pattern whose rounds are independent only given a per-trial draw (FAST's mixture and arbitrary
-    participation: client propensities drawn once per trial), the law of each trial's rounds given the
-    engine's own draw for that trial (the same propensities a simulation with ``seed`` and ``trials`` uses);
-    or why not."""
+def per_trial_laws(M: int, c: dict, trials: int, seed: int) -> list[Law] | str:
+    """For FAST's mixture (``c`` its constants) or arbitrary participation (``c["kind"] == "arbitrary"``), whose
+    rounds are independent only given a per-trial draw (client propensities drawn once per trial): the law of
+    each trial's rounds given the engine's own draw for that trial (the same propensities a simulation with
+    ``seed`` and ``trials`` uses); or why not."""
     from ..participation import propensities
 
-    name, M, c = pattern.name, int(pattern.M), dict(pattern.constants)
-    if name not in ("fast", "arbitrary") or c.get("adaptive"):
-        return f"pattern {name!r} has no per-trial conditional law here"
     if M > 16:
         return f"successive sampling over M={M} > 16 clients (2^M sets)"
     W = propensities(c["dist"], c["a"], c["b"], M, int(trials), int(seed))
     everyone = np.ones(M, bool)
     out = []
+    err = _gamma((1 << M) + 12)
     for t in range(int(trials)):
         w = W[t] / W[t].max()  # the law is invariant to the scale; this keeps the sums well conditioned
         if not (np.all(w > 0) and np.isfinite(w).all()):
             return f"trial {t}'s propensities underflow after scaling (min {W[t].min():.3g}, max {W[t].max():.3g})"
-        if name == "arbitrary":
-            mom = successive(w, int(c["S"]))
-            out.append(RoundLaw(M, 1, lambda r: 0, _always(mom), {}, _gamma((1 << M) + 8),
-                                f"arbitrary: {c['S']} of {M} by the trial's propensities"))
+        if c.get("kind") == "arbitrary":
+            mom = _dense(successive(w, int(c["S"])))
+            out.append(Law(M, _always(mom), rel_err=err, describe=f"arbitrary: {c['S']} of {M} by the trial's "
+                                                                   "propensities"))
             continue
-        snap, arb = within(everyone, int(c["m"]), M), successive(w, int(c["n"]))
+        snap, arb = _dense(within(everyone, int(c["m"]), M)), _dense(successive(w, int(c["n"])))
         if c.get("I") is not None:
             I = int(c["I"])
-            out.append(RoundLaw(M, I, _every(I), _by_snapshot(snap, arb),
-                                {}, _gamma((1 << M) + 8), f"FAST every {I} rounds, arbitrary rounds by the trial's "
-                                                           "propensities"))
+            out.append(Law(M, _by_snapshot(snap, arb), _every(I), I, {}, err,
+                           f"FAST every {I} rounds, arbitrary rounds by the trial's propensities"))
             continue
         q = float(c["q"])
-        mix = (q * snap[0] + (1 - q) * arb[0], q * snap[1] + (1 - q) * arb[1])
-        out.append(RoundLaw(M, 1, lambda r: 0, _always(mix), {}, _gamma((1 << M) + 12),
-                            f"FAST q={q:g}, arbitrary rounds by the trial's propensities"))
+        out.append(Law(M, _always(mix_moments([(q, snap), (1 - q, arb)])), rel_err=err,
+                       describe=f"FAST q={q:g}, arbitrary rounds by the trial's propensities"))
     return out
+
+
+def _dense(mom: tuple[np.ndarray, np.ndarray]) -> Moments:
+    return mom[0], Pairwise.from_dense(mom[1])

@@ -25,6 +25,7 @@ rounds against 3e-11 by squaring), so every run of equal rounds is squared, neve
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -84,58 +85,68 @@ class Tracked:
 
 
 
-def assemble(B: np.ndarray, c: np.ndarray, N: np.ndarray, Mu: np.ndarray, M: int) -> np.ndarray:
-    """The moment matrix T on v = (1, m, vech S) (see the module docstring); B [F,D,D], c [F,D], N [F,D,J]."""
+def assemble(B: np.ndarray, c: np.ndarray, noise: np.ndarray | None, Eu: np.ndarray, pairs: Any) -> np.ndarray:
+    """The moment matrix T on v = (1, m, vech S) (see the module docstring); B [F,D,D], c [F,D], noise
+    [M,2,2,D,D] per-client covariance blocks or None, Eu [2M] and pairs (a ``Pairwise``: E[u u^T] of the
+    2M client features). Cost O(F r D^2 + F D^4) for a law of rank r: no F x F matrix is formed."""
     F, D = c.shape
     iu, ju = vech_index(D)
     nS = iu.size
-    C = np.einsum("fg,gkl->fkl", Mu, B)              # C_f = sum_g Mu[f,g] B_g
-    cm = Mu @ c                                       # sum_g Mu[f,g] c_g
+    # C_f = sum_g Mu[f,g] B_g with Mu = [[1, Eu^T], [Eu, Euu]] (u_0 = 1)
+    Bc = B[1:].reshape(F - 1, -1)
+    C = np.empty_like(B)
+    C[0] = B[0] + (Eu @ Bc).reshape(D, D)
+    C[1:] = (Eu[:, None] * B[0].reshape(1, -1) + pairs.apply(Bc)).reshape(F - 1, D, D)
+    cm = np.empty_like(c)
+    cm[0] = c[0] + Eu @ c[1:]
+    cm[1:] = Eu[:, None] * c[0][None, :] + pairs.apply(c[1:])
     A_mean, c_mean = C[0], cm[0]
-    # S' from S: sum_fg Mu_fg B_f[i,k] B_g[j,l] S[k,l], rows (i<=j) and symmetric columns (k<=l)
-    full = np.einsum("fik,fjl->ijkl", B, C)
+    # only features with a nonzero coefficient contribute below (FedAvg's indicators enter nowhere)
+    on = np.flatnonzero(np.abs(B).reshape(F, -1).max(1) + np.abs(c).max(1) > 0)
+    B, C, c, cm = B[on], C[on], c[on], cm[on]
+    # S' from S: sum_fg Mu_fg B_f[i,k] B_g[j,l] S[k,l] as one product over the features: [D^2, D^2]
+    Bt = np.ascontiguousarray(B.reshape(on.size, D * D).T)
+    full = _mm(Bt, C.reshape(on.size, D * D)).reshape(D, D, D, D).transpose(0, 2, 1, 3)
     op = full[iu, ju]                                 # [nS, D, D]
     opS = op[:, iu, ju] + np.where(iu != ju, op[:, ju, iu], 0.0)
     # S' from m: sum_fg Mu_fg (B_f[i,k] c_g[j] + c_f[i] B_g[j,k])
-    H = np.einsum("fik,fj->ijk", B, cm)
+    H = _mm(Bt, cm).reshape(D, D, D).transpose(0, 2, 1)
     opm = (H + H.transpose(1, 0, 2))[iu, ju]
-    const = np.einsum("fi,fj->ij", c, cm)
-    # noise: client i's features are f = 1 + i (q_i) and 1 + M + i (1_i)
-    qf, of = 1 + np.arange(M), 1 + M + np.arange(M)
-    noise = (np.einsum("i,idj,iej->de", Mu[qf, qf], N[qf], N[qf])
-             + np.einsum("i,idj,iej->de", Mu[qf, of], N[qf], N[of])
-             + np.einsum("i,idj,iej->de", Mu[of, qf], N[of], N[qf])
-             + np.einsum("i,idj,iej->de", Mu[of, of], N[of], N[of]))
+    const = _mm(np.ascontiguousarray(c.T), cm)
+    if noise is not None:  # client i's noise enters with its own features (q_i, 1_i): the same-client blocks
+        const = const + (pairs.same.reshape(-1) @ noise.reshape(-1, D * D)).reshape(D, D)
     n = 1 + D + nS
     T = np.zeros((n, n))
     T[0, 0] = 1.0
     T[1:1 + D, 0], T[1:1 + D, 1:1 + D] = c_mean, A_mean
-    T[1 + D:, 0] = (const + noise)[iu, ju]
+    T[1 + D:, 0] = const[iu, ju]
     T[1 + D:, 1:1 + D], T[1 + D:, 1 + D:] = opm, opS
     return T
 
 
-def metric_rows(D: int, x_block: slice, hessian: np.ndarray) -> np.ndarray:
-    """Rows L [3, 1 + D + nS] with L v = (E||x - x*||^2, E F(x) - F*, E||grad F(x)||^2)."""
+def form_rows(D: int, x_block: slice, forms: list[tuple[np.ndarray, np.ndarray, float]]) -> np.ndarray:
+    """Rows L [len(forms), 1 + D + nS] with L v = E[e_x^T Q e_x + c^T e_x + s] for each form (Q, c, s)."""
     iu, ju = vech_index(D)
     n = 1 + D + iu.size
-    L = np.zeros((3, n))
-    d = hessian.shape[0]
-    for row, W in enumerate((np.eye(d), 0.5 * hessian, hessian @ hessian)):
+    L = np.zeros((len(forms), n))
+    for row, (Q, cv, s) in enumerate(forms):
         full = np.zeros((D, D))
-        full[x_block, x_block] = W
+        full[x_block, x_block] = np.asarray(Q, dtype=float)
+        L[row, 0] = float(s)
+        L[row, 1 + x_block.start:1 + x_block.stop] = np.asarray(cv, dtype=float)
         L[row, 1 + D:] = np.where(iu == ju, full[iu, ju], full[iu, ju] + full[ju, iu])
     return L
 
 
 def augmented(T: Tracked, L: np.ndarray) -> Tracked:
-    """G = [[T, 0], [L T, I]]: v' = T v and a' = a + L v' (three running sums)."""
+    """G = [[T, 0], [L T, I]]: v' = T v and a' = a + L v' (one running sum per row of L)."""
     n = T.val.shape[0]
     LT = L @ T.val
     LTe = np.abs(L) @ T.err + gamma(n) * (np.abs(L) @ np.abs(T.val))
-    G = np.zeros((n + 3, n + 3))
+    k = L.shape[0]
+    G = np.zeros((n + k, n + k))
     E = np.zeros_like(G)
-    G[:n, :n], G[n:, :n], G[n:, n:] = T.val, LT, np.eye(3)
+    G[:n, :n], G[n:, :n], G[n:, n:] = T.val, LT, np.eye(k)
     E[:n, :n], E[n:, :n] = T.err, LTe
     return Tracked(G, E)
 

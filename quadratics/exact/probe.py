@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from .declare import RoundCoefficients, RoundMap
+
 # per-window accumulators of the control variates: zero at every round boundary when the window is one round
 _ACCUMULATORS = ("sum_w", "sum_wg")
-_KNOWN = ("fedavg", "fedprox", "scaffold", "f3ast", "amplified_fedavg", "amplified_scaffold")
 
 
 @dataclass(frozen=True)
@@ -89,20 +90,6 @@ class _FixedNormals:
         if self.z is None or tuple(self.z.shape) != tuple(shape):
             raise _Declined(f"the round drew noise of shape {tuple(shape)}, not one [K, T, n, width] request")
         return self.z
-
-
-def algorithm_declined(algorithm: Any) -> str | None:
-    """Why the algorithm's round is not handled exactly, or None."""
-    name = algorithm.name
-    base = name.split("+", 1)[1] if name.startswith("fast+") else name
-    if base not in _KNOWN:
-        return (f"algorithm {name!r} is not one whose round is known to be affine in its state "
-                f"(exact: {', '.join(_KNOWN)}, fast+base)")
-    params = dict(algorithm.params)
-    if "scaffold" in base and int(params.get("P") or 1) > 1:
-        return ("amplified SCAFFOLD with a window P > 1 divides its control variates by the window's random "
-                "participation count (not affine in the participation)")
-    return None
 
 
 class Prober:
@@ -200,3 +187,44 @@ class Prober:
         if np.abs(got - want).max() > tol:
             raise _Declined(f"the round of {self.algorithm.name!r} is not additive over clients "
                             f"(deviation {np.abs(got - want).max():.3g}); its participation enters non-affinely")
+
+
+def probed_round_map(algorithm: Any, problem: Any, aux: dict) -> RoundMap | str:
+    """A declaration helper: the round of ``algorithm`` as a :class:`RoundMap` read off its own ``round``
+    function at probe points, for an algorithm that knows its round is affine in its state and in the client
+    features (its ``linear`` calls this; the additivity over clients is checked, never assumed). The string
+    says why not (the problem declares no affine gradients, or the probe finds the round not additive)."""
+    if getattr(problem, "affine_gradients", lambda: None)() is None:
+        return (f"problem {getattr(problem, 'name', type(problem).__name__)!r} declares no affine client gradients "
+                "(Problem.affine_gradients)")
+    try:
+        prober = Prober(problem, algorithm, aux)  # (probes when a round's coefficients are first asked for)
+    except _Declined as e:
+        return str(e)
+    M = prober.M
+    cache: dict[Any, RoundCoefficients] = {}
+
+    def coefficients(r: int) -> RoundCoefficients:
+        key = prober.phase(r)
+        if key not in cache:
+            try:
+                maps = prober.maps(r)
+            except _Declined as e:
+                raise DeclarationError(str(e)) from None
+            N = maps.N
+            noise = None
+            if N.shape[2]:
+                parts = np.stack([N[1:M + 1], N[M + 1:]], 1)  # [M, 2, D, J]
+                noise = torch.from_numpy(np.einsum("iadj,ibej->iabde", parts, parts))
+            cache[key] = RoundCoefficients(torch.from_numpy(maps.B), torch.from_numpy(maps.c), noise, maps.scale,
+                                           prober.K * (prober.d + 4) + 16)
+        return cache[key]
+
+    layout = tuple((k, int(n)) for k, n in zip(prober.layout.keys, prober.layout.sizes))
+    return RoundMap(layout, torch.from_numpy(prober.z0), torch.from_numpy(prober.z_ref), coefficients,
+                    prober.phase, None if prober.scheduled else prober.window,
+                    f"{algorithm.name} round (probed)")
+
+
+class DeclarationError(Exception):
+    """A declared round map that fails when asked for a round's coefficients (its reason)."""

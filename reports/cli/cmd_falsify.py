@@ -67,7 +67,9 @@ def _print_space(sc, preset, as_json) -> None:
     """The space a search draws from: each axis's range, scale, default and where its bounds come from."""
     if as_json:
         echo_json({"id": sc.id, "result": sc.result, "preset": preset,
-                   "space": [{**p.to_dict(), "source": axis_source(p, sc.origin)} for p in sc.space], "notes": list(sc.notes)})
+                   "space": [{**p.to_dict(), "source": axis_source(p, sc.origin)} for p in sc.space], "notes": list(sc.notes),
+                   "scoring": {fam: {"fidelity": kind or "simulated", "why": why}
+                               for fam, (kind, why) in _scoring_by_family(sc).items()}})
         return
     click.echo(f"{sc.id} ({sc.result}; {sc.origin}){' preset ' + preset if preset else ''}: the space a search draws "
                "from")
@@ -89,6 +91,24 @@ def _print_space(sc, preset, as_json) -> None:
             click.echo(f"      {p.doc}")
     for n in sc.notes:
         click.echo(f"  note: {n}")
+    for fam, (kind, why) in _scoring_by_family(sc).items():
+        click.echo(f"  scored at the default point{' (' + fam + ')' if fam else ''}: "
+                   f"{ {'exact': 'exactly', 'per-trial': 'per-trial exactly'}.get(kind, 'by simulation')} - {why}")
+
+
+def _scoring_by_family(sc) -> dict[str, tuple[str, str]]:
+    """How the default point is scored in each searched family (exact, per-trial, simulated) and why, as the
+    objects' declarations say (verify.exact_score.scoring); a family whose default point is refused says so."""
+    from verify.exact_score import scoring
+
+    problem = next((p for p in sc.space if p.name == "problem" and p.choices), None)
+    out: dict[str, tuple[str, str]] = {}
+    for fam in ([""] if problem is None else list(problem.searched or problem.choices)):
+        try:
+            out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
+        except Exception as exc:  # a builder that refuses this family's default point: said, not raised
+            out[str(fam)] = ("", f"the default point is not built ({type(exc).__name__}: {exc})")
+    return out
 
 
 def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int, confirm_trials: int) -> None:
@@ -96,11 +116,13 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     over --budget, and --trials / --confirm-trials at the largest instance the search may draw.
 
     The trial counts are first weighed at one client of dimension one (a floor that needs no instance
-    built: 10^9 trials is refused at once), then at the scenario's largest point, unless that point is scored
-    from exact moments (no trial simulated: SURV.*.instance and SCAF.T2.construction reach 10^6 rounds so).
+    built: 10^9 trials is refused at once), then at the scenario's default point sized by its fidelity (exact:
+    no trial simulated; per-trial exact: by its trials; simulated: a Monte Carlo run). Larger points are sized
+    one by one as the search draws them: a simulated point past the per-point budget is cut and counted
+    (verify.cost), never the reason to refuse a space that exact scoring covers.
     """
     from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
-    from verify.instance import instance_sizes, largest_point
+    from verify.instance import instance_sizes
 
     refuse_if_too_big(search_cost(budget, time_limit), "lower --budget" + ("" if time_limit is not None else
                                                                            " or give --time SECONDS"),
@@ -108,14 +130,29 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     counts = (("--trials", trials), ("--confirm-trials", confirm_trials))
     for name, n in counts:
         refuse_trials_floor(n, name)
-    point = largest_point(sc)
-    sizes = instance_sizes(sc, point)
+    _refuse_costly_confirmation(sc, trials, confirm_trials)
+    sizes = instance_sizes(sc, sc.default_point())
     if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
     for name, n in counts:
         cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
-        refuse_if_too_big(cost, f"lower {name} (sized at the largest point of {sc.id}'s space)", (name, n))
+        refuse_if_too_big(cost, f"lower {name} (sized at the default point of {sc.id}'s space)", (name, n))
+
+
+def _refuse_costly_confirmation(sc, trials: int, confirm_trials: int) -> None:
+    """A confirmation re-runs a point the search scored: a simulated one cost at most the per-point budget at
+    --trials (verify.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
+    the space's largest point is not scored exactly (else no confirmation simulates anything)."""
+    from reports.cli.limits import Cost, point_budget, refuse_if_too_big
+    from verify.instance import instance_sizes, largest_point
+
+    if instance_sizes(sc, largest_point(sc))["exact"] == "exact":
+        return
+    seconds = point_budget()[0] * confirm_trials / max(1, trials)
+    refuse_if_too_big(Cost(0.0, seconds, f"confirming a simulated point of {sc.id} (up to the per-point budget "
+                                         f"{point_budget()[0]:g} s at {trials} trials) with {confirm_trials} trials"),
+                      "lower --confirm-trials", ("--confirm-trials", confirm_trials))
 
 
 def register(cli: click.Group) -> None:

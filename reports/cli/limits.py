@@ -165,3 +165,44 @@ def audit_max_cells() -> int:
     from rate_region.logs import BYTES_PER_CELL
 
     return int(min(_memory_bytes() / 2 / BYTES_PER_CELL, _max_seconds() / _AUDIT_S_PER_CELL))
+
+
+# one search point: a simulated point whose estimate exceeds this many seconds (or half the memory) is cut, not
+# simulated; the search record counts it (verify.cost). Exact points have no per-point cap.
+DEFAULT_POINT_SECONDS = 2.0
+
+
+def point_budget() -> tuple[float, float]:
+    """(seconds, bytes) one simulated search point may take: ``CONVBOUND_POINT_SECONDS`` (default 2 s: about the costliest point the former axis caps allowed) and half
+    this machine's memory."""
+    text = os.environ.get("CONVBOUND_POINT_SECONDS", "")
+    try:
+        value = float(text)
+    except ValueError:
+        value = DEFAULT_POINT_SECONDS
+    return (value if value > 0 else DEFAULT_POINT_SECONDS), _memory_bytes() / 2
+
+
+def over_budget(cost: Cost, seconds: float, memory: float) -> str:
+    """Why ``cost`` exceeds (seconds, memory), or ''."""
+    if cost.bytes > memory:
+        return f"{cost.what} needs {cost.describe()}, over the per-point memory {_size(memory)}"
+    if cost.seconds > seconds:
+        return (f"{cost.what} needs {cost.describe()}, over the per-point budget of {_duration(seconds)} "
+                "(CONVBOUND_POINT_SECONDS)")
+    return ""
+
+
+# exact moments: one product of two order-n matrices with their rounding bounds (5 float64 products), measured
+# ~0.6 s at order 600 on the 2-core machine (quadratics/exact/evaluate.py MAX_ORDER)
+_EXACT_S_PER_CUBE = 2.8e-9
+
+
+def exact_cost(order: int, rounds: int) -> Cost:
+    """Repeated squaring of the moment matrix (order n) over ``rounds``: about 2 log2(R) + 4 products of n^3."""
+    import math
+
+    products = 2 * math.log2(max(2, int(rounds))) + 4
+    n = float(order) + 3
+    return Cost(8.0 * n * n * _BYTES, _EXACT_S_PER_CUBE * n**3 * products,
+                f"exact moments of order {order} over {rounds} rounds")

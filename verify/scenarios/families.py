@@ -45,9 +45,10 @@ FAMILY_AXES = (
           source="the family's own range: 0 (shared Hessian) to 1 (client curvatures spread over [mu, L])"),
     Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)",
           source="0: no heterogeneity (domain >= 0); 4: the family's separable regime (larger adds nothing new)"),
-    # few samples: a logistic step costs O(samples d) per client, at up to R_MAX x K steps a point
+    # few samples: a logistic step costs O(samples d) per client
     Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client",
-          source="4..16: Monte Carlo cost cap (a logistic step costs O(samples d) per client)"),
+          source="4..16: the logistic family's own knob (not an input of any result; unused by the other "
+                 "families), kept small since a logistic point is simulated at O(samples d) per client step"),
 )
 
 

@@ -269,8 +269,7 @@ SURVEY_SPACE = (
     Param("T", 1, R_EXACT, 400, integer=True, log=True, doc="rounds (the survey's T)",
           source="1: domain T >= 1 (the survey states no condition on T); 10^6: the longest horizon asked of the "
                  "exact path (verify.scenarios.fast.R_EXACT), which scores these instances in about 0.03 s at "
-                 "any T >= 2 (T = 1 averages round 0 alone and is simulated); widened from 10000, a Monte Carlo cost "
-                 "cap"),
+                 "any T >= 2 (T = 1 averages round 0 alone and is simulated)"),
     Param("step", default="sqrt", choices=("sqrt", "constant"), searched=("sqrt",),
           doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)",
           source="sqrt: our reading of the rate's step 1/sqrt(T) (the one a search draws); constant: the check's "
@@ -366,11 +365,10 @@ def best_step(R: int, K: int) -> float:
 LB_SPACE = (
     Param("R", 1, R_EXACT, 64, integer=True, log=True, doc="rounds",
           source="1: domain R >= 1; 10^6: the longest horizon asked of the exact path (verify.scenarios.fast."
-                 "R_EXACT; about 0.02 s a point at any R, K); widened from 4096, a Monte Carlo cost cap"),
+                 "R_EXACT; about 0.02 s a point at any R, K)"),
     Param("K", 1, 64, 2, integer=True, doc="local steps (the theorem: K >= 2)",
           source="K >= 2 (hypothesis 'local steps K >= 2'; K = 1, the check's control, is outside it and not "
-                 "scored); 64: a hand-set top (the theorem admits any K >= 2), the same as SCAF.T4's K axis; widened "
-                 "from 8, a Monte Carlo cost cap that exact scoring makes moot"),
+                 "scored); the theorem admits any K >= 2: the axis stops at 64, the same as SCAF.T4's K axis"),
     Param("draw", 0, 999, 0, integer=True, doc="unused: the construction has no random draw",
           source="unused (the construction has no random draw): every seed gives the same instance"),
 )

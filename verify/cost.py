@@ -1,0 +1,63 @@
+"""The fidelity and cost of one search point: scored exactly, simulated, or cut by cost.
+
+**Setting**: a search (:func:`verify.falsify.search`) draws points from axes bounded by the theorem (its
+hypotheses and its symbols' domains), not by what a simulation can afford. Cost is handled per point:
+
+* exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
+  its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too;
+* per-trial exact: participation and noise integrated given each trial's draw (cost grows with the trials);
+* simulated: the engine's Monte Carlo run, sized by :func:`reports.cli.limits.simulation_cost`; a point whose
+  estimate exceeds the per-point budget (:func:`reports.cli.limits.point_budget`) is cut, not run, and says so.
+
+**Quantity**: :func:`point_fidelity` -> (kind, reason); :func:`fidelity_shares` -> the record's shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["FIDELITIES", "fidelity_shares", "point_fidelity"]
+
+FIDELITIES = ("exact", "per-trial", "simulated", "cut")
+
+
+def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tuple[str, str]:
+    """(kind, why) of ``point``: kind in FIDELITIES; ``why``: the cost estimate that cut it, why it is simulated
+    (what its objects declare or fail to), or the law an exact point uses. The kind is what
+    :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``)."""
+    from quadratics.exact.evaluate import exact_order
+    from reports.cli.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
+    from verify.exact_score import scoring
+
+    inst = scenario.build(scenario.point(point))
+    kind, reason = scoring(inst)
+    if kind == "exact":  # any horizon and client count; the state's size sets the cost (order^3 log R)
+        cut = over_budget(exact_cost(exact_order(inst.problem, inst.algorithm, inst.pattern), int(inst.rounds)),
+                          *point_budget())
+        return ("cut", f"{cut} (scored exactly otherwise: {reason})") if cut else ("exact", reason)
+    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
+                                                                  (inst.algorithm, "K")))
+    if kind == "per-trial":
+        cost = per_trial_cost(int(trials), M)
+    else:
+        cost = simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K)
+        kind = "simulated"
+    cut = over_budget(cost, *point_budget())
+    return ("cut", f"{cut} (simulated because: {reason})") if cut else (kind, reason)
+
+
+def fidelity_shares(evaluations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Shares of the scored points (outside-domain skips excluded) that were scored exactly (exact or per-trial
+    exact), simulated, or cut by cost; they sum to 1 when any point was scored, with the counts."""
+    counts = {k: 0 for k in FIDELITIES}
+    for e in evaluations:
+        kind = e.get("fidelity")
+        if kind in counts:
+            counts[kind] += 1
+    n = sum(counts.values())
+    share = (lambda k: counts[k] / n if n else 0.0)  # noqa: E731
+    return {"exact": share("exact") + share("per-trial"), "simulated": share("simulated"), "cut": share("cut"),
+            "counts": counts, "points": n,
+            "rule": "exact: from moments (per-trial: given each trial's draw); simulated: Monte Carlo; cut: the "
+                    "simulation's estimate exceeded the per-point budget, so the point was not scored"}
