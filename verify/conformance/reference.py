@@ -6,9 +6,10 @@ reference algorithm under the claimed participation law, from the exact moment r
 same algorithm with the same law (:func:`quadratics.engine`'s building blocks: ``init``, ``draw``, ``round``),
 whose own standard errors are returned and must be added to the implementation's.
 
-**Why an adapter**: the exact path's public functions return scalar metrics; the conformance check needs the
-mean and second moment of the model itself, which the recursion carries in its state vector. This module is
-the only place that reads that vector, so the exact path can be re-pointed here when it changes.
+**Why an adapter**: the conformance check needs the mean and second moment of the model at every round; the
+exact path evaluates declared quadratic forms of e = x - x*, so each coordinate of the mean and each entry of
+the second moment is one form (:func:`_moment_forms`), stepped round by round through the moment plan. This
+module is the only place that drives the plan round by round, so it is re-pointed here when the plan changes.
 """
 
 from __future__ import annotations
@@ -54,26 +55,36 @@ def quantities(e: np.ndarray) -> np.ndarray:
     return np.concatenate([e, e[..., iu] * e[..., ju]], axis=-1)
 
 
+def _moment_forms(d: int) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
+    """The compared quantities as quadratic forms (Q, c, s) of e = x - x*, in :func:`quantity_names` order:
+    E[e_j] is (0, unit j, 0); E[e_j e_k] is ((E_jk + E_kj)/2, 0, 0)."""
+    forms: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+    for j in range(d):
+        c = np.zeros(d)
+        c[j] = 1.0
+        forms[f"mean[{j}]"] = (np.zeros((d, d)), c, 0.0)
+    for j, k in zip(*np.triu_indices(d)):
+        Q = np.zeros((d, d))
+        Q[j, k] += 0.5
+        Q[k, j] += 0.5
+        forms[f"second[{j},{k}]"] = (Q, np.zeros(d), 0.0)
+    return forms
+
+
 def exact_reference(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> ReferenceMoments | str:
-    """Exact per-round moments, or the exact path's reason for declining."""
+    """Exact per-round moments (the declared quadratic forms of :func:`_moment_forms`, round by round), or the
+    exact path's reason for declining."""
     from quadratics.exact import evaluate as ev
     from quadratics.exact.probe import _Declined
 
     try:
-        plan = ev._Plan(problem, algorithm, pattern)
-        D = plan.D
-        xs = plan.prober.layout.block("x")
-        iu, ju = np.triu_indices(D)
-        pos = {(int(i), int(j)): 1 + D + k for k, (i, j) in enumerate(zip(iu, ju))}
-        d = problem.d
-        di, dj = np.triu_indices(d)
-        second = [pos[(xs.start + int(i), xs.start + int(j))] for i, j in zip(di, dj)]
-        v = plan.start().val
+        plan = ev._Plan(problem, algorithm, pattern, forms=_moment_forms(problem.d))
+        v = plan.start()
         rows = []
         for r in range(rounds + 1):
-            rows.append(np.concatenate([v[1 + xs.start:1 + xs.stop], v[second]]))
+            rows.append(plan.metrics(v)[0])
             if r < rounds:
-                v = plan.G(r).val @ v
+                v = plan.advance(v, r, 1)
     except _Declined as e:
         return str(e)
     values = np.array(rows)
