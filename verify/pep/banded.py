@@ -482,8 +482,8 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         lb, inst = quadratic_lower_bound(solved)
         up = bound if bound is not None else value
         cert.update(lower_bound=lb, lower_bound_instance=inst)
-        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: the worst {inst['dimension']}-D "
-                     f"two-client quadratic instance found, verify.pep.lower; float64)")
+        notes.append(f"lower bound {lb:.10g}: the worst {inst['dimension']}-D two-client quadratic instance found "
+                     "(verify.pep.lower; attained in floating point, float64)")
         if bound is not None and not full and bound - lb <= CLOSED * bound:
             exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
                          f"{window}; lower: a quadratic instance)")
