@@ -287,6 +287,8 @@ def ci_label(v: Mapping[str, Any]) -> str:
     if _exact_error_bound(v) is not None:
         return "exact ± floating-point error bound"
     level = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
+    if level is None:
+        return "CI (level not recorded)"
     try:
         return f"{float(level) * 100:g}% CI"
     except (TypeError, ValueError):

@@ -517,7 +517,7 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
                       "estimated_gb": size.gb, "window": window, "cliques": len(cliques)})
 
 
-def bracket_note(lb: float, up: float, cert: dict[str, Any]) -> str:
+def bracket_note(lb: float, up: float | None, cert: dict[str, Any]) -> str:
     """The bracket with how each end is known; sets ``cert['lower_bound_basis']`` and ``cert['upper_bound_basis']``.
 
     The lower end is proved only when it is the fixed point (an exactly feasible point of the one-round PEP);
@@ -530,7 +530,8 @@ def bracket_note(lb: float, up: float, cert: dict[str, Any]) -> str:
                                  else "solver value, not certified")
     lower = ("proved: an exactly feasible fixed point of one round" if exact_lower else
              "attained in floating point: a float64 quadratic instance, not proved")
-    return (f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}]; lower end {lower}; upper end "
+    upper = "none (no solver value)" if up is None else f"{up:.10g}"
+    return (f"bracket of the exact worst case: [{lb:.10g}, {upper}]; lower end {lower}; upper end "
             f"{cert['upper_bound_basis']}")
 
 
