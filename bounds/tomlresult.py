@@ -59,6 +59,7 @@ bounds.core.errors.UserInputError: formula "__import__('os')": a call to __impor
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -86,6 +87,18 @@ MAX_DEPTH = 40
 MAX_FILE_BYTES = 2**20
 # numbers a formula may hold: what float64 can carry (a 2,000-digit literal overflowed in evaluation)
 _FLOAT_MAX = 1.7976931348623157e308
+_LOG10_FLOAT_MAX = math.log10(_FLOAT_MAX)
+
+
+def _log10_abs(num: Any) -> float:
+    """log10 of a sympy number's absolute value, from bit lengths for rationals (no huge float or string)."""
+    if isinstance(num, sp.Rational):
+        def lg(n: int) -> float:
+            n = abs(n)
+            shift = max(n.bit_length() - 64, 0)  # keep 64 significant bits: exact enough for a range check
+            return math.log10(n >> shift) + shift * math.log10(2)
+        return lg(int(num.p)) - lg(int(num.q))
+    return math.log10(abs(float(num)))
 
 _BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
            ast.Div: lambda a, b: a / b}
@@ -109,6 +122,14 @@ class _Walker:
             f"formula {clip(self.text)}: {what} is not allowed; allowed: numbers, the declared symbols ({names}), "
             f"+ - * / **, unary -, parentheses{comp}, the functions {', '.join(sorted(FUNCTIONS))} "
             f"and the constants pi, E")
+
+    def in_range(self, value: Any) -> Any:
+        """``value`` unless it is a number beyond float64's range (checked after each operation, so that
+        no intermediate grows: 10**300 * 10**300 is refused before it is raised to a power)."""
+        if getattr(value, "is_Number", False) and value != 0 and abs(_log10_abs(value)) > _LOG10_FLOAT_MAX:
+            raise UserInputError(f"formula {clip(self.text)} holds a number of about 10^{_log10_abs(value):.0f}, "
+                                 "beyond float64's range (about 1.8e308); every part must be a finite real number")
+        return value
 
     def walk(self, node: ast.AST, top: bool = False) -> Any:
         if isinstance(node, ast.Expression):
@@ -146,14 +167,22 @@ class _Walker:
                 node = node.left
             acc = self.walk(node)
             for link in reversed(chain):
-                acc = _BINOPS[type(link.op)](acc, self.walk(link.right))
+                acc = self.in_range(_BINOPS[type(link.op)](acc, self.walk(link.right)))
             return acc
         if isinstance(node, ast.BinOp):
             left, right = self.walk(node.left), self.walk(node.right)
             if isinstance(node.op, ast.Pow):
                 if getattr(right, "is_Number", False) and abs(float(right)) > MAX_EXPONENT:
                     raise self.refuse(f"an exponent above {MAX_EXPONENT} in absolute value")
-                return sp.Pow(left, right)
+                if getattr(left, "is_Number", False) and getattr(right, "is_Number", False) and left != 0:
+                    # estimated before sympy computes it: ((10**64)**64)**64 is an integer of 262,145 digits
+                    # (a tower of five took minutes), and no such number fits a float64 anyway
+                    magnitude = float(right) * _log10_abs(left)
+                    if abs(magnitude) > _LOG10_FLOAT_MAX:
+                        raise UserInputError(f"formula {clip(self.text)} holds a power of about 10^{magnitude:.0f}, "
+                                             "beyond float64's range (about 1.8e308); every part must be a "
+                                             "finite real number")
+                return self.in_range(sp.Pow(left, right))
             if type(node.op) in _BINOPS:
                 return _BINOPS[type(node.op)](left, right)
             raise self.refuse(f"the operator {type(node.op).__name__}")
@@ -262,7 +291,7 @@ def _check_finite_real(expr: Any, text: str) -> None:
         parts = (int(num.p), int(num.q)) if isinstance(num, sp.Rational) else (float(num),)
         if any(not abs(x) <= _FLOAT_MAX for x in parts):
             raise UserInputError(f"formula {clip(text)} holds a number beyond float64's range (about 1.8e308) "
-                                 f"after simplification: {clip(num)}")
+                                 f"after simplification: about 10^{_log10_abs(num):.0f}")
 
 
 def _domain(name: str, text: str) -> Domain:

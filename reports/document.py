@@ -97,8 +97,11 @@ def hypotheses_verdict(result: Mapping[str, Any]) -> tuple[str, str]:
                                               else "") + ": " + "; ".join(c["name"] for c in unverified)
                               + (f"; given: {'; '.join(given)}" if given else ""))
     if given:
-        return "holds given conditions", (f"the other {len(conds) - len(given)} hypotheses hold at the example; "
-                                          f"given (no number decides them): {'; '.join(given)}")
+        decided = len(conds) - len(given)
+        # with nothing decided by a number, "the other 0 hypotheses hold" would claim a check that never ran
+        head = (f"the other {decided} hypotheses hold at the example" if decided
+                else "no numeric hypothesis to check at the example")
+        return "holds given conditions", f"{head}; given (no number decides them): {'; '.join(given)}"
     if not conds:
         return "evaluated", "no hypotheses; bound evaluated at the example"
     return "holds", f"all {len(conds)} hypotheses hold at the example"
@@ -274,9 +277,35 @@ def fmt(x: Any, digits: int = 4) -> str:
     return f"{xf:.{digits - 1}e}"
 
 
+def _exact_error_bound(v: Mapping[str, Any]) -> Any:
+    """The floating-point error bound of an exact (closed-form, unsampled) record, else None."""
+    inst = v.get("instance")
+    return inst.get("error_bound") if isinstance(inst, Mapping) and not v.get("trials") else None
+
+
+def trials_label(v: Mapping[str, Any]) -> str:
+    """'400 trials' for a sampled check; 'exact (floating-point error bound 1e-12)' for a closed-form one.
+
+    An exact record has 0 trials: printing "0 trials" beside an interval reads as a sampled check that
+    drew nothing, so the record says how it was computed instead.
+    """
+    bound = _exact_error_bound(v)
+    if bound is not None:
+        return f"exact (floating-point error bound {fmt(bound)})"
+    return f"{v.get('trials')} trials" if v.get("trials") else "no trials (not sampled)"
+
+
 def ci_label(v: Mapping[str, Any]) -> str:
-    """'99% CI' from the check's confidence level (instance.level); 'CI (level not recorded)' without one."""
+    """'99% CI' from the check's confidence level (instance.level); 'CI (level not recorded)' without one.
+
+    An exact record's interval is its value plus or minus its floating-point error bound, not a
+    confidence interval, and is labelled so.
+    """
+    if _exact_error_bound(v) is not None:
+        return "exact ± floating-point error bound"
     level = (v.get("instance") or {}).get("level") if isinstance(v.get("instance"), Mapping) else None
+    if level is None:
+        return "CI (level not recorded)"
     try:
         return f"{float(level) * 100:g}% CI"
     except (TypeError, ValueError):

@@ -1,7 +1,8 @@
 """LaTeX formulas rendered offline to PNG with matplotlib's mathtext (no TeX, no network).
 
 Mathtext covers the LaTeX subset sympy emits except a few macros (``\\underbrace``, ``\\text``,
-``\\operatorname``); :func:`simplify` rewrites those, and a formula mathtext still cannot parse is
+``\\operatorname``, ``\\boldsymbol``) and font commands without braces (``\\mathbf r``); :func:`simplify`
+rewrites those, and a formula mathtext still cannot parse is
 returned as ``None`` so callers fall back to showing the source.
 """
 
@@ -12,6 +13,10 @@ import re
 from functools import lru_cache
 
 _UNDERBRACE = re.compile(r"\\underbrace\{")
+# A font command applied to one token without braces (``\\mathbf r``, ``\\mathbb E``) is valid LaTeX but
+# mathtext only accepts the braced form, so the token is wrapped.
+_BARE_FONT = re.compile(r"\\(mathbf|mathbb|mathrm|mathcal|mathit|mathsf|mathtt|mathfrak|boldsymbol)"
+                        r"(?:\s+|(?=\\))([A-Za-z0-9]|\\[A-Za-z]+)")
 
 
 def _strip_underbraces(tex: str) -> str:
@@ -42,6 +47,8 @@ def _strip_underbraces(tex: str) -> str:
 def simplify(tex: str) -> str:
     """Rewrite macros mathtext lacks into ones it has."""
     tex = _strip_underbraces(tex)
+    tex = _BARE_FONT.sub(lambda m: "\\" + m.group(1) + "{" + m.group(2) + "}", tex)
+    tex = tex.replace(r"\boldsymbol{", r"\mathbf{")
     tex = tex.replace(r"\text{", r"\mathrm{").replace(r"\operatorname{", r"\mathrm{")
     tex = tex.replace(r"\left\|", r"\Vert").replace(r"\right\|", r"\Vert").replace(r"\|", r"\Vert ")
     tex = tex.replace(r"\lVert", r"\Vert").replace(r"\rVert", r"\Vert")

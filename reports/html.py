@@ -12,7 +12,17 @@ from typing import Any
 
 import jinja2
 
-from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.document import (
+    alerts,
+    anchor,
+    ci_label,
+    fmt,
+    hypotheses_verdict,
+    is_control,
+    summary_rows,
+    trials_label,
+    verdict_counts,
+)
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
@@ -27,6 +37,7 @@ def _env() -> jinja2.Environment:
     env.globals["math"] = _math_img
     env.globals["is_control"] = is_control
     env.globals["ci_label"] = ci_label
+    env.globals["trials_label"] = trials_label
     env.globals["hyp_verdict"] = hypotheses_verdict
     env.globals["verdict_legend"] = verdict_legend
     return env

@@ -10,7 +10,17 @@ from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
-from reports.document import alerts, anchor, ci_label, fmt, hypotheses_verdict, is_control, summary_rows, verdict_counts
+from reports.document import (
+    alerts,
+    anchor,
+    ci_label,
+    fmt,
+    hypotheses_verdict,
+    is_control,
+    summary_rows,
+    trials_label,
+    verdict_counts,
+)
 from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 from verify.verdict import HOLDS, INAPPLICABLE, INCONCLUSIVE, PENDING, UNVERIFIED, VIOLATED, VIOLATED_UNLESS
@@ -191,7 +201,7 @@ def _checks(k: _Kit, doc: Mapping[str, Any]) -> None:
                         f"<b>{t(v.get('rhs'))}</b>" + (f" · ratio {t(v['ratio'])}" if v.get("ratio") is not None else ""))
             story.append(P(head + f" · expected <b>{t(v.get('expected', ''))}</b>, got {verdict(str(v.get('verdict')))}",
                            body))
-            story.append(P(" · ".join(str(x) for x in (v.get("kind"), f"{v.get('trials')} trials", f"seed {v.get('seed')}",
+            story.append(P(" · ".join(str(x) for x in (v.get("kind"), trials_label(v), f"seed {v.get('seed')}",
                                                          v.get("variant"), v.get("device")) if x), small))
             for key in ("conditions", "notes"):
                 if v.get(key):

@@ -210,7 +210,7 @@ def verify_section(only: list[str] | None, quick: bool, device: str, seed: int,
     # a group with fewer negative controls than certificates has lost a control
     # groups run as tasks of verify.runtime.executor (in this process or on Dask), in completion order
     def done(n: int, total: int, gid: str) -> None:
-        progress(f"verify {n}/{total}: {gid} done" if gid else f"verify: {total} check groups")
+        progress(f"verify {n}/{total}: {gid} finished" if gid else f"verify: {total} check groups")
 
     groups, _ = suite.run_groups(only if only else "all", quick=quick, device=device, seed=seed, progress=done,
                                  scheduler=scheduler, workers=workers)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import atomic_write_text, check_output_path, echo_json
+from reports.cli.common import atomic_write_text, check_output_paths, echo_json
 
 
 def register(cli: click.Group) -> None:
@@ -48,9 +48,7 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
     if period is not None and period < 1:
         raise UserInputError(f"--period {period}: a window length is a positive integer")
     check_level(level, alpha)  # the options first: a bad one is refused before the log is read
-    for out_path in (write_model, html_path):
-        if out_path is not None:
-            check_output_path(out_path, force=force)
+    check_output_paths(force, {"--write-model": write_model, "--html": html_path})
     parse_target(target)
     if k is not None and k < 1:
         raise UserInputError(f"--k {k}: the cap per round is a positive integer")

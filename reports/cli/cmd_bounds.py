@@ -284,7 +284,9 @@ def _verdict_line(out: dict) -> str:
     if verdict == "fails":
         return "[red]a hypothesis fails[/red]"
     if verdict == "holds given conditions":
-        return f"[blue]holds{esc(given)}[/blue] (conditions no number decides)"
+        numeric = [c for c in out.get("conditions", []) if c.get("holds") is not None]
+        none = "" if numeric else "; no numeric hypothesis to check"
+        return f"[blue]holds{esc(given)}[/blue] (conditions no number decides{none})"
     return f"[yellow]unverified{esc(needs or ' (see the reasons)')}[/yellow]" + (
         f"; conditions{esc(given)}" if given else "")
 

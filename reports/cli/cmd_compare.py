@@ -11,6 +11,7 @@ from rich.table import Table
 from reports.cli.common import (
     atomic_write_bytes,
     check_output_path,
+    drawing_notes,
     echo_json,
     esc,
     id_column,
@@ -100,10 +101,11 @@ def _write_plot(result, keys: list[str], path: str, force: bool) -> None:
 
     from reports.compare_section import compare_figure
 
-    fig = compare_figure(result, keys)
-    FigureCanvasAgg(fig)
-    buf = io.BytesIO()
-    fig.savefig(buf, format=Path(path).suffix.lower().lstrip("."))
+    with drawing_notes():
+        fig = compare_figure(result, keys)
+        FigureCanvasAgg(fig)
+        buf = io.BytesIO()
+        fig.savefig(buf, format=Path(path).suffix.lower().lstrip("."))
     atomic_write_bytes(path, buf.getvalue(), force=force)
 
 

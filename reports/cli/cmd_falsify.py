@@ -15,7 +15,7 @@ from reports.cli.common import (
     atomic_write_bytes,
     atomic_write_text,
     check_device,
-    check_output_path,
+    check_output_paths,
     check_workers,
     dumps,
     echo_json,
@@ -216,9 +216,8 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
     if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
         raise UserInputError(f"--time {time_limit} must be a positive, finite number of seconds (omit it for no limit)")
-    for path in (out_path, instance_out, trace_path):
-        if path is not None:  # an empty path is refused, never skipped
-            check_output_path(path, force=force)  # before minutes of search, not after
+    # before minutes of search, not after (an empty path is refused, never skipped)
+    check_output_paths(force, {"--out": out_path, "--instance-out": instance_out, "--trace": trace_path})
     from verify.falsify import search_space
 
     search_space(sc, problems)  # unknown family names fail here, not after the cluster starts

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,8 +17,10 @@ from reports.cli.common import (
     atomic_write_bytes,
     canonical_name,
     check_output_path,
+    check_output_paths,
     echo_json,
     esc,
+    figure_bytes,
     parse_float_list,
     short_text,
 )
@@ -61,9 +62,7 @@ def _figure_bytes(fig, path: str) -> bytes:
     suffix = Path(path).suffix.lower().lstrip(".") or "png"
     if suffix not in ("png", "pdf", "svg"):
         raise UserInputError(f"--plot {path}: unsupported format {suffix!r}; use .png, .pdf or .svg")
-    buf = io.BytesIO()
-    fig.savefig(buf, format=suffix, bbox_inches="tight")
-    return buf.getvalue()
+    return figure_bytes(fig, suffix, bbox_inches="tight")
 
 
 @click.command("region")
@@ -138,7 +137,7 @@ def _checked(o: RegionOptions) -> list[float] | None:
     if o.check is not None and o.simulate:
         raise UserInputError("--check and --simulate cannot be combined; run them separately")
     if o.plot is not None:
-        check_output_path(o.plot, force=o.force)  # before the work, not after
+        check_output_paths(o.force, {"--arrays": o.arrays_file, "--plot": o.plot})  # before the work, not after
         if Path(o.plot).suffix.lower() not in (".png", ".pdf", ".svg", ""):
             raise UserInputError(f"--plot {short_text(o.plot)}: unsupported format; use .png, .pdf or .svg")
     if not 0 < o.beta <= 1:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -63,15 +65,7 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     console = Console(stderr=True)
     t0 = time.perf_counter()
     with console.status("starting", spinner="dots") as status:
-        last: dict[str, Any] = {"msg": None, "t": t0}
-
-        def progress(message: str) -> None:
-            now = time.perf_counter()
-            if last["msg"] is not None and not last["msg"].startswith("verify: "):
-                console.print(f"[dim]{now - t0:6.1f}s[/dim] {esc(last['msg'])} [green]done[/green] "
-                              f"[dim]({now - last['t']:.1f}s)[/dim]")
-            last["msg"], last["t"] = message, now
-            status.update(message)
+        progress = StepLog(console.print, status.update, t0)
 
         if from_json:
             doc = _load(from_json)
@@ -98,6 +92,38 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
         console.print(f"[bold red]ALERT[/bold red] {esc(a.message)}")
     console.print(esc(f"wrote {out}/index.html, {out}/report.pdf, {out}/results.json "
                       f"in {time.perf_counter() - t0:.1f}s"))
+
+
+#: Progress messages that report an event inside a step (a check group finishing), not the start of a step.
+_EVENT = re.compile(r"^verify( \d+/\d+:|: \d+ check groups)")
+
+
+class StepLog:
+    """Progress lines: each step printed when the next starts, with its own duration; events as they come.
+
+    Why the split: the verification step reports each check group as it completes; counting those as steps
+    made the step's line "... done done" and gave it only the time since the last group (a 35 s step shown
+    as 6.2 s). Events now print with the elapsed time only and never restart the step's clock, so the step
+    durations add up to the run's time.
+    """
+
+    def __init__(self, echo: Callable[[str], Any], show: Callable[[str], Any], t0: float,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.echo, self.show, self.t0, self.clock = echo, show, t0, clock
+        self.step: str | None = None
+        self.started = t0
+
+    def __call__(self, message: str) -> None:
+        now = self.clock()
+        if _EVENT.match(message):
+            self.echo(f"[dim]{now - self.t0:6.1f}s[/dim]   {esc(message)}")
+            self.show(f"{self.step or ''} ({message})")
+            return
+        if self.step is not None:
+            self.echo(f"[dim]{now - self.t0:6.1f}s[/dim] {esc(self.step)} [green]done[/green] "
+                      f"[dim]({now - self.started:.1f}s)[/dim]")
+        self.step, self.started = message, now
+        self.show(message)
 
 
 def _render_saved(doc: dict, path: str, out: str, force: bool, progress) -> None:
@@ -127,4 +153,15 @@ def _load(path: str) -> dict:
     # a regular file only (never a FIFO)
     data = read_json(path, "--from-json", "a results.json written by 'convbound report'", limit=512 * 2**20,
                      not_json="is not a JSON file")
-    return as_report_document(data, path)
+    doc = as_report_document(data, path)
+    if not any(doc.get(k) for k in _RECORD_KEYS):
+        from bounds.core.errors import UserInputError
+
+        raise UserInputError(f"{path} holds no records (no results, checks, searches, worst cases, audits or "
+                             "comparisons): nothing to report; give a results.json written by 'convbound report'")
+    return doc
+
+
+#: The parts of a report document that hold records; a document with none of them would render an empty report.
+_RECORD_KEYS = ("results", "verifications", "searches", "worst_cases", "audits", "comparisons", "region",
+                "large_n", "sampler", "participation")

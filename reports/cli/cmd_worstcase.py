@@ -43,8 +43,8 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--banded", is_flag=True,
               help="long horizons (K x R up to about 1,000): a certified upper bound from the PEP restricted to pairs of "
                    "points at most --window local steps apart, solved on its chordal pattern (local_gd, full "
-                   "participation, dist_sq), with a proved bracket (lower end: quadratic instances and the farthest "
-                   "fixed point of one round)")
+                   "participation, dist_sq), with a bracket of the exact value (lower end: the farthest fixed point of "
+                   "one round, proved, or a quadratic instance attained in floating point; the record says which)")
 @click.option("--window", type=int, default=None,
               help="--banded: keep the interpolation inequalities of points at most this many local steps apart "
                    "(and those with x*); K x R - 1 or more keeps them all (the full PEP)  [default: 1]")

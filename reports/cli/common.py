@@ -7,10 +7,11 @@ at start-up.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +173,24 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, force: bool
     return target
 
 
+def check_output_paths(force: bool, named: dict[str, Any]) -> None:
+    """:func:`check_output_path` for each named output (flag -> path or None), and refuse two naming one file.
+
+    Why: each output is written after the work; two flags on one path used to be found only when the
+    second write met the first's file, after minutes of work.
+    """
+    seen: dict[str, str] = {}
+    for flag, path in named.items():
+        if path is None:
+            continue
+        check_output_path(path, force=force)
+        key = os.path.realpath(os.fspath(path))
+        if key in seen:
+            raise UserInputError(f"{seen[key]} and {flag} name the same file {short_text(path)}; give each output "
+                                 "its own path")
+        seen[key] = flag
+
+
 def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> Path:
     """Refuse, before any work, an output file path that cannot or must not be written.
 
@@ -183,13 +202,14 @@ def check_output_path(path: str | os.PathLike[str], *, force: bool = False) -> P
         raise UserInputError("an output path is empty; give a file name (e.g. --out record.json)")
     target = Path(path)
     if os.path.lexists(target):
-        if not force:
-            raise UserInputError(f"{short_text(target)} exists; pass --force to overwrite it")
+        # what is not a regular file is said so first: "pass --force" would be advice that cannot work
         if target.is_symlink() or not target.is_file():
             kind = "a symbolic link" if target.is_symlink() else ("a directory" if target.is_dir() else
                                                                   "not a regular file (a device or a FIFO)")
-            raise UserInputError(f"{short_text(target)} is {kind}; --force replaces only regular files: "
-                                 "choose another path")
+            raise UserInputError(f"{short_text(target)} is {kind}; only a regular file is written or replaced "
+                                 "(--force included): choose another path")
+        if not force:
+            raise UserInputError(f"{short_text(target)} exists; pass --force to overwrite it")
     parent = target.parent
     if not parent.is_dir():
         raise UserInputError(f"directory {short_text(parent)} does not exist; create it or choose another path")
@@ -230,9 +250,12 @@ def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], No
 
     Why two steps: a refusal found after this check must stay the only line on stderr.
     """
-    from verify.runtime.executor import check_scheduler, local_workers
+    from verify.runtime.executor import check_reachable, check_scheduler, local_workers
 
-    note = local_workers(workers)[1] if check_scheduler(scheduler, workers) == "local" else ""
+    kind = check_scheduler(scheduler, workers)
+    if kind.startswith("tcp://"):
+        check_reachable(kind)  # a host that cannot be reached is named now, not after a 20 s Dask timeout
+    note = local_workers(workers)[1] if kind == "local" else ""
 
     def announce() -> None:
         if note:
@@ -280,3 +303,32 @@ def text_column(header: str, **kw: Any) -> Any:
     from rich.table import Column
 
     return Column(header, overflow="fold", **kw)
+
+
+@contextlib.contextmanager
+def drawing_notes() -> Iterator[None]:
+    """Numpy/matplotlib warnings raised while a figure is built and drawn become one note on stderr.
+
+    Why: a log axis spanning values near float64's limits makes matplotlib's scale code overflow
+    (``RuntimeWarning: overflow encountered in exp``), which printed a library warning with its source
+    line; the figure is still written, and the note says what may be missing from it.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    if caught:
+        kinds = sorted({str(w.message).split(" encountered")[0] for w in caught})
+        click.echo(f"convbound: note: the figure's values reach float64's limits ({'; '.join(kinds)} while drawing "
+                   "its axes); it was written, but ticks or points beyond that range may be missing", err=True)
+
+
+def figure_bytes(fig: Any, fmt: str, **savefig: Any) -> bytes:
+    """``fig`` saved as ``fmt`` bytes (``savefig`` keywords passed on), its drawing warnings as one note."""
+    import io
+
+    buf = io.BytesIO()
+    with drawing_notes():
+        fig.savefig(buf, format=fmt, **savefig)
+    return buf.getvalue()

@@ -15,6 +15,7 @@ import pkgutil
 import re
 import signal
 import sys
+from typing import Any
 
 import click
 
@@ -28,7 +29,25 @@ EXIT_TERMINATED = 128 + signal.SIGTERM
 _LONG_WORD = 80
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Interrupted(BaseException):
+    """Ctrl-C inside a command, carried past click (which would print a blank line and raise Abort)."""
+
+
+class _Group(click.Group):
+    """The command group; a KeyboardInterrupt in a command leaves as :class:`_Interrupted`.
+
+    Why: click's ``main`` answers KeyboardInterrupt by echoing an empty line to stderr before its
+    Abort, so "interrupted" came second, after a blank line (seen when SIGINT met report rendering).
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            raise _Interrupted() from exc
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="convbound")
 @click.option("--plugin", "plugin_files", multiple=True, metavar="FILE", type=click.Path(dir_okay=False),
               help="A plugin file (.py defining results()/algorithms()/problems()/scenarios(), or a .toml "
@@ -94,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(exc.__cause__, KeyboardInterrupt):
             sys.exit(_fail("interrupted", EXIT_INTERRUPT))
         sys.exit(_fail("aborted", 1))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Interrupted):
         sys.exit(_fail("interrupted", EXIT_INTERRUPT))
     except _Terminated:
         sys.exit(_fail("terminated (SIGTERM); temporary files removed", EXIT_TERMINATED))

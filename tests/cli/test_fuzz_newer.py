@@ -106,6 +106,8 @@ BAD_FORMULAS = [
     "sqrt()", "sqrt(L, x=1)", "log(L - L)", "1/(L - L)", "Max(sqrt(-1), 1)", "L +", "L\x00", "x" * 2001,
     "L" + "**L" * 90, "exp(" * 50 + "L" + ")" * 50, "Abs(-1/0)", "floor(1/0)", "L @ L", "L // 2", "L % 2",
     "L << 1", "~L", "not L", "[L]", "{L: 1}", "f'{L}'", "L == 1", "L < 1 < 2", "Min()", "undeclared + 1",
+    # exponent towers (issue 30): a ValueError from the guard's message, or minutes of big-integer arithmetic
+    "((10**64)**64)**64", "((((10**64)**64)**64)**64)**64", "(10**60*10**60)**64", "((1/10**64)**64)**64",
 ]
 BAD_RELATIONS = ["gamma <= 1/0", "gamma <= sqrt(-1)", "gamma", "gamma == 1", "1 <= 2", "gamma <= 1 <= 2",
                  "(gamma <= 1) <= 2", "gamma <= " + "(" * 100 + "1" + ")" * 100, "gamma <= L <= 1", "gamma in L"]
@@ -355,6 +357,12 @@ def _cases() -> list[tuple[str, list[str], dict[str, Any], str]]:
                  "LOCAL", "in-process", "dask://h:1", "tcp://h:1:2", "x" * 300):
         add("falsify-scheduler", [*fal, "--scheduler", word])
     add("falsify-scheduler", [*fal, "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"])
+    # issue 30: a count above verify.runtime.executor.MAX_WORKERS; an unreachable host; two outputs on one file
+    for value in ("1025", str(2**63), str(10**22)):
+        add("falsify-workers", [*fal, "--workers", value])
+    add("falsify-scheduler", [*fal, "--scheduler", "tcp://127.0.0.1:1"])
+    for a, b in (("--out", "--instance-out"), ("--out", "--trace"), ("--instance-out", "--trace")):
+        add("falsify-output", [*fal, a, "{tmp}/same.out", b, "{tmp}/same.out"])
     specials = {"fifo.out": FIFO, "dir.out": DIR, "link.out": Link("target.txt"), "target.txt": "keep",
                 "exists.out": "old"}
     for opt in ("--out", "--instance-out", "--trace"):

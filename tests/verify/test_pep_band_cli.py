@@ -18,6 +18,15 @@ def test_banded_record_says_upper_bound_with_its_window_and_bracket(convbound):
     assert rec["certificate"]["proved_upper_bound"] == rec["value"]
     assert 0 < rec["certificate"]["lower_bound"] <= rec["value"]
     assert rec["size"]["window"] == 2
+    # each end of the bracket says how it is known; "certified" beside a solver status other than "optimal"
+    # is explained (the exact recheck proves the bound whatever the solver's accuracy)
+    cert = rec["certificate"]
+    assert cert["upper_bound_basis"].startswith("proved") and cert["lower_bound_basis"] in (
+        "proved (exact)", "attained in floating point (float64)")
+    bracket = [n for n in rec["notes"] if n.startswith("bracket of the exact worst case")]
+    assert len(bracket) == 1 and not any(n.startswith("proved bracket") for n in rec["notes"])
+    if rec["solver_status"] != "optimal":
+        assert any(f"although the solver reported {rec['solver_status']}" in n for n in rec["notes"])
     text = convbound(*ARGS)
     assert text.code == 0 and "upper bound" in text.out and "bracket" in text.out
 

@@ -482,8 +482,8 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         lb, inst = quadratic_lower_bound(solved)
         up = bound if bound is not None else value
         cert.update(lower_bound=lb, lower_bound_instance=inst)
-        notes.append(f"bracket of the exact worst case: [{lb:.10g}, {up:.10g}] (lower: the worst {inst['dimension']}-D "
-                     f"two-client quadratic instance found, verify.pep.lower; float64)")
+        notes.append(f"lower bound {lb:.10g}: the worst {inst['dimension']}-D two-client quadratic instance found "
+                     "(verify.pep.lower; attained in floating point, float64)")
         if bound is not None and not full and bound - lb <= CLOSED * bound:
             exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
                          f"{window}; lower: a quadratic instance)")
@@ -504,14 +504,35 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
             if bound is not None and not full and bound - lb <= CLOSED * bound:
                 exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
                              f"{window}; lower: a fixed point of one round)")
-        notes.append(f"proved bracket of the exact worst case: [{lb:.10g}, {up:.10g}]")
+        notes.append(bracket_note(lb, up, cert))
         cert.update(lower_bound_seconds=time.perf_counter() - t1)
+    if status == "certified" and sol.status != "optimal":
+        notes.append(f"certified by the exact rational recheck although the solver reported {sol.status}: the recheck "
+                     "proves the bound from the solver's multipliers, whatever the solver's own accuracy")
     if full:
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
                      tuple(notes), {**_versions(), **_solver_versions()}, exactness, symmetry,
                      {"gradients": size.gradients, "gram_rows": pb.d, "estimated_seconds": size.seconds,
                       "estimated_gb": size.gb, "window": window, "cliques": len(cliques)})
+
+
+def bracket_note(lb: float, up: float | None, cert: dict[str, Any]) -> str:
+    """The bracket with how each end is known; sets ``cert['lower_bound_basis']`` and ``cert['upper_bound_basis']``.
+
+    The lower end is proved only when it is the fixed point (an exactly feasible point of the one-round PEP);
+    the worst quadratic instance is found and evaluated in float64, so it is attained in floating point only.
+    The upper end is proved only when the exact recheck passed (``proved_upper_bound`` set).
+    """
+    exact_lower = (cert.get("lower_bound_instance") or {}).get("kind") == "fixed point of one round"
+    cert["lower_bound_basis"] = "proved (exact)" if exact_lower else "attained in floating point (float64)"
+    cert["upper_bound_basis"] = ("proved (exact rational recheck)" if cert.get("proved_upper_bound") is not None
+                                 else "solver value, not certified")
+    lower = ("proved: an exactly feasible fixed point of one round" if exact_lower else
+             "attained in floating point: a float64 quadratic instance, not proved")
+    upper = "none (no solver value)" if up is None else f"{up:.10g}"
+    return (f"bracket of the exact worst case: [{lb:.10g}, {upper}]; lower end {lower}; upper end "
+            f"{cert['upper_bound_basis']}")
 
 
 def check_banded(s: Setting, window: int, max_seconds: float) -> Size:

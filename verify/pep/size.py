@@ -146,7 +146,7 @@ def _banded_hint(s: Setting, max_seconds: float) -> str:
     est = banded_estimate(s, 1)
     if est.seconds > max_seconds:
         return ""
-    return (f"; a certified upper bound with a proved bracket (worst-case --banded, verify.pep.banded) is "
+    return (f"; a certified upper bound and a bracket (worst-case --banded, verify.pep.banded) is "
             f"estimated at {_dur(est.seconds)}")
 
 

@@ -29,6 +29,10 @@ from typing import Any
 from bounds.core.errors import UserInputError, clip
 
 INPROCESS = "inprocess"
+#: The most worker processes ``--workers`` may ask for. Why a limit beyond the cap at the cores: a count
+#: such as 2**63 is no machine's size but a typing mistake (and used to reach Dask); anything up to this
+#: is accepted and capped at the cores available, with a note (``local_workers``).
+MAX_WORKERS = 1024
 LOCAL = "local"
 # errors that mean the worker (not the task) failed: worth another attempt
 _LOST = ("KilledWorker", "CommClosedError", "FutureCancelledError", "StreamClosedError", "CancelledError")
@@ -111,6 +115,10 @@ def check_scheduler(scheduler: str | None, workers: int | None) -> str:
     """
     if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
         raise UserInputError(f"workers={workers} must be an integer >= 1", param="workers")
+    if workers is not None and workers > MAX_WORKERS:
+        raise UserInputError(f"workers={clip(workers)} is above {MAX_WORKERS}, the most a local cluster is asked for "
+                             "(verify.runtime.executor.MAX_WORKERS; more are capped at the CPU cores anyway); for a "
+                             "larger cluster use --scheduler tcp://HOST:PORT", param="workers")
     kind = (scheduler or "").strip()
     if kind == INPROCESS and workers is not None:
         raise UserInputError(f"--scheduler inprocess runs every task in this process; --workers {workers} needs "
@@ -296,11 +304,41 @@ def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
         except BaseException:
             cluster.close()
             raise
+    check_reachable(kind)
     try:
         return Client(kind, timeout="20s"), None
     except OSError as exc:
         raise UserInputError(f"--scheduler {kind}: cannot connect ({exc}); is a Dask scheduler running there?") \
             from None
+
+
+#: Seconds to wait for a TCP connection to a ``--scheduler`` host before saying it cannot be reached.
+CONNECT_TIMEOUT_S = 3.0
+
+
+def check_reachable(address: str) -> None:
+    """Refuse a ``tcp://HOST:PORT`` that does not accept a TCP connection within :data:`CONNECT_TIMEOUT_S`.
+
+    Why before Dask: its client retries for its whole timeout (20 s) and then blames a timeout, even
+    when the host name does not resolve or the port refuses at once.
+    """
+    import socket
+
+    host, _, port = address[len("tcp://"):].rpartition(":")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            return
+    except socket.gaierror:
+        why = "the host name does not resolve"
+    except ConnectionRefusedError:
+        why = "nothing listens on that port (connection refused)"
+    except TimeoutError:
+        why = f"no answer within {CONNECT_TIMEOUT_S:g} s"
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+    raise UserInputError(f"--scheduler {address} cannot be reached: {why}; start one there with 'dask scheduler' "
+                         "or check the address")
 
 
 def _start_method(tasks: Sequence[Task]) -> str:
