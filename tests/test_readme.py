@@ -6,6 +6,7 @@ described its benchmark machine as "this workplace's 2-core CPU machine".
 
 import contextlib
 import io
+import os
 import re
 import shlex
 import shutil
@@ -108,9 +109,12 @@ def _run(cmd: str, capsys) -> tuple[int, str]:
     return code, (err.getvalue() + captured.err)[-400:] + ("" if code != 1 else captured.out[-1200:])
 
 
-# slow: about 20 minutes on the shared 2-core machine under load (falsify --budget 500: 380 s, report --quick:
-# 160 s, the two other falsify runs 120-150 s each, verify all --quick 80 s); every command over 60 s
+# About 20 minutes on the shared 2-core machine under load (falsify --budget 500: 380 s, report --quick: 160 s, the
+# two other falsify runs 120-150 s each, verify all --quick 80 s): far past the suite's 30 s a test, so it runs on
+# request, CONVBOUND_README_RUN=1 python -m pytest tests/test_readme.py (the README says so), not in every run.
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("CONVBOUND_README_RUN") != "1",
+                    reason="runs every README usage block (about 20 min): set CONVBOUND_README_RUN=1")
 def test_usage_blocks_run_in_order_in_a_fresh_directory(tmp_path, monkeypatch, capsys):
     root = Path(__file__).resolve().parents[1]
     shutil.copytree(root / "docs" / "examples", tmp_path / "docs" / "examples")  # what a clone holds
