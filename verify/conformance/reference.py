@@ -63,7 +63,8 @@ def _moment_forms(d: int) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
         c = np.zeros(d)
         c[j] = 1.0
         forms[f"mean[{j}]"] = (np.zeros((d, d)), c, 0.0)
-    for j, k in zip(*np.triu_indices(d)):
+    for a, b in zip(*np.triu_indices(d)):
+        j, k = int(a), int(b)
         Q = np.zeros((d, d))
         Q[j, k] += 0.5
         Q[k, j] += 0.5
