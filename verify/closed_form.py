@@ -17,6 +17,7 @@ Instances outside the setting return ``{"derived": False, "why": ...}``: nothing
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -28,8 +29,9 @@ from verify.scenario import Scenario
 __all__ = ["derive", "scalar_fedavg_lhs"]
 
 
+@functools.lru_cache(maxsize=1)
 def scalar_fedavg_lhs():
-    """The symbolic s_R (sympy) and its symbols: (expr, stationary, symbols dict)."""
+    """The symbolic s_R (sympy) and its symbols: (expr, stationary, symbols dict); derived once a process."""
     import sympy as sp
 
     eta, a, sigma, V, s0 = sp.symbols("eta a sigma V_S s_0", nonnegative=True)
@@ -41,7 +43,7 @@ def scalar_fedavg_lhs():
     s = sp.Function("s")
     sol = sp.rsolve(s(r + 1) - a_ * s(r) - c_, s(r), {s(0): s0})
     expr = sol.subs(r, R).subs({a_: A, c_: C})
-    stationary = sp.simplify(C / (1 - A))
+    stationary = C / (1 - A)
     return expr, stationary, dict(eta=eta, a=a, sigma=sigma, V_S=V, s_0=s0, K=K, R=R, m=m)
 
 
@@ -87,7 +89,7 @@ def derive(scenario: Scenario, point: Mapping[str, Any]) -> dict[str, Any]:
     expr, stat, syms = scalar_fedavg_lhs()
     R = syms["R"]
     fixed = {syms[k]: sp.nsimplify(v) if isinstance(v, int) else sp.Float(v, 30) for k, v in nums.items() if k != "R"}
-    lhs_R = sp.simplify(expr.subs(fixed))
+    lhs_R = expr.subs(fixed)
     est = evaluate_point(scenario, point, trials=2, seed=0)
     res = bounds.get(scenario.result)
     rsym = next((s for s in res.rhs.free_symbols if s.name == "R"), None)
@@ -105,7 +107,8 @@ def derive(scenario: Scenario, point: Mapping[str, Any]) -> dict[str, Any]:
            "free_parameter": "R"}
     axis = next((p for p in scenario.space if p.name == "R"), None)
     if axis is not None:
-        out["violated_for_R"] = _ranges(lambda r: float(f_l(r)) > float(f_r(r)), int(axis.low), int(axis.high))
+        g_l, g_r = sp.lambdify(R, lhs_R, "math"), sp.lambdify(R, rhs_R, "math")  # float64 for the scan
+        out["violated_for_R"] = _ranges(lambda r: float(g_l(r)) > float(g_r(r)), int(axis.low), int(axis.high))
     return out
 
 

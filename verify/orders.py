@@ -10,8 +10,8 @@ the LHS's fitted by least squares (``verify.fit.fit_loglog``, t interval at ``SL
 as sympy's leading exponent in the limit (each moving symbol of the result is a power of x, its power
 read off the built instances' inputs).
 **Statement** (what the table says, per ray): *fails far along* when the LHS decays more slowly than the
-RHS toward the limit (LHS exponent interval strictly on the growing side of the RHS's fitted exponent,
-by more than :data:`ORDER_TOL`): the ratio grows like x^(e_LHS - e_RHS), so it is extrapolated to where it
+RHS toward the limit (LHS exponent interval strictly on the growing side of both the RHS's fitted exponent
+and its limit exponent, by more than :data:`ORDER_TOL`): the ratio grows like x^(e_LHS - e_RHS), so it is extrapolated to where it
 reaches :data:`TARGET`, that point (clipped to the axis) is evaluated and, above the RHS, confirmed by
 ``verify.falsify.confirm`` (exact, with its Monte Carlo cross-check); *loose* when the RHS decays more
 slowly by at least :data:`LOOSE_GAP` (an order); *same order* otherwise; *not fitted* with the reason
@@ -140,8 +140,12 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     res = bounds.get(scenario.result)
     row = RayOrder(res.key, scenario.id, ray.name, dict(base), "not fitted")
     pts = ray_through(scenario.space, base, ray, points)
+    if ray.horizon:  # past where the horizon reaches its axis's end the ray is another one (horizon fixed): cut
+        h_end = next(float(p.high) for p in scenario.space if p.name == ray.horizon)
+        first = next((i for i, p in enumerate(pts) if float(p[ray.horizon]) >= h_end), len(pts) - 1)
+        pts = pts[:first + 1]
     xs = np.array([float(p[ray.axis]) for p in pts])
-    if xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
+    if len(xs) < 4 or xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
         row.why = f"the ray spans {abs(math.log10(xs[-1] / xs[0])) if xs[0] > 0 else 0:.2g} decades (< {DECADES:g})"
         return row
     ests = [evaluate_point(scenario, p, trials=2, seed=seed) for p in pts]
@@ -161,12 +165,24 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     sign = _limit_sign(ray)
     # sign (e_L - e_R) with the LHS's interval: > 0, the ratio grows toward the limit; < 0, it shrinks
     lo_d, hi_d = sorted((sign * (lf.low - rf.slope), sign * (lf.high - rf.slope)))
+    # the RHS's exponent at the limit: the slowest term toward 0 (min), the fastest-growing toward oo (max)
+    lead = [e for e in row.rhs_leading.values() if isinstance(e, float) and math.isfinite(e)]
+    lo_lim = hi_lim = None
+    if lead and len(lead) == len(row.rhs_leading):
+        e_lim = max(lead) if sign > 0 else min(lead)
+        lo_lim, hi_lim = sorted((sign * (lf.low - e_lim), sign * (lf.high - e_lim)))
     said = f"LHS exponent {lf.slope:.3g} [{lf.low:.3g}, {lf.high:.3g}], RHS {rf.slope:.3g} (fitted on the same points)"
     if lo_d > ORDER_TOL:
-        row.finding = "fails far along"
-        row.why = f"{said}: LHS/RHS grows like {ray.axis}^{lf.slope - rf.slope:+.3g} toward the {ray.end} end"
         row.violation = _extrapolate(scenario, ray, pts, xs, lhs / rhs, lf.slope - rf.slope, confirm_trials, seed)
-    elif hi_d <= -(LOOSE_GAP - ORDER_TOL):
+        confirmed = row.violation["confirmation"].get("verdict") == "violated"
+        if confirmed or lo_lim is None or lo_lim > ORDER_TOL:
+            row.finding = "fails far along"
+            row.why = f"{said}: LHS/RHS grows like {ray.axis}^{lf.slope - rf.slope:+.3g} toward the {ray.end} end"
+        else:  # grows over the range only: a term of another order dominates at the limit, nothing confirmed
+            row.finding = "same order"
+            row.why = (f"{said}: LHS/RHS grows over the range, but at the limit the RHS's exponent is "
+                       f"{e_lim:.3g} (its terms' leading exponents) and no violation was confirmed: a transient")
+    elif hi_d <= -(LOOSE_GAP - ORDER_TOL) and (hi_lim is None or hi_lim <= -(LOOSE_GAP - ORDER_TOL)):
         row.finding = "loose"
         row.why = f"{said}: the RHS decays more slowly by {-hi_d:.3g} or more toward the {ray.end} end"
     else:
@@ -202,22 +218,33 @@ def _extrapolate(scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray,
     return out
 
 
-def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 64) -> dict[str, dict[str, Any]]:
-    """Per RHS term, the point among ``candidates`` seeded draws of the space (``random`` optimiser's law)
-    where that term's share of the RHS is largest: a ray from there shows that term's order, not masked by
-    another term of the same order elsewhere."""
+def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
+               share: float = 0.9) -> dict[str, dict[str, Any]]:
+    """Per RHS term, a point where that term is at least ``share`` of the RHS (else where its share is largest),
+    the one nearest the default point in log coordinates among ``candidates`` seeded draws (the ``random``
+    optimiser's law): a ray from there shows that term's order, not masked by another term of the same order,
+    and starts from a typical point rather than a corner."""
     from verify.optimisers import _Random, _Stratified
 
     strat = _Stratified(scenario, seed)
     draw = _Random(scenario, seed)
     draw.first = False
     pts = draw.ask(candidates)
-    shares = [strat.shares(p) for p in pts]
+    shares = [strat.shares(p) or {} for p in pts]
+    default = scenario.default_point()
+    num = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name != "draw"]
+
+    def dist(pt: Mapping[str, Any]) -> float:
+        return sum(((math.log(max(float(pt[p.name]), 1e-300)) - math.log(max(float(default[p.name]), 1e-300)))
+                    if p.low > 0 else float(pt[p.name]) - float(default[p.name])) ** 2 for p in num)
+
     out = {}
     for t in strat.strata:
         if t == "random":
             continue
-        best = max(range(len(pts)), key=lambda i: (shares[i] or {}).get(t, -1.0))
+        ok = [i for i, sh in enumerate(shares) if sh.get(t, 0.0) >= share]
+        best = (min(ok, key=lambda i: dist(pts[i])) if ok else
+                max(range(len(pts)), key=lambda i: shares[i].get(t, -1.0)))
         out[f"{t} dominates"] = scenario.point(pts[best])
     return out
 

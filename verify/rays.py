@@ -3,13 +3,14 @@
 **Setting**: a :class:`verify.scenario.Scenario` space; a *scale axis* is a numeric axis whose range spans a
 factor of at least :data:`MIN_SPAN` (a step, a horizon, a client count, a noise level, a fraction).
 **Quantity**: a *ray* from a base point moves one scale axis geometrically toward one end of its range,
-the others fixed, except the coupled ray "step to 0 with the horizon scaled": the horizon axis grows as
-the step shrinks (step x horizon constant, clipped at the horizon's end), so the regime the small step
-is meant for is reached (:func:`rays`, :func:`ray_points`).
+the others fixed, except the coupled rays "step (or curvature mu) to 0 with the horizon scaled": the horizon
+axis grows as the step shrinks (step x horizon constant, clipped at the horizon's end), so the regime the
+small step is meant for is reached (:func:`rays`, :func:`ray_points`).
 **Algorithm** (``rays`` optimiser, :class:`RayClimb`): ``stratified`` draws (``verify.optimisers``) for the
 first :data:`WARMUP` points, then a compass search along rays from the best admissible point so far: each
 generation proposes, for every ray, the point a fraction of the remaining log-distance to its end; a
-better point becomes the new base; when no ray improves, the fraction halves, and after
+better point becomes the new base (an equally good one too, up to :data:`MAX_SIDEWAYS` times in a row, to cross
+the plateaus where a bound is tight to rounding); when no ray improves, the fraction halves, and after
 :data:`MAX_HALVINGS` halvings the walk restarts from a fresh stratified point (every
 :data:`INTERLEAVE`-th point stays a stratified draw throughout, so the search keeps exploring).
 Why: an error that lives in a regime (a term of the wrong order in a small parameter, a term missing
@@ -32,7 +33,9 @@ MIN_SPAN = 10.0   # an axis spanning less than one decade is not a scale axis
 WARMUP = 24       # stratified points before the first ray walk
 INTERLEAVE = 4    # every 4th point of the walk is a stratified draw
 MAX_HALVINGS = 3  # fractions 1, 1/2, 1/4, 1/8 of the remaining log-distance, then a restart
+MAX_SIDEWAYS = 8  # consecutive moves to an equally good point (across a plateau) before only better ones count
 STEP_WORDS = ("eta", "step", "gamma", "lr")
+CURVATURE_WORDS = ("mu",)  # a curvature to 0 also needs the horizon scaled to reach its regime
 HORIZON_WORDS = ("R", "T", "rounds")
 
 
@@ -65,25 +68,29 @@ def _is_step(name: str) -> bool:
     return any(name == w or name.startswith(w + "_") for w in STEP_WORDS)
 
 
+def _is_curvature(name: str) -> bool:
+    return any(name == w or name.startswith(w + "_") for w in CURVATURE_WORDS)
+
+
 def rays(space: Sequence[Param]) -> list[Ray]:
     """Every ray of ``space``: each scale axis to each end, and each step axis to 0 with the horizon scaled."""
     axes = _scale_axes(space)
     horizon = next((p.name for p in axes if p.name in HORIZON_WORDS), None)
     out = [Ray(p.name, end) for p in axes for end in ("low", "high")]
-    out += [Ray(p.name, "low", horizon) for p in axes if horizon and _is_step(p.name)]
+    out += [Ray(p.name, "low", horizon) for p in axes if horizon and (_is_step(p.name) or _is_curvature(p.name))]
     return out
 
 
 def order_rays(space: Sequence[Param]) -> list[Ray]:
     """The rays on which an asymptotic order is asked (``verify.orders``): a positive scale axis to its low end
     (a step, a noise level, heterogeneity, a curvature ratio to 0), an integer axis to its high end (clients,
-    local steps, horizon, dimension to infinity; the end is the axis's stand-in), each step axis to 0 with the
-    horizon scaled. Left out: a real axis to a finite high end (a step at its cap is no limit)."""
+    local steps, horizon, dimension to infinity; the end is the axis's stand-in), each step or curvature axis
+    to 0 with the horizon scaled. Left out: a real axis to a finite high end (a step at its cap is no limit)."""
     axes = _scale_axes(space)
     horizon = next((p.name for p in axes if p.name in HORIZON_WORDS), None)
-    out = [Ray(p.name, "low") for p in axes if p.low > 0 and p.log]
+    out = [Ray(p.name, "low") for p in axes if p.low > 0 and p.log and not p.integer]
     out += [Ray(p.name, "high") for p in axes if p.integer]
-    out += [Ray(p.name, "low", horizon) for p in axes if horizon and _is_step(p.name)]
+    out += [Ray(p.name, "low", horizon) for p in axes if horizon and (_is_step(p.name) or _is_curvature(p.name))]
     return out
 
 
@@ -131,7 +138,11 @@ def ray_through(space: Sequence[Param], base: Mapping[str, Any], ray: Ray, n: in
 
 
 class RayClimb:
-    """The ``rays`` optimiser (module docstring): stratified warm-up, then compass walks along rays."""
+    """The ``rays`` optimiser (module docstring): stratified warm-up, then compass walks along rays.
+
+    A walk starts from the best point of one stratum ("term t dominates", or the plain one), the strata in
+    turn: the best point overall often sits where the bound is tight for a reason the error does not touch
+    (a scalar instance, a short horizon), and a walk from there finds nothing the error changed."""
 
     def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
         from verify.optimisers import _Stratified
@@ -139,12 +150,14 @@ class RayClimb:
         self.strat = _Stratified(scenario, seed, terms)
         self.space = tuple(scenario.space)
         self.rays = rays(self.space)
-        self.best: tuple[float, dict[str, Any]] | None = None
+        self.by_stratum: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.turn = 0
         self.base: dict[str, Any] | None = None
         self.base_score = -math.inf
-        self.frac, self.halvings, self.count = 1.0, 0, 0
+        self.frac, self.halvings, self.count, self.sideways = 1.0, 0, 0, 0
         self.queue: list[dict[str, Any]] = []
         self.last_strata: list[str] = []
+        self.asked: list[str] = []
 
     def _walk(self) -> list[dict[str, Any]]:
         if self.base is None:
@@ -153,10 +166,21 @@ class RayClimb:
         uniq = {tuple(sorted((k, str(v)) for k, v in p.items())): p for p in pts if p != self.base}
         return list(uniq.values())
 
+    def _restart(self) -> None:
+        """The next stratum's best point becomes the base (strata in turn)."""
+        names = sorted(self.by_stratum)
+        self.base, self.base_score, self.frac, self.halvings, self.sideways = None, -math.inf, 1.0, 0, 0
+        if names:
+            self.base_score, self.base = self.by_stratum[names[self.turn % len(names)]]
+            self.base = dict(self.base)
+            self.turn += 1
+
     def ask(self, n: int) -> list[dict[str, Any]]:
         out, self.last_strata = [], []
         for _ in range(n):
             self.count += 1
+            if self.count == WARMUP + 1:
+                self._restart()
             walking = self.count > WARMUP and self.base is not None and self.count % INTERLEAVE != 0
             if walking and not self.queue:
                 self.queue = self._walk()
@@ -166,21 +190,28 @@ class RayClimb:
                 continue
             out.extend(self.strat.ask(1))
             self.last_strata.extend(self.strat.last_strata)
+        self.asked = list(self.last_strata)
         return out
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         improved = False
-        for p, s in zip(points, scores):
-            if self.best is None or s > self.best[0]:
-                self.best = (float(s), dict(p))
+        for p, s, st in zip(points, scores, self.asked):
+            if not st.startswith("ray") and (st not in self.by_stratum or s > self.by_stratum[st][0]):
+                self.by_stratum[st] = (float(s), dict(p))
+            if self.base is None or not st.startswith("ray"):
+                continue
             if s > self.base_score + 1e-9:
-                self.base, self.base_score, improved = dict(p), float(s), True
+                self.base, self.base_score, improved, self.sideways = dict(p), float(s), True, 0
+            elif s >= self.base_score - 1e-12 and self.sideways < MAX_SIDEWAYS:
+                # a plateau (a bound tight to rounding, ratio 1 wherever its terms are exact): walk across it,
+                # a bounded number of times, since what the error changes may lie one ray further
+                self.base, self.sideways, improved = dict(p), self.sideways + 1, True
         if improved:  # walk on from the better point, a longer stride again
             self.queue, self.frac, self.halvings = [], min(1.0, 2 * self.frac), 0
             return
-        if self.queue:  # the walk's sweep is not over yet
+        if self.queue or self.base is None:  # the walk's sweep is not over yet, or none started
             return
         self.halvings += 1
         self.frac /= 2
-        if self.halvings > MAX_HALVINGS:  # a local top along every ray: restart from the next stratified point
-            self.base, self.base_score, self.frac, self.halvings = None, -math.inf, 1.0, 0
+        if self.halvings > MAX_HALVINGS:  # a local top along every ray: the next stratum's best point
+            self._restart()
