@@ -179,7 +179,7 @@ class RayClimb:
         out, self.last_strata = [], []
         for _ in range(n):
             self.count += 1
-            if self.count == WARMUP + 1:
+            if self.count > WARMUP and self.base is None and self.by_stratum:
                 self._restart()
             walking = self.count > WARMUP and self.base is not None and self.count % INTERLEAVE != 0
             if walking and not self.queue:

@@ -106,3 +106,31 @@ def test_orders_flag_a_wrong_power_with_a_confirmed_point_and_not_the_correct_bo
     ok = ray_order(right, ray, base, confirm_trials=64, points=6)
     assert ok.finding == "same order", ok.why
     assert ok.rhs_leading["noise"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_rays_optimiser_walks_one_axis_at_a_time_from_a_stratum_best(planted, monkeypatch):
+    import verify.rays
+    from verify.optimisers import clip, make_optimiser
+
+    monkeypatch.setattr(verify.rays, "WARMUP", 6)  # a short warm-up: the walk is what is tested
+    sc = planted("PLANT.correct")
+
+    def run(seed):
+        opt = make_optimiser("rays", sc, seed=seed, population=8, budget=64)
+        asked = []
+        for _ in range(3):
+            pts = opt.ask(8)
+            labels = list(opt.last_strata)
+            opt.tell(pts, [-float(p["eta_frac"]) for p in pts])  # a score that prefers small steps
+            asked += list(zip(pts, labels))
+        return opt, asked
+
+    opt, asked = run(3)
+    assert [p for p, _ in asked] == [p for p, _ in run(3)[1]]  # same seed, same points
+    assert all(clip(sc.space, p) == p for p, _ in asked)  # inside the space
+    walked = [(i, p) for i, (p, lab) in enumerate(asked) if lab.startswith("ray")]
+    assert walked and walked[0][0] >= 6
+    for i, p in walked:  # a ray moves one axis from an earlier point, or the step (or mu) with the horizon
+        diffs = [{k for k in p if p[k] != b[k]} for b, _ in asked[:i]]
+        assert any(len(d) == 1 or d in ({"eta_frac", "R"}, {"mu_frac", "R"}) for d in diffs), p
+    assert min(float(p["eta_frac"]) for _, p in walked) == pytest.approx(1e-4)  # the walk reached the step's end
