@@ -127,7 +127,7 @@ def _ranges(bad, lo: int, hi: int) -> list[list[int]]:
             a, b = (c, b) if bad(c) == f0 else (a, c)
         if f1:
             start = b
-        else:
+        elif start is not None:
             out.append([start, a])
             start = None
     if start is not None:

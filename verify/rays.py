@@ -36,7 +36,7 @@ MAX_HALVINGS = 3  # fractions 1, 1/2, 1/4, 1/8 of the remaining log-distance, th
 MAX_SIDEWAYS = 8  # consecutive moves to an equally good point (across a plateau) before only better ones count
 STEP_WORDS = ("eta", "step", "gamma", "lr")
 CURVATURE_WORDS = ("mu",)  # a curvature to 0 also needs the horizon scaled to reach its regime
-HORIZON_WORDS = ("R", "T", "rounds")
+HORIZON_WORDS = ("R", "T", "rounds", "horizon")
 
 
 @dataclass(frozen=True)
