@@ -117,15 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-shrink", action="store_true", help="do not shrink confirmed violations")
     ap.add_argument("--ids", default=None, help="comma-separated subset of the planted ids")
     ap.add_argument("--out", default=None, help="write every run (JSON)")
-    ap.add_argument("--table", default=None, metavar="JSON", help="print the table of a results file and exit")
+    ap.add_argument("--table", default=None, metavar="JSON", help="print the table of results files (comma-separated: merged) and exit")
     args = ap.parse_args(argv)
     if args.table:
         from bounds import plugins
 
-        doc = json.loads(Path(args.table).read_text())
-        planted = plugins.load_file(str(HERE / doc["protocol"].get("file", "planted.py"))).PLANTED
-        opts = doc["protocol"].get("optimisers")
-        print(ranking(doc["runs"], planted, opts.split(",")) if opts else table(doc["runs"], planted))
+        docs = [json.loads(Path(f).read_text()) for f in args.table.split(",")]  # several: their runs merged
+        planted = plugins.load_file(str(HERE / docs[0]["protocol"].get("file", "planted.py"))).PLANTED
+        runs = [r for d in docs for r in d["runs"]]
+        opts = list(dict.fromkeys(r["optimiser"] for r in runs if "optimiser" in r))
+        print(ranking(runs, planted, opts) if opts else table(runs, planted))
         return 0
     if not 1 <= args.budget <= 300:
         ap.error(f"--budget {args.budget}: the protocol allows 1..300 evaluations")
