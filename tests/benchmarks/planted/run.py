@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
 
         docs = [json.loads(Path(f).read_text()) for f in args.table.split(",")]  # several: their runs merged
         planted = plugins.load_file(str(HERE / docs[0]["protocol"].get("file", "planted.py"))).PLANTED
-        runs = [r for d in docs for r in d["runs"]]
+        # the same (error, searcher, seed) in two files is one run (deterministic): kept once
+        runs = list({(r["id"], r.get("optimiser"), r["seed"]): r for d in docs for r in d["runs"]}.values())
         opts = list(dict.fromkeys(r["optimiser"] for r in runs if "optimiser" in r))
         print(ranking(runs, planted, opts) if opts else table(runs, planted))
         return 0
