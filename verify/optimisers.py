@@ -23,7 +23,7 @@ from verify.scenario import Param, Scenario
 
 __all__ = ["OPTIMISERS", "clip", "make_optimiser"]
 
-OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified")
+OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified", "rays")
 EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its two ends
 
 
@@ -242,8 +242,12 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
 
     ``terms`` (the ``stratified`` optimiser only): the RHS terms whose strata it aims at.
     """
-    if terms is not None and name != "stratified":
+    if terms is not None and name not in ("stratified", "rays"):
         raise UserInputError(f"--terms aims the stratified optimiser; it does not apply to --optimiser {name}")
+    if name == "rays":  # stratified draws, then walks along rays (verify/rays.py)
+        from verify.rays import RayClimb
+
+        return RayClimb(scenario, seed, terms)
     if name == "stratified":
         return _Stratified(scenario, seed, terms)
     if name == "optuna-cmaes":

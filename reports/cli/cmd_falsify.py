@@ -179,6 +179,8 @@ def register(cli: click.Group) -> None:
               help="confirm apparent violations as they come and stop at the first confirmed one")
 @click.option("--problems", default=None, metavar="NAME,...|all",
               help="problem families to search (default: the scenario's; 'all' = every admissible family)")
+@click.option("--no-shrink", is_flag=True,
+              help="keep a confirmed violation as found (default: shrink it to a minimal counterexample, verify.shrink)")
 @click.option("--population", type=COUNT, default=8, show_default=True, help="points per generation")
 @click.option("--device", default="cpu", show_default=True, help="cpu | cuda")
 @click.option("--json", "as_json", is_flag=True, help="print the search record as JSON")
@@ -189,7 +191,7 @@ def register(cli: click.Group) -> None:
 @scheduler_options
 def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, problems, population, device,
                 as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None, terms=None,
-                preset=None, show_space=False, stop_at_violation=False) -> int:
+                preset=None, show_space=False, stop_at_violation=False, no_shrink=False) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
@@ -257,6 +259,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                          progress=progress, map_points=None if where is None else executor_map(where),
                          problems=problems, stop_at_violation=stop_at_violation, terms=terms)
     doc = rec.to_dict()
+    if rec.confirmation.get("verdict") == "violated" and not no_shrink:  # the record keeps both points
+        from reports.cli.shrunk import shrink_into
+
+        shrink_into(doc, sc, rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
     if out_path is not None:
         atomic_write_text(out_path, dumps(doc) + "\n", force=force)
     if instance_out is not None:

@@ -1,0 +1,268 @@
+"""Asymptotic orders along rays: the measured LHS's exponent against the RHS's, and what follows from them.
+
+**Setting**: a :class:`verify.scenario.Scenario` of an UPPER result whose points are scored exactly
+(``verify.exact_score``: no sampling error, any horizon); rays of its space (``verify.rays``): one scale
+axis to one end of its range (the step to 0 with the horizon scaled, clients, noise, heterogeneity,
+local steps, the participation fraction), from a base point.
+**Quantity**: along a ray with axis value x (across the axis's whole range, from the opposite end), the local exponents d log LHS / d log x and d log RHS / d log x:
+the LHS's fitted by least squares (``verify.fit.fit_loglog``, t interval at ``SLOPE_LEVEL``) over the last
+:data:`DECADES` decades of exact evaluations; the RHS's both fitted on the same points and, term by term,
+as sympy's leading exponent in the limit (each moving symbol of the result is a power of x, its power
+read off the built instances' inputs).
+**Statement** (what the table says, per ray): *fails far along* when the LHS decays more slowly than the
+RHS toward the limit (LHS exponent interval strictly on the growing side of both the RHS's fitted exponent
+and its limit exponent, by more than :data:`ORDER_TOL`): the ratio grows like x^(e_LHS - e_RHS), so it is extrapolated to where it
+reaches :data:`TARGET`, that point (clipped to the axis) is evaluated and, above the RHS, confirmed by
+``verify.falsify.confirm`` (exact, with its Monte Carlo cross-check); *loose* when the RHS decays more
+slowly by at least :data:`LOOSE_GAP` (an order); *same order* otherwise; *not fitted* with the reason
+(a ray shorter than 3 decades, a point not admissible or not scored exactly). The exponents are
+measured over the ray's range only: they are evidence about the range, not a proof about the limit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from verify.rays import Ray, order_rays, ray_points, ray_through
+from verify.scenario import Scenario, evaluate_point
+
+__all__ = ["RayOrder", "order_table", "ray_order"]
+
+DECADES = 3.0     # the LHS exponent is fitted over at least this many decades of the axis
+POINTS = 10       # evaluations along a ray (log-spaced from the base to the end)
+ORDER_TOL = 0.05  # exponents closer than this are "the same order"
+LOOSE_GAP = 1.0   # the RHS decays more slowly by at least this: loose by an order
+TARGET = 1.5      # the extrapolation aims at LHS/RHS = TARGET
+
+
+@dataclass
+class RayOrder:
+    """One row of the orders table (``to_dict`` is its JSON)."""
+
+    result: str
+    scenario: str
+    ray: str
+    base: dict[str, Any]
+    finding: str                       # fails far along | loose | same order | not fitted
+    why: str = ""
+    base_label: str = "default"
+    x: list[float] = field(default_factory=list)
+    lhs: list[float] = field(default_factory=list)
+    rhs: list[float] = field(default_factory=list)
+    lhs_fit: dict[str, Any] = field(default_factory=dict)
+    rhs_fit: dict[str, Any] = field(default_factory=dict)
+    rhs_leading: dict[str, Any] = field(default_factory=dict)  # term -> sympy leading exponent (or why not)
+    moved: dict[str, float] = field(default_factory=dict)       # symbol -> its power of x along the ray
+    violation: dict[str, Any] = field(default_factory=dict)     # point, extrapolated x, confirmation
+
+    def to_dict(self) -> dict[str, Any]:
+        from bounds.core.jsonable import jsonable
+
+        return jsonable(asdict(self))
+
+
+def _limit_sign(ray: Ray) -> int:
+    """+1 when the ray's axis grows to its end, -1 when it shrinks: the ratio grows when sign (e_L - e_R) > 0."""
+    return 1 if ray.end == "high" else -1
+
+
+def _moved_powers(xs: np.ndarray, values: list[Mapping[str, Any]]) -> dict[str, float]:
+    """Each input of the result that moves along the ray, as the power p of x it follows (first to last point),
+    rounded to a quarter (step, horizon, a square of a norm); inputs that do not move are left out."""
+    out = {}
+    for k, v0 in values[0].items():
+        v1 = values[-1].get(k)
+        if not isinstance(v0, (int, float)) or not isinstance(v1, (int, float)) or v0 <= 0 or v1 <= 0 or v0 == v1:
+            continue
+        p = math.log(v1 / v0) / math.log(xs[-1] / xs[0])
+        out[k] = round(4 * p) / 4
+    return out
+
+
+def leading_exponents(result: Any, values: Mapping[str, Any], moved: Mapping[str, float], x0: float,
+                      end: str) -> dict[str, Any]:
+    """Per RHS term: its exponent in x at the limit (x -> 0 or oo), each moved symbol s = s0 (x/x0)^p.
+
+    The term's sympy expression is evaluated in 80-digit arithmetic (mpmath) at x = x0 10^(-+FAR) and
+    x0 10^(-+(FAR+1)); the slope of log term between them is the leading term's exponent (a power law's, to
+    ~10^-FAR; a term that vanishes or explodes faster than any power gives -inf or inf). Why not
+    ``sympy.limit`` of t f'/f: on these terms (powers with exponents in R, expm1/log1p, Min/Max) it ran for
+    minutes without an answer."""
+    import mpmath
+    import sympy as sp
+
+    far = 40
+    t = sp.Symbol("t", positive=True)
+    fixed = {s: sp.Float(values[s.name], 30) for s in result.rhs.free_symbols if s.name in values and s.name not in moved}
+    scaled = {s: sp.Float(values[s.name], 30) * t ** sp.nsimplify(moved[s.name])
+              for s in result.rhs.free_symbols if s.name in moved}
+    sgn = -1 if end == "low" else 1
+    out: dict[str, Any] = {}
+    with mpmath.workdps(80):
+        for term in result.terms:
+            e = term.expr.subs({**fixed, **scaled})
+            if not e.has(t):
+                out[term.name] = 0.0
+                continue
+            f = sp.lambdify(t, e, modules="mpmath")
+            try:
+                a, b = (mpmath.mpf(10) ** (sgn * far), mpmath.mpf(10) ** (sgn * (far + 1)))
+                fa, fb = mpmath.mpf(f(a)), mpmath.mpf(f(b))
+            except Exception as exc:  # said, not guessed
+                out[term.name] = f"not evaluated at the limit ({type(exc).__name__})"
+                continue
+            if fa == 0 or fb == 0:
+                out[term.name] = -math.inf * sgn if fb == 0 else math.inf * sgn
+                continue
+            slope = float((mpmath.log(abs(fb)) - mpmath.log(abs(fa))) / (mpmath.log(b) - mpmath.log(a)))
+            out[term.name] = slope if abs(slope) < 1e6 else math.copysign(math.inf, slope)
+    return out
+
+
+def _window(xs: np.ndarray) -> np.ndarray:
+    """Indices of the last DECADES decades of the ray (at least 4 points)."""
+    lx = np.abs(np.log10(xs) - np.log10(xs[-1]))
+    idx = np.nonzero(lx <= DECADES + 1e-9)[0]
+    return idx if idx.size >= 4 else np.arange(max(0, xs.size - 4), xs.size)
+
+
+def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_trials: int = 256,
+              seed: int = 0, points: int = POINTS) -> RayOrder:
+    """One ray's row: evaluate exactly along it, fit both exponents, extrapolate and confirm a deficiency."""
+    import bounds
+    from verify.fit import fit_loglog
+
+    res = bounds.get(scenario.result)
+    row = RayOrder(res.key, scenario.id, ray.name, dict(base), "not fitted")
+    pts = ray_through(scenario.space, base, ray, points)
+    if ray.horizon:  # past where the horizon reaches its axis's end the ray is another one (horizon fixed): cut
+        h_end = next(float(p.high) for p in scenario.space if p.name == ray.horizon)
+        first = next((i for i, p in enumerate(pts) if float(p[ray.horizon]) >= h_end), len(pts) - 1)
+        pts = pts[:first + 1]
+    xs = np.array([float(p[ray.axis]) for p in pts])
+    if len(xs) < 4 or xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
+        row.why = f"the ray spans {abs(math.log10(xs[-1] / xs[0])) if xs[0] > 0 else 0:.2g} decades (< {DECADES:g})"
+        return row
+    ests = [evaluate_point(scenario, p, trials=2, seed=seed) for p in pts]
+    bad = [i for i, e in enumerate(ests) if e.score is None or not e.exact or not e.lhs > 0]
+    if bad:
+        e = ests[bad[0]]
+        row.why = (f"point {bad[0]} of the ray is " + ("not admissible" if e.score is None else
+                   "not scored exactly" if not e.exact else "at LHS 0") + f" ({ray.axis} = {xs[bad[0]]:.4g})")
+        return row
+    lhs, rhs = np.array([e.lhs for e in ests]), np.array([e.rhs for e in ests])
+    row.x, row.lhs, row.rhs = xs.tolist(), lhs.tolist(), rhs.tolist()
+    w = _window(xs)
+    lf, rf = fit_loglog(xs[w], lhs[w]), fit_loglog(xs[w], rhs[w])
+    row.lhs_fit, row.rhs_fit = lf.to_dict(), rf.to_dict()
+    row.moved = _moved_powers(xs, [e.values for e in ests])
+    row.rhs_leading = leading_exponents(res, ests[-1].values, row.moved, float(xs[-1]), ray.end)
+    sign = _limit_sign(ray)
+    # sign (e_L - e_R) with the LHS's interval: > 0, the ratio grows toward the limit; < 0, it shrinks
+    lo_d, hi_d = sorted((sign * (lf.low - rf.slope), sign * (lf.high - rf.slope)))
+    # the RHS's exponent at the limit: the slowest term toward 0 (min), the fastest-growing toward oo (max)
+    lead = [e for e in row.rhs_leading.values() if isinstance(e, float) and math.isfinite(e)]
+    lo_lim = hi_lim = None
+    if lead and len(lead) == len(row.rhs_leading):
+        e_lim = max(lead) if sign > 0 else min(lead)
+        lo_lim, hi_lim = sorted((sign * (lf.low - e_lim), sign * (lf.high - e_lim)))
+    said = f"LHS exponent {lf.slope:.3g} [{lf.low:.3g}, {lf.high:.3g}], RHS {rf.slope:.3g} (fitted on the same points)"
+    if lo_d > ORDER_TOL:
+        row.violation = _extrapolate(scenario, ray, pts, xs, lhs / rhs, lf.slope - rf.slope, confirm_trials, seed)
+        confirmed = row.violation["confirmation"].get("verdict") == "violated"
+        if confirmed or lo_lim is None or lo_lim > ORDER_TOL:
+            row.finding = "fails far along"
+            row.why = f"{said}: LHS/RHS grows like {ray.axis}^{lf.slope - rf.slope:+.3g} toward the {ray.end} end"
+        else:  # grows over the range only: a term of another order dominates at the limit, nothing confirmed
+            row.finding = "same order"
+            row.why = (f"{said}: LHS/RHS grows over the range, but at the limit the RHS's exponent is "
+                       f"{e_lim:.3g} (its terms' leading exponents) and no violation was confirmed: a transient")
+    elif hi_d <= -(LOOSE_GAP - ORDER_TOL) and (hi_lim is None or hi_lim <= -(LOOSE_GAP - ORDER_TOL)):
+        row.finding = "loose"
+        row.why = f"{said}: the RHS decays more slowly by {-hi_d:.3g} or more toward the {ray.end} end"
+    else:
+        row.finding = "same order"
+        row.why = said
+    return row
+
+
+def _extrapolate(scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray,
+                 ratios: np.ndarray, gap: float, confirm_trials: int, seed: int) -> dict[str, Any]:
+    """The ray's point where ratio x^gap reaches TARGET (clipped to the axis), evaluated and confirmed."""
+    from verify.falsify import confirm
+
+    i = int(np.argmax(ratios))
+    x_star = float(xs[-1] * (TARGET / ratios[-1]) ** (1.0 / gap)) if ratios[-1] > 0 else float(xs[-1])
+    out: dict[str, Any] = {"extrapolated_x": x_star, "axis": ray.axis}
+    # the far end of the ray bounds the search: the predicted point if inside, else the end, else the best seen
+    axis = next(p for p in scenario.space if p.name == ray.axis)
+    inside = float(axis.low) <= x_star <= float(axis.high)
+    frac = (math.log(x_star / xs[0]) / math.log(xs[-1] / xs[0])) if inside else 1.0
+    cand = ray_points(scenario.space, pts[0], ray, [min(1.0, max(0.0, frac))])[0]
+    est = evaluate_point(scenario, cand, trials=2, seed=seed)
+    if not (est.score is not None and est.score > 1) and ratios[i] > 1:
+        cand, est = pts[i], evaluate_point(scenario, pts[i], trials=2, seed=seed)
+    out.update(point=cand, ratio=est.ratio, inside_space=inside)
+    if est.score is None or est.score <= 1:
+        out["confirmation"] = {"verdict": "not claimed",
+                               "why": f"LHS/RHS {est.ratio:.4g} at the ray's point: the violation is predicted at "
+                                      f"{ray.axis} = {x_star:.4g}" + ("" if inside else ", outside the space")}
+        return out
+    conf, _ = confirm(scenario, cand, trials=confirm_trials, seed=seed)
+    out["confirmation"] = conf
+    return out
+
+
+def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
+               share: float = 0.9) -> dict[str, dict[str, Any]]:
+    """Per RHS term, a point where that term is at least ``share`` of the RHS (else where its share is largest),
+    the one nearest the default point in log coordinates among ``candidates`` seeded draws (the ``random``
+    optimiser's law): a ray from there shows that term's order, not masked by another term of the same order,
+    and starts from a typical point rather than a corner."""
+    from verify.optimisers import _Random, _Stratified
+
+    strat = _Stratified(scenario, seed)
+    draw = _Random(scenario, seed)
+    draw.first = False
+    pts = draw.ask(candidates)
+    shares = [strat.shares(p) or {} for p in pts]
+    default = scenario.default_point()
+    num = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name != "draw"]
+
+    def dist(pt: Mapping[str, Any]) -> float:
+        return sum(((math.log(max(float(pt[p.name]), 1e-300)) - math.log(max(float(default[p.name]), 1e-300)))
+                    if p.low > 0 else float(pt[p.name]) - float(default[p.name])) ** 2 for p in num)
+
+    out = {}
+    for t in strat.strata:
+        if t == "random":
+            continue
+        ok = [i for i, sh in enumerate(shares) if sh.get(t, 0.0) >= share]
+        best = (min(ok, key=lambda i: dist(pts[i])) if ok else
+                max(range(len(pts)), key=lambda i: shares[i].get(t, -1.0)))
+        out[f"{t} dominates"] = scenario.point(pts[best])
+    return out
+
+
+def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, terms: bool = True,
+                only: Sequence[str] | None = None, confirm_trials: int = 256, seed: int = 0,
+                points: int = POINTS) -> list[RayOrder]:
+    """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point
+    (default: the scenario's default) and, with ``terms``, from each term-dominant point (:func:`term_bases`)."""
+    bases = {"default": scenario.point(base)}
+    if terms:
+        bases.update(term_bases(scenario, seed=seed))
+    out = []
+    for label, b in bases.items():
+        for r in order_rays(scenario.space):
+            if only and r.axis not in only:
+                continue
+            row = ray_order(scenario, r, b, confirm_trials=confirm_trials, seed=seed, points=points)
+            row.base_label = label
+            out.append(row)
+    return out
