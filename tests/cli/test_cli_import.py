@@ -160,7 +160,7 @@ def test_missing_file_and_existing_out_are_one_line(convbound, tmp_path):
 def test_measures_name_functions_and_metrics_the_engine_has():
     from bounds.latex_lhs import MEASURES
 
-    scenario = importlib.util.find_spec("verify.scenario")
+    scenario = importlib.util.find_spec("verify.measures")  # where at_round and mean_over_rounds live
     source = Path(scenario.origin).read_text()
     import quadratics.heterogeneous as het
 
