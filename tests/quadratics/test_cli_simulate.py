@@ -76,3 +76,25 @@ def test_table_header_prints_the_level_used(capsys):
     code, out, _ = run(["--problem", "quadratic", "S=2", "d=2", "M=2", "--trials", "3", "--rounds", "2", "--json"],
                        capsys)
     assert {f["level"] for f in json.loads(out)["final"].values()} == {0.99}
+
+
+def test_exact_mode_matches_gradient_descent_by_hand(capsys):
+    # one client, no noise, no heterogeneity: K = 2 local steps of GD on (1/2)(x - x*)^2 with eta = 0.1 per round,
+    # so x_r - x* = 0.9^(2r) (x0 - x*) and ||x_R - x*||^2 = 0.9^(4R) D0 (D0 = 1): no trial, no sampling error
+    code, out, err = run(["--problem", "quadratic", "L=1", "mu=1", "d=1", "M=1", "zeta=0", "sigma=0", "D0=1",
+                          "eta=0.1", "K=2", "S=1", "--rounds", "5", "--exact", "--json"], capsys)
+    assert code == 0, err
+    d = json.loads(out)
+    by_hand = 0.9 ** 20
+    mean = sum(0.9 ** (4 * r) for r in range(1, 6)) / 5
+    assert abs(d["final"]["dist_sq"] - by_hand) <= d["final_err"]["dist_sq"] + 1e-16
+    assert abs(d["mean"]["dist_sq"] - mean) <= d["mean_err"]["dist_sq"] + 1e-16
+    assert d["final"]["gap"] == pytest.approx(by_hand / 2, rel=1e-12)
+    assert d["final_err"]["dist_sq"] < 1e-12 and d["method"].startswith("exact")
+
+
+def test_exact_mode_says_which_declaration_is_missing(capsys):
+    code, out, err = run(["--problem", "logistic", "--rounds", "3", "--exact"], capsys)
+    assert code == 2 and out == "" and "declares no" in err and err.count("\n") == 1
+    code, _, err = run(["--problem", "quadratic", "--rounds", "3", "--exact", "--target", "0.1"], capsys)
+    assert code == 2 and "--exact" in err
