@@ -47,11 +47,11 @@ from typing import Any
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from verify.pep.psd import prove_psd
 from verify.pep.setting import Setting, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
 
 _GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact)
-_CHOL_SCALE = 2**60  # the float Cholesky factor is read as integers over this scale
 DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
 RETRY_DELTAS = (1e-8, 1e-7, 1e-6)
 TOL = 1e-8  # Clarabel gap and feasibility tolerances
@@ -353,57 +353,10 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
         S[k] = S.get(k, 0) - c.numerator * (D // c.denominator) * _GRID
     den = D * _GRID
     out.update(balance_fix=float(fix), negative_multipliers=most_negative)
-    if any(k not in filled for k, v in S.items() if v):
-        return {**out, "reason": "S has an entry outside the chordal pattern"}
-    d = pb.d
-    # S as a matrix: S[a, b] = coefficient / den on the diagonal, coefficient / (2 den) off it (the coefficient
-    # of G[a, b] counts both (a, b) and (b, a))
-    Sf = np.zeros((d, d))
-    for (a, bb), num in S.items():
-        Sf[a, bb] = Sf[bb, a] = num / den if a == bb else num / (2 * den)
-    # the margin t: S >= delta I at the solver's optimum up to its accuracy; try smaller margins (each a float
-    # Cholesky, cheap) before giving up; the exact check below needs ||S - tI - RR^T||_F <= t
-    Rf = None
-    for t in (Fraction(round(sol.delta / 2 * 10**-j * _GRID), _GRID) for j in range(4)):
-        try:
-            Rf = np.linalg.cholesky(Sf - float(t) * np.eye(d))
-            break
-        except np.linalg.LinAlgError:
-            continue
-    if Rf is None:
-        eig = float(np.linalg.eigvalsh(Sf)[0])
-        return {**out, "min_eig_float": eig, "seconds": time.perf_counter() - t0,
-                "reason": f"S - tI not positive definite (t = {float(t):.2g}; smallest eigenvalue of S {eig:.3g})"}
-    # R's pattern: the filled (chordal) pattern, lower triangle; entries outside are zero in a Cholesky factor
-    # without fill in a perfect elimination order, and are not read here, so the check below is exact for the R
-    # it reads. (R R^T)[a, b] needs a column k with R[a, k], R[b, k] != 0: k < min(a, b) adjacent to both in the
-    # filled graph, so a ~ b there (perfect elimination order): R R^T lives on the filled pattern, as S does
-    rows: list[dict[int, int]] = [{} for _ in range(d)]
-    for a, bb in filled:  # a <= bb: R[bb, a]
-        rv = int(round(float(Rf[bb, a]) * _CHOL_SCALE))
-        if rv:
-            rows[bb][a] = rv
-    # residual numerators over Q = 2 den 2^120 (S's off-diagonal halves, t on 2^40, R R^T on 2^120)
-    Q = 2 * den * _CHOL_SCALE * _CHOL_SCALE
-    fs, ft, fr = Q // den, Q // _GRID, Q // (_CHOL_SCALE * _CHOL_SCALE)
-    ti = int(t * _GRID)
-    frob2 = 0
-    for a, bb in filled:
-        ra, rb = rows[a], rows[bb]
-        if len(ra) > len(rb):
-            ra, rb = rb, ra
-        rr = sum(v * rb[k] for k, v in ra.items() if k in rb)
-        if a == bb:
-            e = S.get((a, bb), 0) * fs - ti * ft - rr * fr
-            frob2 += e * e
-        else:
-            e = S.get((a, bb), 0) * (fs // 2) - rr * fr
-            frob2 += 2 * e * e
-    lim = ti * ft
-    ok = frob2 <= lim * lim
-    out.update(t=float(t), frobenius_residual=math.sqrt(frob2) / Q, seconds=time.perf_counter() - t0)
+    ok, info = prove_psd(S, den, pb.d, filled, sol.delta)  # exact, in integers (verify.pep.psd)
+    out.update(info, seconds=time.perf_counter() - t0)
     if not ok:
-        return {**out, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
+        return out
     bound = float(tau)
     if Fraction(bound) < tau:
         bound = math.nextafter(bound, math.inf)

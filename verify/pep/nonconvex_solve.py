@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -31,9 +30,8 @@ import numpy as np
 
 from verify.pep.banded import Key, chordal_cliques
 from verify.pep.nonconvex import NCProblem
+from verify.pep.psd import GRID, prove_psd
 
-GRID = 2**40
-CHOL_SCALE = 2**60
 DELTAS = (3e-9, 1e-8, 1e-7, 1e-6)
 TOL = 1e-8
 
@@ -202,51 +200,3 @@ def recheck(pb: NCProblem, sol: NCSolved) -> dict[str, Any]:
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
-def prove_psd(S: Mapping[Key, int], den: int, d: int, filled: list[Key], delta: float) -> tuple[bool, dict[str, Any]]:
-    """Prove the matrix S / den (off-diagonal entries S[a, b] / (2 den): a coefficient counts both (a, b) and
-    (b, a)) positive semidefinite, exactly: a float Cholesky factor R of S - tI (t = delta / 2, then smaller) in the
-    given elimination order and ||S - tI - R R^T||_F <= t checked in integers on the filled pattern (R R^T lives on
-    it: no fill outside a perfect elimination order's pattern)."""
-    fset = set(filled)
-    if any(k not in fset for k, v in S.items() if v):
-        return False, {"reason": "S has an entry outside the chordal pattern"}
-    Sf = np.zeros((d, d))
-    for (a, b), v in S.items():
-        Sf[a, b] = Sf[b, a] = v / den if a == b else v / (2 * den)
-    Rf, t = None, Fraction(0)
-    for j in range(4):
-        t = Fraction(round(delta / 2 * 10**-j * GRID), GRID)
-        try:
-            Rf = np.linalg.cholesky(Sf - float(t) * np.eye(d))
-            break
-        except np.linalg.LinAlgError:
-            continue
-    if Rf is None:
-        eig = float(np.linalg.eigvalsh(Sf)[0])
-        return False, {"min_eig_float": eig, "reason": f"S - tI not positive definite (t = {float(t):.2g}; smallest "
-                                                        f"eigenvalue of S {eig:.3g})"}
-    rows: list[dict[int, int]] = [{} for _ in range(d)]
-    for a, b in filled:  # a <= b: R[b, a]
-        v = int(round(float(Rf[b, a]) * CHOL_SCALE))
-        if v:
-            rows[b][a] = v
-    Q = 2 * den * CHOL_SCALE * CHOL_SCALE  # residual numerators over Q
-    fs, ft, fr = Q // den, Q // GRID, Q // (CHOL_SCALE * CHOL_SCALE)
-    ti = int(t * GRID)
-    frob2 = 0
-    for a, b in filled:
-        ra, rb = rows[a], rows[b]
-        if len(ra) > len(rb):
-            ra, rb = rb, ra
-        rr = sum(v * rb[k] for k, v in ra.items() if k in rb)
-        if a == b:
-            e = S.get((a, b), 0) * fs - ti * ft - rr * fr
-            frob2 += e * e
-        else:
-            e = S.get((a, b), 0) * (fs // 2) - rr * fr
-            frob2 += 2 * e * e
-    lim = ti * ft
-    info = {"t": float(t), "frobenius_residual": math.sqrt(frob2) / Q}
-    if frob2 > lim * lim:
-        return False, {**info, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
-    return True, info
