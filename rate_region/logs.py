@@ -37,7 +37,7 @@ from bounds.core.errors import UserInputError
 ROLES = ("round", "client", "available", "participated", "weight", "snapshot")
 REQUIRED = ("round", "client", "available", "participated")
 # peak bytes per (round, client) cell of an audit: the dense bool matrices and the float copies of the fit and the
-# effective sizes (tests/benchmarks/bench_audit.py: 10^7 cells, peak RSS 1.0 GB); reports.cli.limits sets the cap
+# effective sizes (tests/benchmarks/bench_audit.py: 10^7 cells, peak RSS 1.0 GB); bounds.core.limits sets the cap
 BYTES_PER_CELL = 100
 MAX_ROUND = 2**53  # the largest round number: beyond it float64 (and the text of a CSV) merges neighbours
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}

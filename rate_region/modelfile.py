@@ -42,7 +42,7 @@ def load_model_file(path, k: int | None = None, max_clients: int | None = None):
     """An availability model from a TOML, Parquet, CSV or NPZ file; ``k`` is the cap when the file has none.
 
     ``max_clients``: refuse a columnar file with more clients, judged from its metadata before the data
-    are loaded (the CLI sets it from the machine: ``reports.cli.limits.region_max_clients``).
+    are loaded (the CLI sets it from the machine: ``bounds.core.limits.region_max_clients``).
     """
     path = Path(path)
     suffix = path.suffix.lower()

@@ -51,6 +51,13 @@ def pytest_unconfigure(config):
         shutil.rmtree(config._cb_basetemp, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _no_terminal_width(monkeypatch):
+    """Every test starts as a pipe does: no $COLUMNS (rich reads it as the terminal's width, and tables are then
+    folded or stacked); a test of a narrow terminal sets it itself. Why: shells and CI runners differ here."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 class Run:
     """One in-process ``convbound`` run: ``code`` (exit status), ``out``, ``err``; ``json()`` parses out."""
 

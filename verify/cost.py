@@ -6,8 +6,8 @@ hypotheses and its symbols' domains), not by what a simulation can afford. Cost 
 * exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
   its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too;
 * per-trial exact: participation and noise integrated given each trial's draw (cost grows with the trials);
-* simulated: the engine's Monte Carlo run, sized by :func:`reports.cli.limits.simulation_cost`; a point whose
-  estimate exceeds the per-point budget (:func:`reports.cli.limits.point_budget`) is cut, not run, and says so.
+* simulated: the engine's Monte Carlo run, sized by :func:`bounds.core.limits.simulation_cost`; a point whose
+  estimate exceeds the per-point budget (:func:`bounds.core.limits.point_budget`) is cut, not run, and says so.
 
 **Quantity**: :func:`point_fidelity` -> (kind, reason); :func:`fidelity_shares` -> the record's shares.
 """
@@ -26,8 +26,8 @@ def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tupl
     """(kind, why) of ``point``: kind in FIDELITIES; ``why``: the cost estimate that cut it, why it is simulated
     (what its objects declare or fail to), or the law an exact point uses. The kind is what
     :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``)."""
+    from bounds.core.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
     from quadratics.exact.evaluate import exact_order
-    from reports.cli.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
     from verify.exact_score import scoring
 
     inst = scenario.build(scenario.point(point))

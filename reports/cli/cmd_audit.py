@@ -37,11 +37,11 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
               as_json, force) -> None:
     """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
     from bounds.core.errors import UserInputError
+    from bounds.core.limits import audit_max_cells
     from bounds.core.stats import RATE_LEVEL
     from rate_region.audit import audit
     from rate_region.audit.core import check_level, parse_target
-    from rate_region.logs import parse_columns, read_log
-    from reports.cli.limits import audit_max_cells
+    from rate_region.logs import BYTES_PER_CELL, parse_columns, read_log
 
     level = RATE_LEVEL if level is None else level
 
@@ -52,11 +52,11 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
     parse_target(target)
     if k is not None and k < 1:
         raise UserInputError(f"--k {k}: the cap per round is a positive integer")
-    log = read_log(log_path, parse_columns(columns), fmt, max_cells=audit_max_cells())
+    log = read_log(log_path, parse_columns(columns), fmt, max_cells=audit_max_cells(BYTES_PER_CELL))
     model = None
     if model_spec is not None:
+        from bounds.core.limits import region_max_clients
         from rate_region.models import get_model
-        from reports.cli.limits import region_max_clients
 
         cap = k if k is not None else max(int(log.participated.sum(1).max()), 1)
         model = get_model(model_spec, k=cap, max_clients=region_max_clients())

@@ -121,7 +121,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     one by one as the search draws them: a simulated point past the per-point budget is cut and counted
     (verify.cost), never the reason to refuse a space that exact scoring covers.
     """
-    from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
+    from bounds.core.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
     from verify.instance import instance_sizes
 
     refuse_if_too_big(search_cost(budget, time_limit), "lower --budget" + ("" if time_limit is not None else
@@ -144,7 +144,7 @@ def _refuse_costly_confirmation(sc, trials: int, confirm_trials: int) -> None:
     """A confirmation re-runs a point the search scored: a simulated one cost at most the per-point budget at
     --trials (verify.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
     the space's largest point is not scored exactly (else no confirmation simulates anything)."""
-    from reports.cli.limits import Cost, point_budget, refuse_if_too_big
+    from bounds.core.limits import Cost, point_budget, refuse_if_too_big
     from verify.instance import instance_sizes, largest_point
 
     if instance_sizes(sc, largest_point(sc))["exact"] == "exact":

@@ -149,7 +149,7 @@ def _checked(o: RegionOptions) -> list[float] | None:
             raise UserInputError(f"--check {short_text(o.check)}: rates are probabilities per round and must lie "
                                  "in [0, 1]")
     if o.clients is not None:
-        from reports.cli.limits import refuse_if_too_big, region_cost
+        from bounds.core.limits import refuse_if_too_big, region_cost
 
         refuse_if_too_big(region_cost(o.clients, o.rounds if o.simulate else 0, o.runs if o.simulate else 0),
                           "lower --clients" + (", --rounds or --runs" if o.simulate else ""))
@@ -160,10 +160,10 @@ def _model(o: RegionOptions) -> tuple[Any, Any, Any]:
     """The availability model (a name or a file), its cap and the weights p (None: the model's)."""
     import numpy as np
 
+    from bounds.core.limits import region_max_clients
     from rate_region.availability import make_cap
     from rate_region.modelfile import is_model_file
     from rate_region.models import MODEL_NAMES, get_model
-    from reports.cli.limits import region_max_clients
 
     spec = o.model_spec
     if not is_model_file(spec):

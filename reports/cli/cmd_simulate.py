@@ -187,8 +187,8 @@ def _canonical(kind: str, word: str, table) -> str:
 
 def _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, problems, algorithms) -> None:
     """Read the sizes (M clients, dimension d, K local steps) as the run will and refuse what cannot fit."""
+    from bounds.core.limits import refuse_if_too_big, simulation_cost
     from reports.cli.common import parse_number
-    from reports.cli.limits import refuse_if_too_big, simulation_cost
 
     def size(key: str, table, name: str, default: int) -> int:
         spec = table.get(name)

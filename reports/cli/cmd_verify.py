@@ -53,7 +53,7 @@ def _check_instance_run(path: str, device: str) -> None:
     from click.core import ParameterSource
 
     from bounds.core.errors import UserInputError
-    from reports.cli.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, simulation_cost
+    from bounds.core.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, simulation_cost
     from verify.instance import instance_sizes, load_instance
     from verify.scenarios import get
 
@@ -116,7 +116,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     if instance_file is None:
         select(list(ids))  # bad ids and options fail before any work
         if trials is not None:  # 10^9 trials failed every group after trying to allocate tens of GB
-            from reports.cli.limits import refuse_trials_floor
+            from bounds.core.limits import refuse_trials_floor
 
             refuse_trials_floor(trials, "--trials")
     else:

@@ -77,7 +77,7 @@ class _Finite(click.ParamType):
 
 FINITE = _Finite()
 
-# counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by reports.cli.limits
+# counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by bounds.core.limits
 COUNT = click.IntRange(min=1)
 
 

@@ -248,7 +248,7 @@ def test_sizes_are_refused_within_2_s_and_before_allocating(tmp_path, log_csv):
 
 
 def test_model_files_too_large_are_refused_from_their_metadata(tmp_path, log_csv):
-    # with a budget of 1 s the cap is 10^4 clients (1e-4 s per client, reports.cli.limits): files of 10^5 clients
+    # with a budget of 1 s the cap is 10^4 clients (1e-4 s per client, bounds.core.limits): files of 10^5 clients
     # are refused from the Parquet footer and the npy header, before their data are read
     n = 100_000
     pl.DataFrame({"q": np.full(n, 0.5), "k": np.full(n, 2)}).write_parquet(tmp_path / "m.parquet")

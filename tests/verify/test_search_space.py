@@ -267,7 +267,7 @@ def test_default_search_confirms_the_fast_t2_corrected_violation(convbound, tmp_
 def test_an_exactly_scored_largest_point_is_not_sized_as_a_monte_carlo_run(convbound):
     """SURV.*.instance and SCAF.T2.construction reach T, R = 10^6 because the exact path scores them: falsify's
     size guard weighs --confirm-trials only where trials are simulated."""
-    from reports.cli.limits import simulation_cost
+    from bounds.core.limits import simulation_cost
     from verify.instance import instance_sizes, largest_point
 
     sizes = instance_sizes(get("SURV.FEDAVG.instance"), largest_point(get("SURV.FEDAVG.instance")))

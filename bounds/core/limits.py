@@ -160,11 +160,10 @@ def region_max_clients() -> int:
 _AUDIT_S_PER_CELL = 1e-6
 
 
-def audit_max_cells() -> int:
-    """The most (round, client) cells an audit may hold here: within half the memory and the time budget."""
-    from rate_region.logs import BYTES_PER_CELL
-
-    return int(min(_memory_bytes() / 2 / BYTES_PER_CELL, _max_seconds() / _AUDIT_S_PER_CELL))
+def audit_max_cells(bytes_per_cell: float) -> int:
+    """The most (round, client) cells an audit may hold here (``bytes_per_cell``: rate_region.logs.BYTES_PER_CELL,
+    passed in because this ground floor imports nothing above it): within half the memory and the time budget."""
+    return int(min(_memory_bytes() / 2 / bytes_per_cell, _max_seconds() / _AUDIT_S_PER_CELL))
 
 
 # one search point: a simulated point whose estimate exceeds this many seconds (or half the memory) is cut, not
