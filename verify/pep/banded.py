@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from bounds.core.errors import UserInputError
-from verify.pep.psd import prove_psd
+from verify.pep.psd import clique_cones, prove_psd
 from verify.pep.setting import Setting, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
 
@@ -272,18 +272,8 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
         row += 1
     nlin = row
     cones: list[Any] = [clarabel.NonnegativeConeT(nlin)]
-    r2 = math.sqrt(2.0)
-    for cl in cliques:
-        m = len(cl)
-        for jj in range(m):  # Clarabel's svec: upper triangle, column by column, off-diagonal times sqrt(2)
-            for ii in range(jj + 1):
-                a, bb = cl[ii], cl[jj]
-                ri.append(row)
-                ci.append(col[(a, bb) if a <= bb else (bb, a)])
-                vals.append(-1.0 if ii == jj else -r2)
-                b.append(0.0)
-                row += 1
-        cones.append(clarabel.PSDTriangleConeT(m))
+    row, psd_cones = clique_cones(cliques, col, row, ri, ci, vals, b)
+    cones += psd_cones
     A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
     qvec = np.zeros(nv)
     for key, c in pb.objective.items():

@@ -30,7 +30,7 @@ import numpy as np
 
 from verify.pep.banded import Key, chordal_cliques
 from verify.pep.nonconvex import NCProblem
-from verify.pep.psd import GRID, prove_psd
+from verify.pep.psd import GRID, clique_cones, prove_psd
 
 DELTAS = (3e-9, 1e-8, 1e-7, 1e-6)
 TOL = 1e-8
@@ -91,18 +91,8 @@ def solve_clarabel(pb: NCProblem, cliques: list[list[int]], filled: list[Key], d
     row = len(order)
     cones: list[Any] = ([clarabel.ZeroConeT(neq)] if neq else []) + \
         ([clarabel.NonnegativeConeT(row - neq)] if row > neq else [])
-    r2 = math.sqrt(2.0)
-    for cl in cliques:
-        m = len(cl)
-        for jj in range(m):  # Clarabel's svec: upper triangle column by column, off-diagonal times sqrt(2)
-            for ii in range(jj + 1):
-                a, bb = cl[ii], cl[jj]
-                ri.append(row)
-                ci.append(col[(a, bb) if a <= bb else (bb, a)])
-                vals.append(-1.0 if ii == jj else -r2)
-                b.append(0.0)
-                row += 1
-        cones.append(clarabel.PSDTriangleConeT(m))
+    row, psd_cones = clique_cones(cliques, col, row, ri, ci, vals, b)
+    cones += psd_cones
     A = sp.csc_matrix((vals, (ri, ci)), shape=(row, nv))
     qv = np.zeros(nv)
     for k, c in pb.obj_gram.items():

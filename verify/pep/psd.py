@@ -71,3 +71,29 @@ def prove_psd(S: Mapping[Key, int], den: int, d: int, filled: Iterable[Key], del
     if frob2 > lim * lim:
         return False, {**info, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
     return True, info
+
+
+def clique_cones(cliques: Any, col: Mapping[Key, int], row: int, ri: list[int], ci: list[int], vals: list[float],
+                 b: list[float]) -> tuple[int, list[Any]]:
+    """Rows of Clarabel's PSD cones, one per clique of a chordal pattern (appended to the COO lists ``ri``, ``ci``,
+    ``vals`` and to ``b``, from row ``row`` on): the slack -G[clique] in Clarabel's svec (upper triangle column by
+    column, off-diagonal entries times sqrt 2). Returns the next free row and the cones.
+
+    Why here: the strongly convex banded PEP and the non-convex one state their chordal SDPs the same way.
+    """
+    import clarabel
+
+    cones: list[Any] = []
+    r2 = math.sqrt(2.0)
+    for cl in cliques:
+        m = len(cl)
+        for jj in range(m):
+            for ii in range(jj + 1):
+                a, bb = cl[ii], cl[jj]
+                ri.append(row)
+                ci.append(col[(a, bb) if a <= bb else (bb, a)])
+                vals.append(-1.0 if ii == jj else -r2)
+                b.append(0.0)
+                row += 1
+        cones.append(clarabel.PSDTriangleConeT(m))
+    return row, cones
