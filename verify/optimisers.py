@@ -247,7 +247,7 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
     if name == "rays":  # stratified draws, then walks along rays (verify/rays.py)
         from verify.rays import RayClimb
 
-        return RayClimb(scenario, seed, terms)
+        return RayClimb(scenario, _Stratified(scenario, seed, terms))
     if name == "stratified":
         return _Stratified(scenario, seed, terms)
     if name == "optuna-cmaes":

@@ -144,10 +144,10 @@ class RayClimb:
     turn: the best point overall often sits where the bound is tight for a reason the error does not touch
     (a scalar instance, a short horizon), and a walk from there finds nothing the error changed."""
 
-    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
-        from verify.optimisers import _Stratified
-
-        self.strat = _Stratified(scenario, seed, terms)
+    def __init__(self, scenario: Scenario, warmup: Any):
+        """``warmup``: the stratified optimiser it draws from first (``verify.optimisers`` builds both, so this
+        module imports nothing from there)."""
+        self.strat = warmup
         self.space = tuple(scenario.space)
         self.rays = rays(self.space)
         self.by_stratum: dict[str, tuple[float, dict[str, Any]]] = {}
