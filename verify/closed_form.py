@@ -47,14 +47,36 @@ def scalar_fedavg_lhs():
     return expr, stationary, dict(eta=eta, a=a, sigma=sigma, V_S=V, s_0=s0, K=K, R=R, m=m)
 
 
+def _uniform_m(pat: Any) -> int | str:
+    """m when the pattern's declared law (quadratics.exact) is uniform m of M, weights 1/m, every round alike:
+    read from what it declares (its moments), not from its name; else why not."""
+    from quadratics.exact.declare import Law, uniform_moments
+    from quadratics.exact.evaluate import declared_law
+
+    law = declared_law(pat)
+    if not isinstance(law, Law) or law.period != 1:
+        return "the pattern declares no round-invariant law: derived only for uniform m of M"
+    Eu, pairs = law.moments(law.key(0))
+    M = int(law.M)
+    m = int(round(float(np.sum(Eu[M:]))))  # E[number of participants]: the 1_i features sum to m
+    if not 1 <= m <= M:
+        return "the declared law draws no client: derived only for uniform m of M"
+    ref, ref_pairs = uniform_moments(M, m)
+    same = np.allclose(Eu, ref, rtol=1e-12, atol=1e-15) and np.allclose(
+        pairs.V @ pairs.W @ pairs.V.T, ref_pairs.V @ ref_pairs.W @ ref_pairs.V.T, rtol=1e-12, atol=1e-15) and \
+        np.allclose(pairs.same, ref_pairs.same, rtol=1e-12, atol=1e-15)
+    return m if same else f"the declared law ({law.describe or 'unnamed'}) is not uniform m of M with weights 1/m"
+
+
 def _setting(scenario: Scenario, point: Mapping[str, Any]) -> tuple[dict[str, float] | None, str]:
     """The instance's numbers in the closed form's setting, or None and why not."""
     inst = scenario.build(scenario.point(point))
     pb, alg, pat = inst.problem, inst.algorithm, inst.pattern
     if str(getattr(alg, "name", "")).lower() != "fedavg":
         return None, f"algorithm {getattr(alg, 'name', '?')}: derived only for FedAvg (local SGD, server step 1)"
-    if getattr(pat, "name", "") != "uniform":
-        return None, f"pattern {getattr(pat, 'name', '?')}: derived only for uniform m of M"
+    why = _uniform_m(pat)
+    if isinstance(why, str):
+        return None, why
     if int(getattr(pb, "d", 0)) != 1:
         return None, f"dimension {getattr(pb, 'd', '?')}: derived only for scalar instances (d = 1)"
     lam = getattr(pb, "lam", None)
@@ -65,7 +87,7 @@ def _setting(scenario: Scenario, point: Mapping[str, Any]) -> tuple[dict[str, fl
     u = np.ravel(pb.b) - float(np.ravel(pb.x_star)[0])
     if abs(u.mean()) > 1e-12 * max(1.0, np.abs(u).max()):
         return None, "client optima not centred on x* (mean_i b_i != x*)"
-    M, m = int(pat.M), int(pat.constants["m"])
+    M, m = int(pat.M), why
     V = (M - m) / (m * (M - 1)) * float(np.mean(u**2)) if M > 1 else 0.0
     eta, K = float(inst.values["eta"]), int(inst.values["K"])
     if float(getattr(alg, "eta_g", 1.0) if hasattr(alg, "eta_g") else 1.0) != 1.0:
