@@ -14,24 +14,32 @@ from typing import Any
 from verify.pep.setting import Setting
 
 
+def fast_participation(law: Any, M: int) -> tuple[float, int | None, int | None] | None:
+    """FAST's (q, m, n) for a PEP law: full and uniform m of M are every-round snapshots (q = 1); a snapshot law
+    gives its own; any other law (Bernoulli, whose rounds have no fixed size) is not FAST's: None. Read by
+    FAST.T2's coverage here and FAST.T1's in verify.pep.nonconvex_cover."""
+    if law is None or law.kind == "full":
+        return 1.0, M, M
+    if law.kind == "uniform":
+        return 1.0, law.m, law.m
+    if law.kind == "snapshot":
+        return float(law.q or 0.0), law.m, law.n
+    return None
+
+
 def fast_t2_values(s: Setting) -> dict[str, Any] | None:
     """FAST.T2's inputs for ``s`` (q, snapshot size m, arbitrary-round size n, sigma, sigma_G = zeta), or None
     when FAST's participation does not describe ``s``'s law."""
-    law = s.law
-    m: int | None
-    n: int | None
+    qmn: tuple[float, int | None, int | None] | None
     if s.schedule is not None or s.I is not None:
         if not s.full_every_round():
             return None
-        q, m, n = 1.0, s.M, s.M
-    elif law is None or law.kind == "full":
-        q, m, n = 1.0, s.M, s.M
-    elif law.kind == "uniform":
-        q, m, n = 1.0, law.m, law.m
-    elif law.kind == "snapshot":
-        q, m, n = float(law.q or 0.0), law.m, law.n
+        qmn = (1.0, s.M, s.M)
     else:
+        qmn = fast_participation(s.law, s.M)
+    if qmn is None:
         return None
+    q, m, n = qmn
     return {"L": s.L, "mu": s.mu, "K": s.K, "m": m, "n": n, "q": q, "R": s.R, "eta_c": s.eta,
             "sigma": s.sigma, "sigma_G": s.zeta, "kappa": s.D0}
 

@@ -23,21 +23,16 @@ from verify.pep.nonconvex import NCSetting
 
 
 def _fast_t1(s: NCSetting) -> tuple[dict[str, Any] | None, str]:
-    law = s.law
-    m: int | None
-    n: int | None
+    from verify.pep.compare import fast_participation
+
     if s.method != "local_gd" or s.eta_g != 1.0:
         return None, "FAST.T1 is FedAvg local steps with server step 1"
     if s.measure != "avg_grad_sq":
         return None, "FAST.T1 measures (1/R) sum_{r=1..R} E||grad F(x_r)||^2 (measure avg_grad_sq)"
-    if law is None or law.kind == "full":
-        q, m, n = 1.0, s.M, s.M
-    elif law.kind == "uniform":
-        q, m, n = 1.0, law.m, law.m
-    elif law.kind == "snapshot":
-        q, m, n = float(law.q or 0.0), law.m, law.n
-    else:
+    qmn = fast_participation(s.law, s.M)
+    if qmn is None:
         return None, "FAST.T1's snapshot rounds have a fixed size m; Bernoulli participation does not"
+    q, m, n = qmn
     return ({"L": s.L, "K": s.K, "m": m, "n": n, "q": q, "R": s.R, "eta_c": s.eta, "sigma": s.sigma,
              "sigma_G": s.zeta, "zeta": s.Delta},
             "FAST's class (A1-A3, F(x_0) - F* = zeta) inside the PEP's (dissimilarity at evaluated points): the PEP "
