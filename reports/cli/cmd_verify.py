@@ -173,6 +173,7 @@ def _print_results(out: Any, results: list[Any]) -> None:
     no number or ID is ever cut or folded mid-digit (a cut number reads as another number)."""
     from rich.table import Table
 
+    from reports.document import trials_label
     from verify.record import shape_text
     from verify.verdict import HOLDS
 
@@ -187,7 +188,9 @@ def _print_results(out: Any, results: list[Any]) -> None:
             cells = ("", esc(shape_text(v.measured)), "", "")
         else:
             cells = (_fmt(v.lhs), esc(f"[{_fmt(v.ci[0])}, {_fmt(v.ci[1])}]"), _fmt(v.rhs), _fmt(v.ratio))
-        rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, *cells, str(v.trials)))
+        # an exact record drew no trials: say how it was computed (reports.document.trials_label), not "0"
+        n = str(v.trials) if v.trials else esc(trials_label(v.to_dict()))
+        rows.append((esc(v.id), f"[{style}]{esc(v.verdict)}[/{style}]", mark, *cells, n))
     table = Table(id_column("id", (v.id for v in results)), title="convbound verify", show_lines=False)
     table.add_column("verdict", no_wrap=True)
     table.add_column("ok", no_wrap=True)
