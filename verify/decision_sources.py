@@ -97,7 +97,7 @@ def _read(cls: Any, data: Any, where: str, command: str) -> Any:
 
 def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
     """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped)."""
-    from verify.falsify import space_summary
+    from verify.search_record import space_summary
 
     out = []
     for source, rec in records:

@@ -6,8 +6,6 @@ best-so-far is still written), 2 on bad input. The search itself lives in ``veri
 
 from __future__ import annotations
 
-import math
-
 import click
 
 from reports.cli.common import (
@@ -196,12 +194,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
     whose hypotheses all hold. `convbound verify --instance FILE` replays --instance-out exactly.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
     """
-    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
-
-    from bounds.core.errors import UserInputError
-    from verify.falsify import search
-    from verify.optimisers import OPTIMISERS
+    from verify.search_options import SearchOptions
 
     sc = _scenario(scenario_id)
     if preset is not None:
@@ -213,56 +209,63 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         return 0
     check_device(device)
     announce_workers = check_workers(scheduler, workers)
-    # checked here, before the progress bar starts, so the refusal is the only line on stderr
-    if trials < 2 or confirm_trials < 2:
-        raise UserInputError("--trials and --confirm-trials must be integers >= 2 (an interval needs two runs)")
-    if time_limit is not None and not (math.isfinite(time_limit) and time_limit > 0):
-        raise UserInputError(f"--time {time_limit} must be a positive, finite number of seconds (omit it for no limit)")
+    # the library's refusals, made here before the progress bar starts, so a refusal is the only line on stderr
+    opts = SearchOptions(budget=budget, time_limit=time_limit, seed=seed, trials=trials, confirm_trials=confirm_trials,
+                         optimiser=optimiser, population=population, device=device, problems=problems,
+                         stop_at_violation=stop_at_violation, terms=terms)
     # before minutes of search, not after (an empty path is refused, never skipped)
     check_output_paths(force, {"--out": out_path, "--instance-out": instance_out, "--trace": trace_path})
-    from verify.falsify import search_space
-
-    search_space(sc, problems)  # unknown family names fail here, not after the cluster starts
-    if budget < 1:
-        raise UserInputError(f"--budget {budget} must be a positive integer (evaluations)")
-    from verify.falsify import plugin_guard
-
-    with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
-        _refuse_absurd_sizes(sc, budget, time_limit, trials, confirm_trials)
-    if optimiser not in OPTIMISERS:
-        raise UserInputError(f"--optimiser {optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}")
-    if terms is not None and optimiser != "stratified":
-        raise UserInputError(f"--terms aims the stratified optimiser; add --optimiser stratified (not {optimiser})")
-    if optimiser == "stratified":
-        from verify.optimisers import make_optimiser
-
-        make_optimiser("stratified", search_space(sc, problems), seed=seed, population=1, budget=1, terms=terms)
-    if __import__("bounds").get(sc.result).kind.value not in ("upper", "order"):
-        raise UserInputError(f"{scenario_id} is neither an upper bound nor an order result; falsify searches "
-                             "LHS/RHS of those only")
+    _check_searchable(sc, opts)
     announce_workers()
-    with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                      TimeElapsedColumn()) as bar:
-        task = bar.add_task(f"falsify {scenario_id}", total=budget)
-
-        def progress(done: int, total: int, best: float | None) -> None:
-            shown = "-" if best is None else f"{best:.3g}"
-            bar.update(task, completed=done, description=f"falsify {scenario_id} best ratio {shown}")
-
-        from verify.falsify import executor_map
-        from verify.runtime.executor import Task, session
-
-        sample = [Task("verify.falsify:evaluate_points", {}, key="sample")]
-        with session(scheduler, workers, sample) as where:
-            rec = search(sc, budget=budget, time_limit=time_limit, seed=seed, trials=trials,
-                         confirm_trials=confirm_trials, optimiser=optimiser, population=population, device=device,
-                         progress=progress, map_points=None if where is None else executor_map(where),
-                         problems=problems, stop_at_violation=stop_at_violation, terms=terms)
+    rec = _run_search(sc, opts, scheduler, workers)
     doc = rec.to_dict()
     if rec.confirmation.get("verdict") == "violated" and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
 
         shrink_into(doc, sc, rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
+    _write_outputs(rec, doc, out_path=out_path, instance_out=instance_out, trace_path=trace_path, force=force)
+    if as_json:
+        echo_json(doc)
+    else:
+        _print_search(rec)
+    if rec.interrupted:
+        raise SystemExit(130)
+    return 0
+
+
+def _check_searchable(sc, opts) -> None:
+    """The library's refusals for this scenario (families, sizes, then result kind, optimiser and terms)."""
+    from verify.confirmation import plugin_guard
+    from verify.search_options import check_searchable, search_space
+
+    search_space(sc, opts.problems)  # unknown family names fail here, not after the cluster starts
+    with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
+        _refuse_absurd_sizes(sc, opts.budget, opts.time_limit, opts.trials, opts.confirm_trials)
+    check_searchable(sc, opts)  # the result's kind, the optimiser and its terms (builds the optimiser once)
+
+
+def _run_search(sc, opts, scheduler, workers):
+    """``verify.falsify.search`` under a progress bar, its generations sent to the executor when one is asked for."""
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
+
+    from verify.falsify import executor_map, search
+    from verify.runtime.executor import Task, session
+
+    with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                      TimeElapsedColumn()) as bar:
+        task = bar.add_task(f"falsify {sc.id}", total=opts.budget)
+
+        def progress(done: int, total: int, best: float | None) -> None:
+            shown = "-" if best is None else f"{best:.3g}"
+            bar.update(task, completed=done, description=f"falsify {sc.id} best ratio {shown}")
+
+        sample = [Task("verify.falsify:evaluate_points", {}, key="sample")]
+        with session(scheduler, workers, sample) as where:
+            return search(sc, opts, progress=progress, map_points=None if where is None else executor_map(where))
+
+
+def _write_outputs(rec, doc, *, out_path, instance_out, trace_path, force) -> None:
+    """--out, --instance-out and --trace; an output with nothing to write says so on stderr."""
     if out_path is not None:
         atomic_write_text(out_path, dumps(doc) + "\n", force=force)
     if instance_out is not None:
@@ -276,41 +279,44 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
             _trace_png(doc, trace_path, force)
         else:
             click.echo("convbound: note: --trace not written: no evaluation was made", err=True)
-    if as_json:
-        echo_json(doc)
-    else:
-        c = rec.confirmation
-        click.echo(f"{rec.id}: {rec.evaluations} points tried ({rec.admissible} admissible), stopped by "
-                   f"{rec.stopped_by}, {rec.elapsed_s:.1f} s")
-        if rec.best:
-            e = rec.best["estimate"]
-            click.echo(f"best first estimate: ratio {e['ratio']:.4g} (LHS {e['lhs']:.4g}, RHS {e['rhs']:.4g}, "
-                       f"{str(e['trials']) + ' trials' if e['trials'] else 'exact'}) at evaluation {rec.best['evaluation']}")
-            click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                                            for k, v in rec.best["point"].items()))
-        if c.get("ci"):
-            # a search's confirmation speaks for its one best point: never "holds" for the space
-            from verify.verdict import HOLDS
 
-            said = ("not violated at this point" if c["verdict"] == HOLDS else
-                    f"{c['verdict']} {'; '.join(c['unless'])} fails" if c.get("unless") else c["verdict"])
-            how = ("exact: the interval is the floating-point bound" if c.get("method") == "exact"
-                   else f"{c['trials']} trials, seed {c['seeds'][0]}")
-            click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
-                       f"{c['ci'][1]:.4g}] vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {how})")
-            x = c.get("cross_check") or {}
-            if x.get("ci"):
-                click.echo(f"Monte Carlo cross-check: LHS {x['lhs']:.4g} CI [{x['ci'][0]:.4g}, {x['ci'][1]:.4g}] "
-                           f"({x['trials']} trials, seed {x['seed']}): "
-                           + ("agrees with the exact value" if x["agrees"] else "DISAGREES with the exact value"))
-            elif x.get("skipped"):
-                click.echo(f"Monte Carlo cross-check skipped: {x['skipped']}")
-        else:
-            click.echo(f"confirmation: {c.get('status', 'none')} ({c.get('reason', '')})")
-        click.echo(f"finding: {rec.finding}")
-        if c.get("constant_lower_bound") is not None:
-            click.echo(f"hidden constant C >= {c['constant_lower_bound']:.4g} (confirmed CI low / argument; "
-                       "conditional on the lost constants admitting this instance)")
-    if rec.interrupted:
-        raise SystemExit(130)
-    return 0
+
+def _print_search(rec) -> None:
+    """The search in lines: points tried, the best first estimate, its confirmation, the finding."""
+    c = rec.confirmation
+    click.echo(f"{rec.id}: {rec.evaluations} points tried ({rec.admissible} admissible), stopped by "
+               f"{rec.stopped_by}, {rec.elapsed_s:.1f} s")
+    if rec.best:
+        e = rec.best["estimate"]
+        click.echo(f"best first estimate: ratio {e['ratio']:.4g} (LHS {e['lhs']:.4g}, RHS {e['rhs']:.4g}, "
+                   f"{str(e['trials']) + ' trials' if e['trials'] else 'exact'}) at evaluation {rec.best['evaluation']}")
+        click.echo("point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in rec.best["point"].items()))
+    if c.get("ci"):
+        _print_confirmation(c)
+    else:
+        click.echo(f"confirmation: {c.get('status', 'none')} ({c.get('reason', '')})")
+    click.echo(f"finding: {rec.finding}")
+    if c.get("constant_lower_bound") is not None:
+        click.echo(f"hidden constant C >= {c['constant_lower_bound']:.4g} (confirmed CI low / argument; "
+                   "conditional on the lost constants admitting this instance)")
+
+
+def _print_confirmation(c) -> None:
+    """The best point's confirmation and its Monte Carlo cross-check (exact confirmations only)."""
+    # a search's confirmation speaks for its one best point: never "holds" for the space
+    from verify.verdict import HOLDS
+
+    said = ("not violated at this point" if c["verdict"] == HOLDS else
+            f"{c['verdict']} {'; '.join(c['unless'])} fails" if c.get("unless") else c["verdict"])
+    how = ("exact: the interval is the floating-point bound" if c.get("method") == "exact"
+           else f"{c['trials']} trials, seed {c['seeds'][0]}")
+    click.echo(f"confirmation of the best point: {said}: LHS {c['lhs']:.4g} CI [{c['ci'][0]:.4g}, "
+               f"{c['ci'][1]:.4g}] vs RHS {c['rhs']:.4g} (ratio {c['ratio']:.4g}; {how})")
+    x = c.get("cross_check") or {}
+    if x.get("ci"):
+        click.echo(f"Monte Carlo cross-check: LHS {x['lhs']:.4g} CI [{x['ci'][0]:.4g}, {x['ci'][1]:.4g}] "
+                   f"({x['trials']} trials, seed {x['seed']}): "
+                   + ("agrees with the exact value" if x["agrees"] else "DISAGREES with the exact value"))
+    elif x.get("skipped"):
+        click.echo(f"Monte Carlo cross-check skipped: {x['skipped']}")

@@ -10,7 +10,7 @@ import click
 def shrink_into(doc: dict[str, Any], sc: Any, rec: Any, *, trials: int, confirm_trials: int, seed: int,
                 as_json: bool) -> None:
     """Add ``doc["shrunk"]`` (``verify.shrink.ShrinkRecord``) and print its lines unless ``as_json``."""
-    from verify.falsify import plugin_guard
+    from verify.confirmation import plugin_guard
     from verify.shrink import shrink
 
     with plugin_guard(sc):

@@ -212,7 +212,7 @@ def test_search_on_a_local_cluster_gives_the_in_process_record():
 
 
 def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
-    from verify.falsify import search_space
+    from verify.search_options import search_space
 
     sc = get("FAST.T2@corrected")
     wide = next(p for p in sc.space if p.name == "problem")

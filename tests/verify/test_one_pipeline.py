@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 
+import verify.confirmation
 import verify.falsify
 import verify.scenario
 from bounds import plugins
@@ -60,6 +61,7 @@ def counted(monkeypatch):
 
     monkeypatch.setattr(verify.scenario, "evaluate_point", wrapper)
     monkeypatch.setattr(verify.falsify, "evaluate_point", wrapper)  # imported there by name
+    monkeypatch.setattr(verify.confirmation, "evaluate_point", wrapper)  # and there (confirm)
     return calls
 
 

@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from bounds.core.errors import UserInputError
+from verify.pep.banded_build import Banded, Key, build_banded, chordal_cliques
 from verify.pep.psd import clique_cones, prove_psd
 from verify.pep.setting import Setting, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
@@ -60,170 +61,6 @@ SUPPORTED = ("the banded route supports method local_gd, full participation (any
              "agent symmetry), sigma = 0, mu < L (mu = L: the regular route needs no inequalities) and measure dist_sq")
 # the bracket [lower, upper] counts as closed below this relative width
 CLOSED = 1e-6
-
-Key = tuple[int, int]  # (a, b) with a <= b: the Gram entry G[a, b] = G[b, a]
-
-
-def _quad(u: dict[int, Fraction], v: dict[int, Fraction], coef: Fraction, out: dict[Key, Fraction]) -> None:
-    """out += coef <u, G v>, as coefficients of the upper-triangle entries."""
-    for a, ca in u.items():
-        for b, cb in v.items():
-            k = (a, b) if a <= b else (b, a)
-            out[k] = out.get(k, 0) + coef * ca * cb
-
-
-def _lin(*terms: tuple[Fraction, dict[int, Fraction]]) -> dict[int, Fraction]:
-    out: dict[int, Fraction] = {}
-    for c, v in terms:
-        for k, x in v.items():
-            out[k] = out.get(k, 0) + c * x
-    return {k: x for k, x in out.items() if x}
-
-
-@dataclass
-class Banded:
-    """The windowed PEP in the iterate basis: rows ``phi <= 0`` (Gram part, value part) and bounds.
-
-    ``rows``: per inequality (client, j, k, Gram coefficients, {value index: coefficient}); ``bounds``:
-    (name, Gram coefficients, rhs); ``objective``: Gram coefficients of ||x_R||^2; ``nf``: values."""
-
-    setting: Setting
-    window: int
-    d: int
-    nf: int
-    rows: list[tuple[int, int, int, dict[Key, Fraction], dict[int, int]]] = field(default_factory=list)
-    bounds: list[tuple[str, dict[Key, Fraction], Fraction]] = field(default_factory=list)
-    objective: dict[Key, Fraction] = field(default_factory=dict)
-    pairs_kept: int = 0
-    pairs_full: int = 0
-
-    def denominator(self) -> int:
-        """The least common denominator of every coefficient (rows, bounds, objective)."""
-        dens = {c.denominator for _, _, _, q, _ in self.rows for c in q.values()}
-        dens |= {c.denominator for _, q, _ in self.bounds for c in q.values()}
-        dens |= {c.denominator for c in self.objective.values()}
-        return math.lcm(*dens)
-
-
-def build_banded(s: Setting, window: int, fixed_point: bool = False) -> Banded:
-    """The windowed PEP of ``s`` (validated, supported, in units L = D0 = 1 or not) with exact coefficients.
-
-    ``fixed_point``: instead, one round whose model comes back to x_0 (x_1 = x_0 imposed by not giving x_1 a
-    basis vector of its own), maximising ||x_0 - x*||^2: the largest distance of a fixed point of the method."""
-    F = (lambda v: Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
-    L, mu, eta, eta_g, M, K, R = F(s.L), F(s.mu), F(s.eta), F(s.eta_g), s.M, s.K, (1 if fixed_point else s.R)
-    n = K * R
-    hetero = s.zeta > 0 and M > 1
-    d = 1 + M * K * R + (M - 1 if hetero else 0) - (1 if fixed_point else 0)
-    one = Fraction(1)
-    # basis: 0 = e0 = x_0; round r: the gradients g_{i,r,k} (k-major) except client M's last, then x_{r+1}
-    # (which fixes that gradient); the s_i at the end (eliminated last). Iterates are x_r minus at most K - 1
-    # gradients of their own round, so every vector is local in time; gradients (not iterates) as basis vectors
-    # keep the Gram matrix as well conditioned as verify.pep.sdp's (an iterate basis, measured, is not)
-    idx = 1
-    x = [{0: one}]  # the models x_r as combinations
-    ys: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, its points y_t, t = 0..n-1
-    gr: list[list[dict[int, Fraction]]] = [[] for _ in range(M)]  # per client, g_t = grad f_i(y_t)
-    for r in range(R):
-        g: list[list[dict[int, Fraction]]] = [[{} for _ in range(K)] for _ in range(M)]
-        for k in range(K):
-            for i in range(M):
-                if (i, k) != (M - 1, K - 1):
-                    g[i][k] = {idx: one}
-                    idx += 1
-        xr1 = x[r] if fixed_point else {idx: one}
-        idx += 0 if fixed_point else 1
-        # x_{r+1} = x_r - eta eta_g / M sum_{i,k} g_{i,r,k} fixes client M's last gradient of the round
-        g[M - 1][K - 1] = _lin((M / (eta * eta_g), x[r]), (-M / (eta * eta_g), xr1),
-                               *((-one, g[i][k]) for i in range(M) for k in range(K) if (i, k) != (M - 1, K - 1)))
-        x.append(xr1)
-        for i in range(M):
-            y = x[r]
-            for k in range(K):
-                ys[i].append(y)
-                gr[i].append(g[i][k])
-                y = _lin((one, y), (-eta, g[i][k]))
-    svec: list[dict[int, Fraction]] = []
-    if hetero:
-        svec = [{idx + i: one} for i in range(M - 1)]
-        svec.append(_lin(*((-one, v) for v in svec)))
-    else:
-        svec = [{} for _ in range(M)]
-    if idx + (M - 1 if hetero else 0) != d:  # pragma: no cover - the count above and the basis agree
-        raise AssertionError("banded basis size")
-    kappa = 1 / (2 * (1 - mu / L))
-    pb = Banded(s, window, d, M * n)
-    stride, s0 = M * K, d - (M - 1 if hetero else 0)  # basis shift per round; the s_i from s0 on
-    memo: dict[Any, dict[Key, Fraction]] = {}
-    for i in range(M):
-        # points: 0 is x* (x = 0, g = s_i, f = 0), t + 1 is y_t with g_t = (y_t - y_{t+1}) / eta
-        xs: list[dict[int, Fraction]] = [{}, *ys[i]]
-        gs = [svec[i]] + gr[i]
-        fidx = [-1] + [i * n + t for t in range(n)]
-        pairs = [(0, t) for t in range(1, n + 1)] + [(t, 0) for t in range(1, n + 1)]
-        pairs += [(t, u) for t in range(1, n + 1) for u in range(max(1, t - window), min(n, t + window) + 1) if u != t]
-        pb.pairs_kept += len(pairs)
-        pb.pairs_full += (n + 1) * n
-        for j, k in pairs:
-            # phi = f_k - f_j + <g_k, x_j - x_k> + kappa (||g_j - g_k||^2 / L + mu ||x_j - x_k||^2
-            #       - 2 mu / L <g_j - g_k, x_j - x_k>)  <= 0. Rounds repeat: the basis of round r + 1 is round r's
-            # shifted by M K, so a row is computed once per shape (its vectors moved to the earliest round) and
-            # shifted (exact either way; this only saves the rational arithmetic)
-            shift = stride * ((min(t for t in (j, k) if t) - 1) // K)
-            key = tuple(tuple(sorted((a - shift if a < s0 else a, c) for a, c in v.items()))
-                        for v in (xs[j], gs[j], xs[k], gs[k]))
-            base = memo.get(key)
-            if base is None:
-                dx = _lin((one, xs[j]), (-one, xs[k]))
-                dg = _lin((one, gs[j]), (-one, gs[k]))
-                q: dict[Key, Fraction] = {}
-                _quad(gs[k], dx, one, q)
-                _quad(dg, dg, kappa / L, q)
-                if mu:
-                    _quad(dx, dx, kappa * mu, q)
-                    _quad(dg, dx, -2 * kappa * mu / L, q)
-                base = memo[key] = {(a - shift if a < s0 else a, b - shift if b < s0 else b): c
-                                    for (a, b), c in q.items() if c}
-            q = {(a + shift if a < s0 else a, b + shift if b < s0 else b): c for (a, b), c in base.items()} \
-                if shift else dict(base)
-            fv = {}
-            if fidx[k] >= 0:
-                fv[fidx[k]] = 1
-            if fidx[j] >= 0:
-                fv[fidx[j]] = -1
-            pb.rows.append((i, j, k, q, fv))
-    init: dict[Key, Fraction] = {}
-    _quad({0: one}, {0: one}, one, init)
-    pb.bounds.append(("initial distance", init, F(s.D0)))
-    if hetero:
-        for i, v in enumerate(svec):
-            h: dict[Key, Fraction] = {}
-            _quad(v, v, one, h)
-            pb.bounds.append((f"heterogeneity of client {i}", h, F(s.zeta) ** 2))
-    _quad(x[0 if fixed_point else R], x[0 if fixed_point else R], one, pb.objective)
-    return pb
-
-
-def chordal_cliques(d: int, entries: list[Key]) -> tuple[list[list[int]], set[Key]]:
-    """Maximal cliques of the chordal extension of the pattern ``entries`` by elimination in the order 0..d-1,
-    and the filled pattern (upper-triangle keys, diagonal included)."""
-    higher: list[set[int]] = [set() for _ in range(d)]
-    for a, b in entries:
-        if a != b:
-            higher[a].add(b)
-    cands = []
-    for v in range(d):
-        nb = higher[v]
-        if nb:
-            p = min(nb)
-            higher[p] |= nb - {p}  # fill: v's later neighbours become the parent's
-        cands.append((v, sorted(nb)))
-    # {v} + N+(v) is a maximal clique unless a child u (parent v) has |N+(u)| = |N+(v)| + 1 (then it contains it)
-    absorbed = {nb[0] for v, nb in cands if nb and len(nb) == len(cands[nb[0]][1]) + 1}
-    cliques = [[v, *nb] for v, nb in cands if v not in absorbed]
-    filled = {(v, v) for v in range(d)} | {(v, u) for v in range(d) for u in higher[v]}
-    return cliques, filled
-
 
 @dataclass
 class BandSolved:
@@ -366,89 +203,29 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
     """The windowed, chordal PEP of ``s``: a certified upper bound on its worst case (module doc), as a WorstCase."""
     from verify.pep.core import WorstCase, _solver_versions, _up, _versions, normalise, reduce_symmetric
 
-    validate(s)
-    why = supports(s)
-    if why is not None:
-        raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
-                             f"sigma={s.sigma}, mu={s.mu}, L={s.L}, measure={s.measure}")
-    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
-        raise UserInputError(f"window={window} must be an integer >= 0 (local steps apart; 0: pairs with x* only)")
+    _refuse_unsupported(s, window)
     solved, symmetry = reduce_symmetric(s)
     size = check_banded(solved, window, max_seconds)  # before anything is built
     validate_scale(solved)
     unit, factor = normalise(solved)
     t0 = time.perf_counter()
-    pb = build_banded(unit, window)
-    keys = {k for _, _, _, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
-    cliques, filled = chordal_cliques(pb.d, sorted(keys))
-    order = sorted(filled)
-    build_s = time.perf_counter() - t0
-    sol = solve_banded_sdp(pb, order, cliques)
-    notes = [f"windowed PEP: {pb.pairs_kept} of {pb.pairs_full} interpolation inequalities kept (window {window}); "
-             f"{len(cliques)} PSD cones of at most {max(len(c) for c in cliques)} rows on a chordal pattern of "
-             f"{len(filled)} Gram entries (d = {pb.d}); built in {build_s:.2f} s"]
-    rc: dict[str, Any] = recheck_banded(pb, sol, filled) if recheck and sol.value is not None else \
-        {"ok": False, "reason": "exact recheck not requested" if sol.value is not None else "no solution"}
-    for delta in RETRY_DELTAS:
-        if not recheck or sol.value is None or rc.get("ok"):
-            break
-        # the solver's residual S misses the margin: a larger trace weight (the bound moves up by about
-        # delta * trace(G), reported as gap_to_primal)
-        notes.append(f"the certificate at trace weight {sol.delta:g} missed the exact recheck ({rc.get('reason')}); "
-                     f"solved again with {delta:g}")
-        sol = solve_banded_sdp(pb, order, cliques, delta=delta)
-        rc = recheck_banded(pb, sol, filled) if sol.value is not None else {"ok": False, "reason": "no solution"}
+    run = _Run.solve(unit, window, recheck)
     seconds = time.perf_counter() - t0
+    sol, notes = run.sol, run.notes
     value, primal = sol.value, sol.primal
-    bound = rc.get("bound") if rc.get("ok") else None
+    bound = run.rc.get("bound") if run.rc.get("ok") else None
     if factor != 1.0:
         notes.append(f"solved in units L = D0 = 1 and scaled back by {factor:g} (the proved bound rounded up)")
         value = _up(value, factor)
         primal = None if primal is None else primal * factor
         bound = _up(bound, factor)
     full = window >= s.K * s.R - 1
-    gap = None if bound is None or primal is None else bound - primal
-    # certified: the exact recheck proved the value an upper bound (all this route claims); how far the attained
-    # value of the windowed problem lies below it is gap_to_primal, and the bracket bounds the exact worst case
-    status = "failed" if sol.value is None else "certified" if bound is not None else "approximate"
-    cert: dict[str, Any] = {
-        "status": status, "recheck": "exact rational, chordal Cholesky (verify.pep.banded)",
-        "proved_upper_bound": bound, "reason": rc.get("reason", "") if status != "certified" else "",
-        "primal_objective": primal, "solver_objective": value, "gap_to_primal": gap, "trace_weight": sol.delta,
-        **{k: rc[k] for k in ("t", "frobenius_residual", "balance_fix", "negative_multipliers", "min_eig_float",
-                              "seconds") if k in rc}}
+    cert = _certificate(run, bound, primal, value)
+    status = cert["status"]
     exactness = "exact" if full and status == "certified" else f"upper bound (sparse certificate, window {window})"
     if lower:
-        from verify.pep.lower import quadratic_lower_bound
-
-        t1 = time.perf_counter()
-        lb, inst = quadratic_lower_bound(solved)
         up = bound if bound is not None else value
-        cert.update(lower_bound=lb, lower_bound_instance=inst)
-        notes.append(f"lower bound {lb:.10g}: the worst {inst['dimension']}-D two-client quadratic instance found "
-                     "(verify.pep.lower; attained in floating point, float64)")
-        if bound is not None and not full and bound - lb <= CLOSED * bound:
-            exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
-                         f"{window}; lower: a quadratic instance)")
-        from verify.pep.fixed_point import down, fixed_point_lower_bound
-
-        fix, info = fixed_point_lower_bound(unit)
-        cert.update(fixed_point=info)
-        if fix is not None and up is not None:
-            fixf = down(fix * Fraction(repr(factor)))
-            cert.update(fixed_point_lower_bound=fixf)
-            notes.append(f"the farthest fixed point of one round lies at squared distance >= {fixf:.10g} (proved: an "
-                         f"exactly feasible point of the one-round PEP, verify.pep.fixed_point), {(up - fixf) / up:.1e} "
-                         "relative below the upper bound; started there the method never moves, at every R")
-            if fixf > lb:
-                lb = fixf
-                cert.update(lower_bound=lb, lower_bound_instance={"kind": "fixed point of one round",
-                                                                  "theta": info.get("theta")})
-            if bound is not None and not full and bound - lb <= CLOSED * bound:
-                exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
-                             f"{window}; lower: a fixed point of one round)")
-        notes.append(bracket_note(lb, up, cert))
-        cert.update(lower_bound_seconds=time.perf_counter() - t1)
+        exactness = _bracket(solved, unit, factor, cert, notes, (bound, up, full, window, exactness))
     if status == "certified" and sol.status != "optimal":
         notes.append(f"certified by the exact rational recheck although the solver reported {sol.status}: the recheck "
                      "proves the bound from the solver's multipliers, whatever the solver's own accuracy")
@@ -456,8 +233,107 @@ def solve_banded(s: Setting, *, window: int = 1, max_seconds: float = MAX_SECOND
         notes.append("the window keeps every pair: this is the full PEP, in the iterate basis")
     return WorstCase(s, bound if bound is not None else value, primal, sol.status, "CLARABEL", cert, seconds, (),
                      tuple(notes), {**_versions(), **_solver_versions()}, exactness, symmetry,
-                     {"gradients": size.gradients, "gram_rows": pb.d, "estimated_seconds": size.seconds,
-                      "estimated_gb": size.gb, "window": window, "cliques": len(cliques)})
+                     {"gradients": size.gradients, "gram_rows": run.pb.d, "estimated_seconds": size.seconds,
+                      "estimated_gb": size.gb, "window": window, "cliques": len(run.cliques)})
+
+
+def _refuse_unsupported(s: Setting, window: int) -> None:
+    """One line for a setting or window the banded route does not cover."""
+    validate(s)
+    why = supports(s)
+    if why is not None:
+        raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
+                             f"sigma={s.sigma}, mu={s.mu}, L={s.L}, measure={s.measure}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise UserInputError(f"window={window} must be an integer >= 0 (local steps apart; 0: pairs with x* only)")
+
+
+@dataclass
+class _Run:
+    """The windowed PEP built, solved and rechecked (with larger trace weights while the recheck misses)."""
+
+    pb: Banded
+    cliques: list[list[int]]
+    sol: BandSolved
+    rc: dict[str, Any]
+    notes: list[str]
+
+    @classmethod
+    def solve(cls, unit: Setting, window: int, recheck: bool) -> _Run:
+        t0 = time.perf_counter()
+        pb = build_banded(unit, window)
+        keys = {k for _, _, _, q, _ in pb.rows for k in q} | {k for _, q, _ in pb.bounds for k in q} | set(pb.objective)
+        cliques, filled = chordal_cliques(pb.d, sorted(keys))
+        order = sorted(filled)
+        build_s = time.perf_counter() - t0
+        sol = solve_banded_sdp(pb, order, cliques)
+        notes = [f"windowed PEP: {pb.pairs_kept} of {pb.pairs_full} interpolation inequalities kept (window {window}); "
+                 f"{len(cliques)} PSD cones of at most {max(len(c) for c in cliques)} rows on a chordal pattern of "
+                 f"{len(filled)} Gram entries (d = {pb.d}); built in {build_s:.2f} s"]
+        rc: dict[str, Any] = recheck_banded(pb, sol, filled) if recheck and sol.value is not None else \
+            {"ok": False, "reason": "exact recheck not requested" if sol.value is not None else "no solution"}
+        for delta in RETRY_DELTAS:
+            if not recheck or sol.value is None or rc.get("ok"):
+                break
+            # the solver's residual S misses the margin: a larger trace weight (the bound moves up by about
+            # delta * trace(G), reported as gap_to_primal)
+            notes.append(f"the certificate at trace weight {sol.delta:g} missed the exact recheck ({rc.get('reason')}); "
+                         f"solved again with {delta:g}")
+            sol = solve_banded_sdp(pb, order, cliques, delta=delta)
+            rc = recheck_banded(pb, sol, filled) if sol.value is not None else {"ok": False, "reason": "no solution"}
+        return cls(pb, cliques, sol, rc, notes)
+
+
+def _certificate(run: _Run, bound: float | None, primal: float | None, value: float | None) -> dict[str, Any]:
+    """The record's certificate: its status, the proved bound, and the recheck's residuals."""
+    sol, rc = run.sol, run.rc
+    gap = None if bound is None or primal is None else bound - primal
+    # certified: the exact recheck proved the value an upper bound (all this route claims); how far the attained
+    # value of the windowed problem lies below it is gap_to_primal, and the bracket bounds the exact worst case
+    status = "failed" if sol.value is None else "certified" if bound is not None else "approximate"
+    return {
+        "status": status, "recheck": "exact rational, chordal Cholesky (verify.pep.banded)",
+        "proved_upper_bound": bound, "reason": rc.get("reason", "") if status != "certified" else "",
+        "primal_objective": primal, "solver_objective": value, "gap_to_primal": gap, "trace_weight": sol.delta,
+        **{k: rc[k] for k in ("t", "frobenius_residual", "balance_fix", "negative_multipliers", "min_eig_float",
+                              "seconds") if k in rc}}
+
+
+def _bracket(solved: Setting, unit: Setting, factor: float, cert: dict[str, Any], notes: list[str],
+             ends: tuple[float | None, float | None, bool, int, str]) -> str:
+    """The lower end of the bracket (the worst quadratic instance, and the farthest fixed point of one round),
+    into ``cert`` and ``notes``; returns the exactness, closed when the bracket is narrower than CLOSED.
+    ``ends``: (proved bound, upper end, full window, window, exactness so far)."""
+    from verify.pep.fixed_point import down, fixed_point_lower_bound
+    from verify.pep.lower import quadratic_lower_bound
+
+    bound, up, full, window, exactness = ends
+    t1 = time.perf_counter()
+    lb, inst = quadratic_lower_bound(solved)
+    cert.update(lower_bound=lb, lower_bound_instance=inst)
+    notes.append(f"lower bound {lb:.10g}: the worst {inst['dimension']}-D two-client quadratic instance found "
+                 "(verify.pep.lower; attained in floating point, float64)")
+    if bound is not None and not full and bound - lb <= CLOSED * bound:
+        exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                     f"{window}; lower: a quadratic instance)")
+    fix, info = fixed_point_lower_bound(unit)
+    cert.update(fixed_point=info)
+    if fix is not None and up is not None:
+        fixf = down(fix * Fraction(repr(factor)))
+        cert.update(fixed_point_lower_bound=fixf)
+        notes.append(f"the farthest fixed point of one round lies at squared distance >= {fixf:.10g} (proved: an "
+                     f"exactly feasible point of the one-round PEP, verify.pep.fixed_point), {(up - fixf) / up:.1e} "
+                     "relative below the upper bound; started there the method never moves, at every R")
+        if fixf > lb:
+            lb = fixf
+            cert.update(lower_bound=lb, lower_bound_instance={"kind": "fixed point of one round",
+                                                              "theta": info.get("theta")})
+        if bound is not None and not full and bound - lb <= CLOSED * bound:
+            exactness = (f"exact within {(bound - lb) / bound:.1e} relative (upper: sparse certificate, window "
+                         f"{window}; lower: a fixed point of one round)")
+    notes.append(bracket_note(lb, up, cert))
+    cert.update(lower_bound_seconds=time.perf_counter() - t1)
+    return exactness
 
 
 def bracket_note(lb: float, up: float | None, cert: dict[str, Any]) -> str:

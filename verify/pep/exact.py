@@ -97,8 +97,32 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
         return {**out, "reason": "the solver returned no multipliers"}
     if d > MAX_EXACT_ROWS:
         return {**out, "reason": f"exact recheck not attempted: {d} Gram rows > {MAX_EXACT_ROWS}"}
-    mu, L = Fraction(repr(float(pb.setting.mu))), Fraction(repr(float(pb.setting.L)))
     acc = _Acc(d)
+    most_negative, biggest_fix = _add_interpolation(acc, pb, sol)
+    tau, betas, lowest_beta = _add_bounds(acc, pb, sol)
+    _add_objective(acc, pb)
+    _add_moments(acc, pb, sol)
+    S = acc.fractions()
+    for idx, n in pb.zero_after:  # entries freed by the orthogonality equalities: take the solver's
+        for b in range(n):
+            S[idx, b] = S[b, idx] = _rat(float(sol.S[idx, b]))
+    out.update(min_eig_float=None, balance_fix=float(biggest_fix), negative_multipliers=min(most_negative, lowest_beta))
+    failed = _prove_psd(S, d, out)
+    out["seconds"] = time.perf_counter() - t0
+    if failed:
+        return {**out, "reason": failed}
+    bound = float(tau)
+    if Fraction(bound) < tau:
+        bound = math.nextafter(bound, math.inf)
+    return {**out, "ok": True, "bound": bound, "tau": tau, "betas": betas, "bound_exact": f"{tau.numerator}/{tau.denominator}"
+            if tau.denominator < 10**60 else None}
+
+
+def _add_interpolation(acc: _Acc, pb: Problem, sol: Solved) -> tuple[float, Fraction]:
+    """Each client's interpolation multipliers, rounded, balanced and added to S; returns the most negative
+    multiplier the solver gave (set to zero) and the largest raise the value equalities needed."""
+    d = pb.d
+    mu, L = Fraction(repr(float(pb.setting.mu))), Fraction(repr(float(pb.setting.L)))
     most_negative = 0.0
     biggest_fix: Fraction = Fraction(0)
     for c, lam_f in zip(pb.clients, sol.interp_duals):
@@ -131,23 +155,40 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
         if mu:
             acc.add(X.T.dot(lap).dot(X), dl * dx * dx, kappa * mu)
             acc.add(_sym(Gr.T.dot(lap).dot(X)), dl * dg * dx, -kappa * mu / L)
+    return most_negative, biggest_fix
+
+
+def _add_bounds(acc: _Acc, pb: Problem, sol: Solved) -> tuple[Fraction, list[Fraction], float]:
+    """The scalar bounds' multipliers beta, rounded and added to S; returns tau = sum beta * rhs (the bound),
+    the betas and the most negative multiplier the solver gave."""
     tau = Fraction(0)
     betas = []
+    most_negative = 0.0
     for (_, u, v, rhs), b in zip(pb.bounds, sol.bound_duals):
         most_negative = min(most_negative, b)
         beta = _rat(max(b, 0.0))
         betas.append(beta)
-        U, du = _coeffs([u], d)
-        V, dv = _coeffs([v], d)
+        U, du = _coeffs([u], pb.d)
+        V, dv = _coeffs([v], pb.d)
         acc.add(_sym(np.outer(U[0], V[0])), du * dv, beta / 2)
         tau += beta * Fraction(rhs)
+    return tau, betas, most_negative
+
+
+def _add_objective(acc: _Acc, pb: Problem) -> None:
+    """Minus the objective's weighted squared norms."""
     W = [Fraction(w) for w, _ in pb.norms]
     if W:
-        Xo, do = _coeffs([v for _, v in pb.norms], d)
+        Xo, do = _coeffs([v for _, v in pb.norms], pb.d)
         Wi, dw = _ints(np.diag(np.array(W, dtype=object)))
         acc.add(Xo.T.dot(Wi).dot(Xo), do * do * dw, Fraction(-1))
+
+
+def _add_moments(acc: _Acc, pb: Problem, sol: Solved) -> None:
+    """The relaxed law's equalities G[n, :n] = (G xbar)[:n] and G[n, n] = sum coef <a, G b>, with free
+    multipliers."""
+    d = pb.d
     for (n, xbar, terms), (nu_row, nu_diag) in zip(pb.moments, sol.moment_duals):
-        # equalities G[n, :n] = (G xbar)[:n] and G[n, n] = sum coef <a, G b>, with free multipliers
         nu = [_rat(float(v)) for v in nu_row] + [Fraction(0)] * (d - n)
         E, de = _coeffs([Vec({n: Fraction(1)}) - Vec({k: Fraction(c) for k, c in xbar.items()})], d)
         Nu, dn = _ints([nu])
@@ -159,21 +200,21 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
             A, da = _coeffs([left], d)
             B, db = _coeffs([right], d)
             acc.add(_sym(np.outer(A[0], B[0])), da * db, -nd * Fraction(coef) / 2)
-    S = acc.fractions()
-    for idx, n in pb.zero_after:  # entries freed by the orthogonality equalities: take the solver's
-        for b in range(n):
-            S[idx, b] = S[b, idx] = _rat(float(sol.S[idx, b]))
+
+
+def _prove_psd(S: Any, d: int, out: dict[str, Any]) -> str:
+    """Prove S PSD exactly: S - tI = RR^T + E with ||E||_F <= t (t half S's smallest float eigenvalue, R a
+    rational Cholesky factor); records the residuals in ``out``; returns why it failed ('' when proved)."""
     Sf = np.array([[float(v) for v in row] for row in S])
     eig = float(np.min(np.linalg.eigvalsh(Sf)))
-    out.update(min_eig_float=eig, balance_fix=float(biggest_fix), negative_multipliers=most_negative)
+    out.update(min_eig_float=eig)
     if eig <= 0:
-        return {**out, "reason": f"residual matrix not positive definite (smallest eigenvalue {eig:.3g})",
-                "seconds": time.perf_counter() - t0}
+        return f"residual matrix not positive definite (smallest eigenvalue {eig:.3g})"
     shift = _rat(eig / 2) if eig / 2 > 1 / _GRID else Fraction(eig / 2)
     try:
         R = np.linalg.cholesky(Sf - float(shift) * np.eye(d))
     except np.linalg.LinAlgError:
-        return {**out, "reason": "Cholesky factor of S - tI failed", "seconds": time.perf_counter() - t0}
+        return "Cholesky factor of S - tI failed"
     scale = 2**60
     Ri = np.vectorize(lambda v: int(round(v * scale)), otypes=[object])(R)
     RR = Ri.dot(Ri.T)
@@ -182,12 +223,7 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
         for b in range(d):
             e = S[a, b] - (shift if a == b else 0) - Fraction(RR[a, b], scale * scale)
             frob2 += e * e
-    ok = frob2 <= shift * shift
-    out.update(t=float(shift), frobenius_residual=math.sqrt(float(frob2)), seconds=time.perf_counter() - t0)
-    if not ok:
-        return {**out, "reason": "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"}
-    bound = float(tau)
-    if Fraction(bound) < tau:
-        bound = math.nextafter(bound, math.inf)
-    return {**out, "ok": True, "bound": bound, "tau": tau, "betas": betas, "bound_exact": f"{tau.numerator}/{tau.denominator}"
-            if tau.denominator < 10**60 else None}
+    out.update(t=float(shift), frobenius_residual=math.sqrt(float(frob2)))
+    if frob2 > shift * shift:
+        return "exact residual ||S - tI - RR^T||_F exceeds t: S not proved PSD"
+    return ""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from verify.pep.banded import Key, _lin, _quad
+from verify.pep.banded_build import Key, _lin, _quad
 from verify.pep.nonconvex import NCProblem, NCSetting, Point, Vec, frac
 
 ONE = Fraction(1)

@@ -29,111 +29,63 @@ any branch's own law), gives a feasible G.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from verify.pep.gram import Client, Problem, Solved, Vec, dense, objective_matrix, vec_sum
 from verify.pep.setting import Setting, swap_mirror
 
-Num = Any  # float or Fraction
-
-
-class Vec(dict):
-    """A linear combination of Gram basis vectors: {basis index: coefficient}."""
-
-    def __add__(self, other: Vec) -> Vec:  # type: ignore[override]
-        out = Vec(self)
-        for k, v in other.items():
-            out[k] = out.get(k, 0) + v
-        return out
-
-    def __sub__(self, other: Vec) -> Vec:
-        return self + other.scale(-1)
-
-    def scale(self, a: Num) -> Vec:
-        return Vec({k: a * v for k, v in self.items()}) if a else Vec()
-
-
-@dataclass
-class Client:
-    """One client's interpolation points: x, g (Vec each) and the index of f(x) - f(x*) (-1: x* itself)."""
-
-    xs: list[Vec] = field(default_factory=list)
-    gs: list[Vec] = field(default_factory=list)
-    fs: list[int] = field(default_factory=list)
-
-
-@dataclass
-class Problem:
-    """The SDP's data: sizes, the clients' points, the objective and the scalar constraints.
-
-    ``objective``: (list of (weight, Vec) whose weighted squared norms add up, dict value index -> weight);
-    ``bounds``: (name, Vec u, Vec v, rhs) meaning <u, G v> <= rhs (u == v for squared norms);
-    ``zero_after``: (noise basis index, number of basis vectors before it): G[xi, :n] = 0.
-    """
-
-    setting: Setting
-    exact: bool
-    d: int = 0
-    nf: int = 0
-    clients: list[Client] = field(default_factory=list)
-    norms: list[tuple[Num, Vec]] = field(default_factory=list)
-    values: dict[int, Num] = field(default_factory=dict)
-    bounds: list[tuple[str, Vec, Vec, Num]] = field(default_factory=list)
-    zero_after: list[tuple[int, int]] = field(default_factory=list)
-    # relaxed random participation: (state index n, E x', terms of E||x'||^2 as (coef, a, b) meaning coef <a, G b>)
-    moments: list[tuple[int, Vec, list[tuple[Num, Vec, Vec]]]] = field(default_factory=list)
-    kappa: Num = 0
-    gradients: int = 0
-    notes: list[str] = field(default_factory=list)
-    # basis index -> (client, node path, step): the swap of two clients maps client 0's vector at a node to
-    # client 1's at the mirrored node (patterns with the clients exchanged; see swap_basis); ``odd``: basis
-    # indices the swap negates; ``keys``: per client, the same key for each of its points (x* first)
-    owner: dict[int, tuple[int, tuple[int, ...], int]] = field(default_factory=dict)
-    odd: list[int] = field(default_factory=list)
-    keys: list[list[tuple[tuple[int, ...], int]]] = field(default_factory=list)
-
-    def num(self, v: float | int | Fraction) -> Num:
-        """A constant: exact (a float is read as its shortest decimal, 0.3 as 3/10) or float."""
-        if not self.exact:
-            return float(v)
-        return Fraction(repr(v)) if isinstance(v, float) else Fraction(v)
-
-    def new_vec(self) -> Vec:
-        self.d += 1
-        return Vec({self.d - 1: self.num(1)})
-
+__all__ = ["Client", "Problem", "Solved", "Vec", "build", "dense", "interp_expression", "objective_matrix",
+           "solve_sdp", "swap_basis"]
 
 def build(s: Setting, *, exact: bool = False, relaxed: bool = False) -> Problem:
     """The PEP of ``s`` (validated beforehand): coefficients as Fractions when ``exact`` (for the recheck);
     ``relaxed``: the participation law by its moments (see :func:`_relaxed_rounds`), size linear in R."""
     pb = Problem(s, exact)
-    num = pb.num
-    L, mu, eta, eta_g = num(s.L), num(s.mu), num(s.eta), num(s.eta_g)
-    quadratic = s.mu == s.L
-    if not quadratic:
-        pb.kappa = 1 / (2 * (1 - mu / L))
+    if s.mu != s.L:
+        pb.kappa = 1 / (2 * (1 - pb.num(s.mu) / pb.num(s.L)))
     e0 = pb.new_vec()
-    pb.bounds.append(("initial distance", e0, e0, num(s.D0)))
-    M = s.M
-    if s.zeta > 0:
-        s_vecs = [pb.new_vec() for _ in range(M - 1)]
-        pb.odd = [1] if M == 2 else []  # s_2 = -s_1: the swap maps s_1 to -s_1
-        s_vecs.append(Vec().__sub__(_sum(s_vecs)) if M > 1 else Vec())
-        for i, v in enumerate(s_vecs):
-            pb.bounds.append((f"heterogeneity of client {i}", v, v, num(s.zeta) ** 2))
-    else:
-        s_vecs = [Vec() for _ in range(M)]
-    pb.clients = [Client([Vec()], [s_vecs[i]], [-1]) for i in range(M)]
-    pb.keys = [[((), -1)] for _ in range(M)]
+    pb.bounds.append(("initial distance", e0, e0, pb.num(s.D0)))
+    oracle = _Oracle(pb, _heterogeneity(pb, s))
+    pb.clients = [Client([Vec()], [oracle.s_vecs[i]], [-1]) for i in range(s.M)]
+    pb.keys = [[((), -1)] for _ in range(s.M)]
+    if relaxed:
+        return _relaxed_rounds(pb, s, e0, oracle.grad, oracle.noise)
+    _measure(pb, s, _tree_rounds(pb, s, e0, oracle), oracle)
+    return pb
 
-    def grad(i: int, y: Vec, path: tuple[int, ...] = (), step: int = 0) -> Vec:
+
+def _heterogeneity(pb: Problem, s: Setting) -> list[Vec]:
+    """s_i = grad f_i(x*): M - 1 basis vectors and s_M = -(their sum), each ||s_i||^2 <= zeta^2 (zeros when
+    zeta = 0)."""
+    M = s.M
+    if not s.zeta > 0:
+        return [Vec() for _ in range(M)]
+    s_vecs = [pb.new_vec() for _ in range(M - 1)]
+    pb.odd = [1] if M == 2 else []  # s_2 = -s_1: the swap maps s_1 to -s_1
+    s_vecs.append(Vec().__sub__(vec_sum(s_vecs)) if M > 1 else Vec())
+    for i, v in enumerate(s_vecs):
+        pb.bounds.append((f"heterogeneity of client {i}", v, v, pb.num(s.zeta) ** 2))
+    return s_vecs
+
+
+class _Oracle:
+    """The clients' gradients and noise draws, each a new basis vector with its interpolation point recorded
+    (for quadratics, mu = L: the gradient L y + s_i itself, no vector)."""
+
+    def __init__(self, pb: Problem, s_vecs: list[Vec]) -> None:
+        self.pb, self.s_vecs = pb, s_vecs
+        self.quadratic = pb.setting.mu == pb.setting.L
+        self.L = pb.num(pb.setting.L)
+
+    def grad(self, i: int, y: Vec, path: tuple[int, ...] = (), step: int = 0) -> Vec:
+        pb = self.pb
         pb.gradients += 1
-        if quadratic:
-            return y.scale(L) + s_vecs[i]
+        if self.quadratic:
+            return y.scale(self.L) + self.s_vecs[i]
         g = pb.new_vec()
         c = pb.clients[i]
         pb.owner[pb.d - 1] = (i, path, step)
@@ -144,59 +96,75 @@ def build(s: Setting, *, exact: bool = False, relaxed: bool = False) -> Problem:
         pb.nf += 1
         return g
 
-    def noise() -> Vec:
+    def noise(self) -> Vec:
+        pb = self.pb
         before = pb.d
         xi = pb.new_vec()
         pb.zero_after.append((before, before))
-        pb.bounds.append(("noise variance", xi, xi, num(s.sigma) ** 2))
+        pb.bounds.append(("noise variance", xi, xi, pb.num(pb.setting.sigma) ** 2))
         return xi
 
-    scaffold = s.method == "scaffold"
-    if relaxed:
-        return _relaxed_rounds(pb, s, e0, grad, noise)
-    # a node: (probability, x, control variates c_i, their mean)
-    nodes: list[tuple[Fraction, Vec, list[Vec], Vec, tuple[int, ...]]] = [
-        (Fraction(1), e0, [Vec() for _ in range(M)], Vec(), ())]
+
+Node = tuple[Fraction, Vec, list[Vec], Vec, tuple[int, ...]]  # (probability, x, control variates c_i, mean, path)
+
+
+def _tree_rounds(pb: Problem, s: Setting, e0: Vec, oracle: _Oracle) -> list[Node]:
+    """The rounds as a tree, one branch per participation pattern; returns the leaves."""
+    num = pb.num
+    nodes: list[Node] = [(Fraction(1), e0, [Vec() for _ in range(s.M)], Vec(), ())]
     for r in range(s.R):
         patterns = s.round_patterns(r)
         used = sorted({i for _, ids in patterns for i in ids})
-        children = []
+        children: list[Node] = []
         for prob, x, cs, cbar, path in nodes:
-            moves, new_c = {}, {}
-            for i in used:
-                y, gsum = x, Vec()
-                for k in range(s.K):
-                    g = grad(i, y, path, k)
-                    if s.sigma > 0:
-                        g = g + noise()
-                    gsum = gsum + g
-                    y = y - (g - cs[i] + cbar if scaffold else g).scale(eta)
-                moves[i] = y - x
-                new_c[i] = gsum.scale(num(Fraction(1, s.K)))
+            moves, new_c = _local_steps(pb, s, oracle, used, (x, cs, cbar, path))
             for j, (p, ids) in enumerate(patterns):
                 if not ids:
                     children.append((prob * p, x, cs, cbar, path + (j,)))
                     continue
-                step = _sum([moves[i] for i in ids]).scale(eta_g * num(Fraction(1, len(ids))))
-                if scaffold:
+                step = vec_sum([moves[i] for i in ids]).scale(num(s.eta_g) * num(Fraction(1, len(ids))))
+                if s.method == "scaffold":
                     c2 = [new_c[i] if i in ids else ci for i, ci in enumerate(cs)]
-                    children.append((prob * p, x + step, c2, _sum(c2).scale(num(Fraction(1, M))), path + (j,)))
+                    children.append((prob * p, x + step, c2, vec_sum(c2).scale(num(Fraction(1, s.M))), path + (j,)))
                 else:
                     children.append((prob * p, x + step, cs, cbar, path + (j,)))
         nodes = children
+    return nodes
+
+
+def _local_steps(pb: Problem, s: Setting, oracle: _Oracle, used: list[int],
+                 at: tuple[Vec, list[Vec], Vec, tuple[int, ...]]) -> tuple[dict[int, Vec], dict[int, Vec]]:
+    """Each used client's K local steps from the node's x: its move and its new control variate."""
+    x, cs, cbar, path = at
+    eta = pb.num(s.eta)
+    moves, new_c = {}, {}
+    for i in used:
+        y, gsum = x, Vec()
+        for k in range(s.K):
+            g = oracle.grad(i, y, path, k)
+            if s.sigma > 0:
+                g = g + oracle.noise()
+            gsum = gsum + g
+            y = y - (g - cs[i] + cbar if s.method == "scaffold" else g).scale(eta)
+        moves[i] = y - x
+        new_c[i] = gsum.scale(pb.num(Fraction(1, s.K)))
+    return moves, new_c
+
+
+def _measure(pb: Problem, s: Setting, nodes: list[Node], oracle: _Oracle) -> None:
+    """The objective: the probability-weighted measure of every leaf."""
     for prob, x, _, _, path in nodes:
-        w = num(prob)
+        w = pb.num(prob)
         if s.measure == "dist_sq":
             pb.norms.append((w, x))
-        elif quadratic:
+        elif oracle.quadratic:
             # F(x) - F* = L/2 ||x||^2 exactly (the s_i average to zero)
-            pb.norms.append((w * L / 2, x))
+            pb.norms.append((w * oracle.L / 2, x))
         else:
-            for i in range(M):
+            for i in range(s.M):
                 pb.gradients -= 1  # evaluations for the measure only, not the method
-                grad(i, x, path, -2)
-                pb.values[pb.nf - 1] = pb.values.get(pb.nf - 1, 0) + w * num(Fraction(1, M))
-    return pb
+                oracle.grad(i, x, path, -2)
+                pb.values[pb.nf - 1] = pb.values.get(pb.nf - 1, 0) + w * pb.num(Fraction(1, s.M))
 
 
 def _relaxed_rounds(pb: Problem, s: Setting, e0: Vec, grad: Any, noise: Any) -> Problem:
@@ -230,7 +198,7 @@ def _relaxed_rounds(pb: Problem, s: Setting, e0: Vec, grad: Any, noise: Any) -> 
             moves.append(y - x)
         n = pb.d
         u = pb.new_vec()
-        xbar = x + _sum([m.scale(eta_g * Ew[i]) for i, m in enumerate(moves)])
+        xbar = x + vec_sum([m.scale(eta_g * Ew[i]) for i, m in enumerate(moves)])
         terms = [(num(1), x, x)] + [(2 * eta_g * Ew[i], x, m) for i, m in enumerate(moves)] + \
             [(eta_g * eta_g * Eww[i][j], moves[i], moves[j]) for i in range(M) for j in range(M) if Eww[i][j]]
         pb.moments.append((n, xbar, terms))
@@ -243,47 +211,6 @@ def _relaxed_rounds(pb: Problem, s: Setting, e0: Vec, grad: Any, noise: Any) -> 
             grad(i, x, (), -2)
             pb.values[pb.nf - 1] = num(Fraction(1, M))
     return pb
-
-
-def _sum(items: Iterable[Vec]) -> Vec:
-    out = Vec()
-    for v in items:
-        out = out + v
-    return out
-
-
-def dense(vecs: list[Vec], d: int) -> np.ndarray:
-    """Rows of coefficients (float) of ``vecs`` in a basis of size ``d``."""
-    out = np.zeros((len(vecs), d))
-    for r, v in enumerate(vecs):
-        for k, c in v.items():
-            out[r, k] = float(c)
-    return out
-
-
-def objective_matrix(pb: Problem) -> np.ndarray:
-    """C with <C, G> = the probability-weighted sum of squared norms in the objective."""
-    X = dense([v for _, v in pb.norms], pb.d)
-    w = np.array([float(a) for a, _ in pb.norms])
-    return (X.T * w) @ X if len(w) else np.zeros((pb.d, pb.d))
-
-
-@dataclass
-class Solved:
-    """The solver's output: objective values, G, F, the multipliers, and the status."""
-
-    status: str
-    value: float | None
-    primal: float | None
-    G: np.ndarray | None
-    F: np.ndarray | None
-    interp_duals: list[np.ndarray]
-    bound_duals: list[float]
-    S: np.ndarray | None
-    delta: float
-    solver: str
-    warnings: tuple[str, ...] = ()
-    moment_duals: list[tuple[np.ndarray, float]] = field(default_factory=list)
 
 
 def swap_basis(pb: Problem) -> tuple[np.ndarray, np.ndarray, list[list[int]]] | None:
@@ -329,117 +256,160 @@ def solve_sdp(pb: Problem, solver: str = "CLARABEL", delta: float = 1e-8, tol: f
     """
     import cvxpy as cp
 
-    d, nf = pb.d, max(pb.nf, 1)
+    nf = max(pb.nf, 1)
     F = cp.Variable(nf)
-    swap = swap_basis(pb) if symmetric else None
-    if swap is not None:
-        # Agent symmetry (Colla & Hendrickx, arXiv 2403.11724): swapping the two clients maps the PEP to itself,
-        # so an optimal (G, F) may be taken invariant: G = Q+ G+ Q+^T + Q- G- Q-^T with two PSD blocks of about
-        # half the size, F equal across clients, and client 1's inequalities implied by client 0's.
-        Qp, Qm, (where,) = swap
-        Gp = cp.Variable((Qp.shape[1], Qp.shape[1]), symmetric=True)
-        Gm = cp.Variable((Qm.shape[1], Qm.shape[1]), symmetric=True)
-        G = Qp @ Gp @ Qp.T + (Qm @ Gm @ Qm.T if Qm.shape[1] else 0)
-    else:
-        G = cp.Variable((d, d), symmetric=True)
+    gram = _Gram.make(cp, pb, symmetric)
     C = objective_matrix(pb)
     fobj = np.zeros(nf)
     for k, w in pb.values.items():
         fobj[k] = float(w)
-    cons: list[Any] = []
-    interp: list[Any] = []
-    L, mu = float(pb.setting.L), float(pb.setting.mu)
-    kappa = float(pb.kappa)
-    for ci, c in enumerate(pb.clients):
-        p = len(c.xs)
-        if p < 2 or (swap is not None and ci == 1):
-            interp.append(None)
-            continue
-        X, Gr = dense(c.xs, d), dense(c.gs, d)
-        Fsel = np.zeros((p, nf))
-        for j, k in enumerate(c.fs):
-            if k >= 0:
-                Fsel[j, k] = 1.0
-        phi = interp_expression(cp, G, F, X, Gr, Fsel, L, mu, kappa)
-        con = phi <= 0
-        interp.append(con)
-        cons.append(con)
-    bound_cons = []
-    for _, u, v, rhs in pb.bounds:
-        U, V = dense([u], d)[0], dense([v], d)[0]
-        con = U @ G @ V <= float(rhs)
-        bound_cons.append(con)
-    cons += bound_cons
-    for idx, n in pb.zero_after:
-        if n:
-            cons.append(G[idx, :n] == 0)
-    moment_cons = []
-    for n, xbar, terms in pb.moments:
-        xb = dense([xbar], d)[0]
-        row = G[n, :n] - xb @ G[:, :n] == 0
-        quad = sum(float(c) * (dense([a], d)[0] @ G @ dense([b], d)[0]) for c, a, b in terms)
-        diag = G[n, n] - quad == 0
-        moment_cons.append((row, diag))
-        cons += [row, diag]
-    if swap is not None:
-        c0, c1 = pb.clients
-        ties = [(a, c1.fs[where[j]]) for j, a in enumerate(c0.fs) if a >= 0]
-        if ties:
-            cons.append(F[[b for _, b in ties]] == F[[a for a, _ in ties]])
-        psd_blocks = [Gp >> 0] + ([Gm >> 0] if Qm.shape[1] else [])
-        cons += psd_blocks
-        trace = cp.trace(Qp.T @ Qp @ Gp) + (cp.trace(Qm.T @ Qm @ Gm) if Qm.shape[1] else 0)
-        obj = cp.Maximize(cp.sum(cp.multiply(C, G)) + delta * trace + fobj @ F)
-    else:
-        psd = G >> 0
-        cons.append(psd)
-        obj = cp.Maximize(cp.sum(cp.multiply(C + delta * np.eye(d), G)) + fobj @ F)
+    interp = _interp_constraints(cp, pb, gram, F)
+    bound_cons = [dense([u], pb.d)[0] @ gram.G @ dense([v], pb.d)[0] <= float(rhs) for _, u, v, rhs in pb.bounds]
+    cons: list[Any] = [c for c in interp if c is not None] + bound_cons
+    cons += [gram.G[idx, :n] == 0 for idx, n in pb.zero_after if n]
+    moment_cons = _moment_constraints(pb, gram.G)
+    cons += [c for pair in moment_cons for c in pair]
+    obj, psd = gram.objective(cp, pb, C, fobj, F, delta, cons)
     prob = cp.Problem(obj, cons)
-    opts: dict[str, Any] = {}
-    if solver.upper() == "CLARABEL":
-        opts = dict(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=400)
-    elif solver.upper() == "SCS":
-        opts = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
-    with warnings.catch_warnings(record=True) as caught:  # recorded in the WorstCase's notes, not printed
-        warnings.simplefilter("always")
-        try:
-            prob.solve(solver=solver.upper(), **opts)
-        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:  # the solver gave up: reported
-            return Solved(f"solver error: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}",
-                          None, None, None, None, [], [], None, delta, solver.upper())
-    said = tuple(dict.fromkeys(str(w.message) for w in caught))
+    said, failed = _run(cp, prob, solver, tol)
+    if failed is not None:
+        return Solved(failed, None, None, None, None, [], [], None, delta, solver.upper())
     status = str(prob.status)
-    if G.value is None or prob.value is None or status not in ("optimal", "optimal_inaccurate"):
+    if gram.G.value is None or prob.value is None or status not in ("optimal", "optimal_inaccurate"):
         return Solved(status, None, None, None, None, [], [], None, delta, solver.upper(), said)
-    Gv = np.asarray(G.value) if swap is None else np.asarray((Qp @ Gp.value @ Qp.T) +
-                                                             (Qm @ Gm.value @ Qm.T if Qm.shape[1] else 0))
+    Gv = gram.value()
     Fv = np.asarray(F.value) if F.value is not None else np.zeros(nf)
     primal = float(np.sum(C * Gv) + fobj @ Fv)
-    duals = [np.asarray(c.dual_value) if c is not None else np.zeros((1, 1)) for c in interp]
-    bduals = [float(np.asarray(c.dual_value).reshape(-1)[0]) for c in bound_cons]
-    if swap is not None:
-        # the invariant certificate of the full problem: half of client 0's multipliers on each client, and the
-        # two clients' heterogeneity bounds (indices 1, 2) sharing their multipliers equally
-        lam0 = duals[0] / 2
-        lam1 = np.zeros_like(lam0)
-        lam1[np.ix_(where, where)] = lam0  # the mirror of pair (j, k) of client 0 is (where[j], where[k]) of client 1
-        duals = [lam0, lam1]
-        if len(bduals) == 3:
-            bduals[1] = bduals[2] = (bduals[1] + bduals[2]) / 2
-        Sdual = np.zeros((d, d))  # no orthogonality equalities here: nothing is read from it
-    else:
-        # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
-        # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
-        Sdual = np.asarray(psd.dual_value) + delta * np.eye(d)
+    duals, bduals, Sdual = _certificate(gram, interp, bound_cons, psd, delta, pb.d)
     mduals = [(np.asarray(row.dual_value, dtype=float).reshape(-1), float(np.asarray(diag.dual_value).reshape(-1)[0]))
               for row, diag in moment_cons]
     return Solved(status, float(prob.value), primal, Gv, Fv, duals, bduals, Sdual, delta, solver.upper(), said,
                   mduals)
 
 
+@dataclass
+class _Gram:
+    """The Gram matrix as the SDP sees it: one PSD variable, or two blocks under the swap of two clients.
+
+    Agent symmetry (Colla & Hendrickx, arXiv 2403.11724): swapping the two clients maps the PEP to itself, so
+    an optimal (G, F) may be taken invariant: G = Q+ G+ Q+^T + Q- G- Q-^T with two PSD blocks of about half the
+    size, F equal across clients, and client 1's inequalities implied by client 0's.
+    """
+
+    G: Any
+    swap: tuple[np.ndarray, np.ndarray, list[list[int]]] | None = None
+    Gp: Any = None
+    Gm: Any = None
+
+    @classmethod
+    def make(cls, cp: Any, pb: Problem, symmetric: bool) -> _Gram:
+        swap = swap_basis(pb) if symmetric else None
+        if swap is None:
+            return cls(cp.Variable((pb.d, pb.d), symmetric=True))
+        Qp, Qm, _ = swap
+        Gp = cp.Variable((Qp.shape[1], Qp.shape[1]), symmetric=True)
+        Gm = cp.Variable((Qm.shape[1], Qm.shape[1]), symmetric=True)
+        return cls(Qp @ Gp @ Qp.T + (Qm @ Gm @ Qm.T if Qm.shape[1] else 0), swap, Gp, Gm)
+
+    def objective(self, cp: Any, pb: Problem, C: np.ndarray, fobj: np.ndarray, F: Any, delta: float,
+                  cons: list[Any]) -> tuple[Any, Any]:
+        """The perturbed objective; appends the PSD constraints (and the swap's ties of F) to ``cons``;
+        returns it with the full G's PSD constraint (None under the swap)."""
+        if self.swap is None:
+            psd = self.G >> 0
+            cons.append(psd)
+            return cp.Maximize(cp.sum(cp.multiply(C + delta * np.eye(pb.d), self.G)) + fobj @ F), psd
+        Qp, Qm, (where,) = self.swap
+        c0, c1 = pb.clients
+        ties = [(a, c1.fs[where[j]]) for j, a in enumerate(c0.fs) if a >= 0]
+        if ties:
+            cons.append(F[[b for _, b in ties]] == F[[a for a, _ in ties]])
+        cons += [self.Gp >> 0] + ([self.Gm >> 0] if Qm.shape[1] else [])
+        trace = cp.trace(Qp.T @ Qp @ self.Gp) + (cp.trace(Qm.T @ Qm @ self.Gm) if Qm.shape[1] else 0)
+        return cp.Maximize(cp.sum(cp.multiply(C, self.G)) + delta * trace + fobj @ F), None
+
+    def value(self) -> np.ndarray:
+        if self.swap is None:
+            return np.asarray(self.G.value)
+        Qp, Qm, _ = self.swap
+        return np.asarray((Qp @ self.Gp.value @ Qp.T) + (Qm @ self.Gm.value @ Qm.T if Qm.shape[1] else 0))
+
+
+def _interp_constraints(cp: Any, pb: Problem, gram: _Gram, F: Any) -> list[Any]:
+    """One matrix inequality per client with two points or more (None for the others, and for client 1 under
+    the swap, whose inequalities client 0's imply)."""
+    L, mu, kappa = float(pb.setting.L), float(pb.setting.mu), float(pb.kappa)
+    nf = max(pb.nf, 1)
+    interp: list[Any] = []
+    for ci, c in enumerate(pb.clients):
+        p = len(c.xs)
+        if p < 2 or (gram.swap is not None and ci == 1):
+            interp.append(None)
+            continue
+        X, Gr = dense(c.xs, pb.d), dense(c.gs, pb.d)
+        Fsel = np.zeros((p, nf))
+        for j, k in enumerate(c.fs):
+            if k >= 0:
+                Fsel[j, k] = 1.0
+        interp.append(interp_expression(cp, gram.G, F, X, Gr, Fsel, L, mu, kappa) <= 0)
+    return interp
+
+
+def _moment_constraints(pb: Problem, G: Any) -> list[tuple[Any, Any]]:
+    """The relaxed law's moment equalities: E<x', v> (a row of G) and E||x'||^2 (its diagonal entry)."""
+    out = []
+    for n, xbar, terms in pb.moments:
+        xb = dense([xbar], pb.d)[0]
+        row = G[n, :n] - xb @ G[:, :n] == 0
+        quad = sum(float(c) * (dense([a], pb.d)[0] @ G @ dense([b], pb.d)[0]) for c, a, b in terms)
+        out.append((row, G[n, n] - quad == 0))
+    return out
+
+
+def _run(cp: Any, prob: Any, solver: str, tol: float) -> tuple[tuple[str, ...], str | None]:
+    """Solve; returns the solver's warnings (recorded in the WorstCase's notes, not printed) and, when the
+    solver gave up, the status that says so (reported, not raised)."""
+    opts: dict[str, Any] = {}
+    if solver.upper() == "CLARABEL":
+        opts = dict(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol, max_iter=400)
+    elif solver.upper() == "SCS":
+        opts = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            prob.solve(solver=solver.upper(), **opts)
+        except (cp.error.SolverError, ArithmeticError, ValueError) as exc:
+            return (), f"solver error: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}"
+    return tuple(dict.fromkeys(str(w.message) for w in caught)), None
+
+
+def _certificate(gram: _Gram, interp: list[Any], bound_cons: list[Any], psd: Any, delta: float,
+                 d: int) -> tuple[list[np.ndarray], list[float], np.ndarray]:
+    """The multipliers (interpolation, scalar bounds) and the dual residual matrix S."""
+    duals = [np.asarray(c.dual_value) if c is not None else np.zeros((1, 1)) for c in interp]
+    bduals = [float(np.asarray(c.dual_value).reshape(-1)[0]) for c in bound_cons]
+    if gram.swap is None:
+        # the solver's residual matrix (dual of G >> 0) for the perturbed objective; the exact recheck
+        # recomputes it from the multipliers and takes from it only the entries the orthogonality equalities free
+        return duals, bduals, np.asarray(psd.dual_value) + delta * np.eye(d)
+    # the invariant certificate of the full problem: half of client 0's multipliers on each client, and the
+    # two clients' heterogeneity bounds (indices 1, 2) sharing their multipliers equally
+    (where,) = gram.swap[2]
+    lam0 = duals[0] / 2
+    lam1 = np.zeros_like(lam0)
+    lam1[np.ix_(where, where)] = lam0  # the mirror of pair (j, k) of client 0 is (where[j], where[k]) of client 1
+    if len(bduals) == 3:
+        bduals[1] = bduals[2] = (bduals[1] + bduals[2]) / 2
+    return [lam0, lam1], bduals, np.zeros((d, d))  # no orthogonality equalities here: nothing is read from S
+
+
 def interp_expression(cp: Any, G: Any, F: Any, X: np.ndarray, Gr: np.ndarray, Fsel: np.ndarray, L: float,
                       mu: float, kappa: float) -> Any:
-    """phi[j, k] <= 0 for every ordered pair: the interpolation inequality of one client as one matrix."""
+    """phi[j, k] <= 0 for every ordered pair: the interpolation inequality of one client as one matrix.
+
+    The reason for nine parameters: the solver module ``cp``, the unknowns (G, F), one client's points
+    (X, Gr, Fsel) and the class's constants (L, mu, kappa) are the inequality's own terms.
+    """
     p = X.shape[0]
     one = np.ones((p, 1))
     IP = X @ G @ Gr.T  # <x_j, g_k>

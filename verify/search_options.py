@@ -1,0 +1,154 @@
+"""What a falsification search is asked to do (:class:`SearchOptions`) and the space it draws from.
+
+**Setting**: one search of one scenario by ``verify.falsify.search``.
+**Quantity**: its sizes (budget, time limit, trials per point, confirmation trials, population), its
+optimiser, and the space cut to what it draws from (:func:`search_space`).
+**Statement**: every refusal a search can make before it draws a point is made here, once
+(:meth:`SearchOptions.check` for the sizes, :func:`check_searchable` for what depends on the
+scenario), so the command line asks the library instead of repeating its rules; each refusal names
+its parameter (``UserInputError.param``) so the CLI shows it as the flag.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bounds.core.errors import UserInputError
+from bounds.core.stats import MEAN_LEVEL
+from verify.scenario import Scenario
+
+__all__ = ["SearchOptions", "check_searchable", "search_space"]
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The settings of one search; checked when made (a bad size is one ``UserInputError`` line).
+
+    Args:
+        budget: evaluations (points tried).
+        time_limit: stop after this many seconds (None: no limit).
+        seed: root seed; search and confirmation seeds are spawned from it (``verify.falsify.search_seeds``).
+        trials: trials per search evaluation (one batched run each).
+        confirm_trials: trials of the confirmation run of the best point.
+        optimiser: one of ``verify.optimisers.OPTIMISERS``.
+        population: points per ask/tell generation (capped at ``budget``).
+        device: ``cpu`` or ``cuda``.
+        level: confidence level of the confirmation's interval.
+        problems: the problem families to search (see :func:`search_space`; default: the scenario's).
+        stop_at_violation: confirm apparent violations after each generation and stop at the first
+            confirmed one (at most ``verify.falsify.MAX_CLAIMS`` confirmations).
+        terms: RHS term names the ``stratified`` (or ``rays``) optimiser aims at (default: every term).
+    """
+
+    budget: int
+    time_limit: float | None = None
+    seed: int = 0
+    trials: int = 64
+    confirm_trials: int = 4096
+    optimiser: str = "stratified"
+    population: int = 8
+    device: str = "cpu"
+    level: float = MEAN_LEVEL
+    problems: Sequence[str] | str | None = None
+    stop_at_violation: bool = False
+    terms: Sequence[str] | str | None = None
+
+    def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Refuse sizes no search can use: each message names its parameter (``param``)."""
+        budget = self.budget
+        if not _whole(budget) or budget < 1:
+            raise UserInputError(f"budget={budget} must be a positive integer (evaluations)", param="budget")
+        seed = self.seed
+        if not _whole(seed) or seed < 0:
+            raise UserInputError(f"seed={seed} must be a non-negative integer", param="seed")
+        t = self.time_limit
+        if t is not None and not (isinstance(t, numbers.Real) and math.isfinite(t) and t > 0):
+            raise UserInputError(f"time_limit={t} must be a positive, finite number of seconds (omit it for no limit)",
+                                 param="time_limit")
+        for name in ("trials", "confirm_trials"):
+            value = getattr(self, name)
+            if not _whole(value) or value < 2:
+                raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
+        from verify.optimisers import OPTIMISERS
+
+        if self.optimiser not in OPTIMISERS:
+            raise UserInputError(f"optimiser={self.optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}",
+                                 param="optimiser")
+        if self.terms is not None and self.optimiser not in ("stratified", "rays"):
+            raise UserInputError(f"--terms aims the stratified optimiser (or rays); add --optimiser stratified "
+                                 f"(not {self.optimiser})")
+
+    def sized(self) -> SearchOptions:
+        """These options with integer sizes and the population capped at the budget."""
+        budget = int(self.budget)
+        return dataclasses.replace(self, budget=budget, seed=int(self.seed), trials=int(self.trials),
+                                   confirm_trials=int(self.confirm_trials),
+                                   population=max(1, min(int(self.population), budget)))
+
+    @classmethod
+    def of(cls, options: SearchOptions | None, keywords: dict[str, Any]) -> SearchOptions:
+        """``options`` updated with ``keywords`` (the keyword form ``search(sc, budget=..., ...)``)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        bad = sorted(set(keywords) - names)
+        if bad:
+            raise TypeError(f"search() got unexpected keyword(s) {', '.join(bad)}; SearchOptions has "
+                            f"{', '.join(sorted(names))}")
+        if options is None:
+            if "budget" not in keywords:
+                raise TypeError("search() needs budget= (or a SearchOptions)")
+            return cls(**keywords)
+        return dataclasses.replace(options, **keywords) if keywords else options
+
+
+def _whole(x: Any) -> bool:
+    """``x`` is a finite whole number (``2`` or ``2.0``; not ``True``, ``2.5``, ``inf`` or text)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and int(x) == x
+
+
+def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None) -> Scenario:
+    """``scenario`` with each categorical axis cut to what a search draws from.
+
+    By default an axis's ``searched`` values (all its choices when unset); ``problems`` replaces the
+    problem axis's: names among its choices, or ``"all"``. Raises ``UserInputError`` for other names.
+    """
+    space = []
+    for p in scenario.space:
+        if p.choices is None:
+            space.append(p)
+            continue
+        use = tuple(p.searched or p.choices)
+        if p.name == "problem" and problems is not None:
+            words = [w.strip() for w in (problems.split(",") if isinstance(problems, str) else problems) if w.strip()]
+            use = tuple(p.choices) if words == ["all"] else tuple(dict.fromkeys(words))
+            bad = [w for w in use if w not in p.choices]
+            if bad or not use:
+                raise UserInputError(f"--problems {','.join(words) or repr(problems)}: {scenario.id} admits "
+                                     f"{', '.join(p.choices)} (or all)")
+        space.append(dataclasses.replace(p, choices=use, searched=None))
+    return dataclasses.replace(scenario, space=tuple(space))
+
+
+def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenario, Any]:
+    """Refuse what ``scenario`` cannot be searched with; returns its searched space and the optimiser for it.
+
+    The result must be an upper bound or an order result (falsify compares LHS with RHS); the problem
+    families must be the scenario's; ``terms`` must name RHS terms of an optimiser that aims at them.
+    """
+    import bounds
+    from verify.optimisers import make_optimiser
+
+    if bounds.get(scenario.result).kind.value not in ("upper", "order"):
+        raise UserInputError(f"{scenario.id} is neither an upper bound nor an order result; falsify searches "
+                             "LHS/RHS of those only")
+    opts = options.sized()
+    searched = search_space(scenario, opts.problems)
+    return searched, make_optimiser(opts.optimiser, searched, seed=int(opts.seed), population=opts.population,
+                                    budget=opts.budget, terms=opts.terms)
