@@ -180,3 +180,12 @@ def convention_of(key: str) -> Convention | None:
     """The convention of a result key (``ID@variant`` first, then its ``ID``), or None when none is declared."""
     table = {**_builtin(), **_DECLARED}
     return table.get(key) or table.get(key.partition("@")[0])
+
+
+def read_inputs(key: str, common: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """Result ``key``'s own inputs ``names`` read from values in the common notation (:data:`COMMON`) by its
+    convention's reads (FAST's ``zeta`` from ``Delta0``, its ``kappa`` from ``D0``); a name the convention does
+    not list is read under its own name. Raises ``KeyError`` naming a common value that is missing."""
+    conv = convention_of(key)
+    reads = conv.reads if conv is not None else {}
+    return {name: (reads[name].fn(common) if name in reads else common[name]) for name in names}

@@ -41,10 +41,10 @@ def test_gradient_results_are_not_order_results_where_a_setting_applies():
     # SCAF.T3@nonconvex with sigma = 0, S = N: R = F beta (N/S)^(2/3) / eps, so eps = 1 / R = 0.5
     assert rows["SCAF.T3@nonconvex"]["bound"] == pytest.approx(0.5, rel=1e-9)
     assert rows["FAST.T1"]["covers"] == "no"
-    from verify.pep.compare import _non_cover_reason
+    from verify.pep.compare import reason_not_covered
     from verify.pep.setting import Setting
 
-    why = _non_cover_reason("ASCAF.T1", Setting("local_gd", 1.0, 0.1, 0.0, 0.1), True)
+    why = reason_not_covered("ASCAF.T1", Setting("local_gd", 1.0, 0.1, 0.0, 0.1))
     assert "order result" not in why and "nonconvex" in why
 
 

@@ -23,7 +23,7 @@ from verify.pep.nonconvex import NCSetting
 
 
 def _fast_t1(s: NCSetting) -> tuple[dict[str, Any] | None, str]:
-    from verify.pep.compare import fast_participation
+    from verify.scenarios.fast_pep import fast_participation
 
     if s.method != "local_gd" or s.eta_g != 1.0:
         return None, "FAST.T1 is FedAvg local steps with server step 1"

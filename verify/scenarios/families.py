@@ -116,3 +116,17 @@ def ball_terms(pb: Any) -> dict[str, Any]:
         return {}
     return {"run_broken": partial(left_ball, radius=pb.constants["radius"]),
             "assumed": {A3_BALL + " at local models": LOCAL_ASSUMED}}
+
+
+#: A problem's constants (``quadratics``' ``constants``) by their names in the common notation (bounds.conventions).
+PROBLEM_TO_COMMON = {"L": "L", "mu": "mu", "sigma": "sigma", "sigma_G": "zeta_G", "Delta": "Delta0", "D0": "D0"}
+
+
+def own_inputs(key: str, c: Mapping[str, float], names: tuple[str, ...], **run: Any) -> dict[str, Any]:
+    """Result ``key``'s own inputs ``names`` read from a problem's constants through ``bounds.conventions`` (FAST's
+    ``sigma_G`` is the common zeta_G, its ``zeta`` the initial gap Delta0, its ``kappa`` the initial squared
+    distance D0), plus the run's own values ``run`` (K, m, n, q, R, eta_c, ...)."""
+    from bounds.conventions import read_inputs
+
+    common = {PROBLEM_TO_COMMON[k]: v for k, v in c.items() if k in PROBLEM_TO_COMMON}
+    return {**read_inputs(key, common, names), **run}

@@ -22,7 +22,8 @@ import numpy as np
 
 from verify.checks import Certify, Contrast, Control, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds  # noqa: F401 (re-exported)
-from verify.scenarios.families import FAMILY_AXES, SMOOTH, STRONGLY_CONVEX, ball_terms, strongly_convex
+from verify.scenarios.families import FAMILY_AXES, SMOOTH, STRONGLY_CONVEX, ball_terms, own_inputs, strongly_convex
+from verify.scenarios.fast_pep import pep_coverage  # noqa: F401 (this paper's PEP coverage rules, verify.pep.compare)
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
 # q = 1 is the one q decidable for Theorem 1 without the appendix constants G1..G3 (see G_ASSUMED).
@@ -97,8 +98,7 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
     q, n = 1.0, m
     cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
     eta = point["eta_frac"] * cap
-    values = dict(L=c["L"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"], sigma_G=c["sigma_G"],
-                  zeta=c["Delta"])
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
     notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
@@ -205,8 +205,7 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
     qf = float(point["q_frac"])
     q = min(1.0, t + qf * (1 - t)) if qf >= 0 else max(0.0, (1 + qf) * t)
     a = float(point["acp_a"])
-    values = dict(L=c["L"], mu=c["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=c["sigma"],
-                  sigma_G=c["sigma_G"], kappa=c["D0"])
+    values = own_inputs("FAST.T1", c, ("L", "mu", "sigma", "sigma_G", "kappa"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
     ball = ball_terms(pb)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K),
                     pattern=fast_mixture(M=M, m=m, n=n, q=q, dist="beta", a=a, b=a), rounds=R, values=values,
@@ -235,11 +234,6 @@ SCENARIOS = [
 
 # Fixed instances of the FAST check groups (each a scenario: the suite scores them through evaluate_point) --
 
-def _fast_values(c: Mapping[str, float], **kw: Any) -> dict[str, Any]:
-    """Theorem 1/2 inputs read from a problem's constants plus the run's own (K, m, n, q, R, eta_c)."""
-    return dict(L=c["L"], sigma=c["sigma"], sigma_G=c["sigma_G"], **kw)
-
-
 TOY1_SPACE = (
     Param("R", 1, R_EXACT, 20000, integer=True, log=True, doc="rounds",
           source="1: domain R >= 1 (Theorem 1 has no condition on R); 10^6: the longest horizon asked of the exact "
@@ -259,7 +253,7 @@ def build_toy1(point: Mapping[str, Any]) -> Instance:
     pb = heterogeneous_quadratic(L=1.0, mu=1.0, d=1, M=2, zeta=1.0, sigma=0.0, D0=1e-8, seed=int(point["draw"]))
     c = pb.constants
     m, n, K, q, eta, R = 2, 1, 1, 0.5, 0.01, int(point["R"])
-    values = _fast_values(c, K=K, m=m, n=n, q=q, R=R, eta_c=eta, zeta=c["Delta"])
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K),
                     pattern=fast_mixture(M=2, m=m, n=n, q=q, dist="beta", a=0.02, b=0.02), rounds=R, values=values,
                     measure=partial(mean_over_rounds, metric="grad_sq", first=1, last=R),
@@ -354,8 +348,8 @@ def build_qfloor(point: Mapping[str, Any]) -> Instance:
     m, n, K, q, R = 2, 2, 2, 0.2, 300
     eta = 1 / (20 * m * k["L"] * K)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=pb.M, m=m, n=n, q=q), rounds=R,
-                    values=dict(L=k["L"], mu=k["mu"], K=K, m=m, n=n, q=q, R=R, eta_c=eta, sigma=k["sigma"],
-                                sigma_G=k["sigma_G"], kappa=k["D0"]),
+                    values=own_inputs("FAST.T1", k, ("L", "mu", "sigma", "sigma_G", "kappa"), K=K, m=m, n=n, q=q, R=R,
+                                       eta_c=eta),
                     measure=partial(second_half_mean, metric="dist_sq", R=R),
                     describe={"problem": pb.describe(), "m": m, "n": n, "K": K, "q": q, "R": R, "sigma": 0.1,
                               "threshold": t2_threshold(k, K, eta)})
@@ -395,7 +389,7 @@ def build_drift(point: Mapping[str, Any]) -> Instance:
     M = m = n = pb.M
     K, R, q = 10, 400, 1.0
     eta = float(point["eta_frac"]) * min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
-    values = _fast_values(c, K=K, m=m, n=n, q=q, R=R, eta_c=eta, zeta=c["Delta"])
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
     ball = ball_terms(pb)
     return Instance(problem=pb, algorithm=fast(eta=eta, K=K), pattern=fast_mixture(M=M, m=m, n=n, q=q), rounds=R,
                     values=values, measure=partial(mean_over_rounds, metric="grad_sq", first=1, last=R),
