@@ -35,7 +35,10 @@ def register(cli: click.Group) -> None:
 @click.option("--force", is_flag=True, help="Overwrite --write-model / --html files.")
 def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spec, objective, write_model, html_path,
               as_json, force) -> None:
-    """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap."""
+    """Audit a participation log: rates with CIs, bias test (FDR), fitted availability model, hypotheses, H gap.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
+    """
     from bounds.core.errors import UserInputError
     from bounds.core.limits import audit_max_cells
     from bounds.core.stats import RATE_LEVEL

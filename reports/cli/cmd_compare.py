@@ -51,7 +51,10 @@ def compare_cmd(assignments: tuple[str, ...], pattern: str, measure: str, convex
     """Results whose hypotheses the setting meets (KEY=VALUE in the common notation: L, mu, sigma, zeta_G,
     Delta0, D0, N, S, tau, eps, R, ...; an input only one result has under its own name, e.g. eta_c),
     sorted by rounds for eps (or eps reached at R), and why each other result does not cover it.
-    ORDER results are evaluated with constant 1 and marked so."""
+    ORDER results are evaluated with constant 1 and marked so.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
+    """
     from bounds.compare import compare, make_setting
     from bounds.core.errors import UserInputError
 

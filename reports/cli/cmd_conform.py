@@ -34,7 +34,10 @@ def conform_cmd(implementation: str, algorithm: str, law: str, form: str, trials
                 rounds: int, seed: int, out: str | None, force: bool, as_json: bool) -> None:
     """Run IMPLEMENTATION (FILE.py:NAME or package.module:NAME) on quadratic clients and compare the mean and
     second moment of its model at every round with the claimed algorithm's exact moments under the claimed law.
-    Exit 0 when it conforms, 1 when it departs, 2 on bad input."""
+    Exit 0 when it conforms, 1 when it departs, 2 on bad input.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
+    """
     from verify.conformance import conform
     from verify.conformance.claims import check_claim
     from verify.conformance.load import load_implementation

@@ -43,6 +43,8 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     A violated certificate or a missing or passing negative control is flagged at the top.
     Searches, worst cases and audits saved as JSON join the report with --include (kept in
     results.json, so --from-json renders them again); the suite adds one exact worst case of its own.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
     """
     from rich.console import Console
 

@@ -71,6 +71,8 @@ def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, devic
     --target is checked on f_log as the paper logged it; rounds_to.round_true_f is on f).
     Sizes that cannot fit in memory or in CONVBOUND_MAX_SECONDS (default 600) are refused up
     front with the estimate. Exit status 1 when every trial diverged (the summary says so).
+    \f
+    The reason for the parameter count: click passes one parameter per option.
     """
     from reports.cli.common import parse_number
 

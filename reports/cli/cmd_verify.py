@@ -101,6 +101,8 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
 
     Exit status 0 when every verdict is as expected (certificates hold, negative controls
     violated), 1 otherwise, 2 on bad input.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
     """
     from rich.console import Console
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn

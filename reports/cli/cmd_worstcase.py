@@ -68,6 +68,8 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     arithmetic, and prints the worst case, the certificate's status, the solve time, and the tightness
     (worst case / bound) of every encoded result that covers the setting, with the reason for the others.
     Sizes are estimated first: an SDP over the time (or the memory it implies) is refused with the estimate.
+    \f
+    The reason for the parameter count: click passes one parameter per option.
     """
     if nonconvex:
         from reports.cli.worstcase_nonconvex import run_nonconvex
