@@ -41,7 +41,7 @@ from bounds.core.stats import MEAN_LEVEL
 from verify.measures import Measured, at_round, mean_over_rounds
 from verify.verdict import mean_ci, ratio
 
-__all__ = ["Instance", "Param", "PointEstimate", "Scenario", "at_round", "evaluate_point", "mean_over_rounds"]
+__all__ = ["Instance", "Param", "PointEstimate", "RunOptions", "Scenario", "at_round", "evaluate_point", "mean_over_rounds"]
 
 
 @dataclass(frozen=True)
@@ -403,25 +403,41 @@ def decide_hypotheses(scenario: Scenario, inst: Instance, values: Mapping[str, A
     return Checked(res, report, hyp, conds, decided, assumed)
 
 
-def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, *, trials: int, seed: int,
-                   device: str = "cpu", level: float = MEAN_LEVEL, threads: int | None = 1,
-                   outside: bool = False, instance: Instance | None = None,
-                   exact_lhs: bool = False) -> PointEstimate:
-    """Simulate ``scenario`` at ``point`` (defaults filled) for ``trials`` seeded trials, one batched run.
+@dataclass(frozen=True)
+class RunOptions:
+    """How a point is simulated: ``trials`` independent trials (>= 2 for an interval) on ``seed`` (same seed and
+    device, same numbers), the ``level`` of the LHS interval, and the engine's CPU ``threads``."""
+
+    trials: int
+    seed: int
+    device: str = "cpu"
+    level: float = MEAN_LEVEL
+    threads: int | None = 1
+
+    def __post_init__(self) -> None:
+        if int(self.trials) != self.trials or self.trials < 2:
+            raise UserInputError(f"trials={self.trials} must be an integer >= 2 (a confidence interval needs two runs)")
+
+
+def evaluate_point(scenario: Scenario, point: Mapping[str, Any] | None, run: RunOptions | None = None, *,
+                   outside: bool = False, instance: Instance | None = None, exact_lhs: bool = False,
+                   **run_fields: Any) -> PointEstimate:
+    """Simulate ``scenario`` at ``point`` (defaults filled) for ``run.trials`` seeded trials, one batched run.
 
     Args:
         point: parameter values (missing ones take their defaults); out-of-range values only when
             ``outside`` (controls built just outside a hypothesis).
-        trials: independent trials (>= 2 for an interval).
-        seed: the simulation's seed; same seed and device give the same numbers.
+        run: a :class:`RunOptions` (trials, seed, device, level, threads), or its fields as keywords
+            (``evaluate_point(sc, pt, trials=64, seed=0)``).
         instance: an already-built instance of this point (skips the builder).
         exact_lhs: take the LHS from ``Instance.exact_lhs`` (no simulation; ``verify.checks.Exact``): the
             "interval" is the value plus or minus its floating-point error bound.
     """
     from quadratics import simulate
 
-    if int(trials) != trials or trials < 2:
-        raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)")
+    if run is None or run_fields:
+        run = RunOptions(**run_fields) if run is None else dataclasses.replace(run, **run_fields)
+    trials, seed, device, level, threads = run.trials, run.seed, run.device, run.level, run.threads
     scenario.register_result()  # a notebook Result: registered at first use, not when the scenario is built
     full = scenario.point(point, outside=outside)
     inst = instance if instance is not None else scenario.build(full)

@@ -10,10 +10,13 @@ defining ``scenarios()``) follow the built-ins (:mod:`verify.extensions`).
 
 from __future__ import annotations
 
+import dataclasses
 import platform
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib import import_module
+from typing import Any
 
 from bounds.core.errors import UserInputError, unknown
 from verify.record import Verification
@@ -134,13 +137,27 @@ def failed_group(outcome) -> Verification:
     )
 
 
-def run_groups(ids: str | Sequence[str] = "all", quick: bool = False, trials: int | None = None,
-               device: str = "auto", seed: int = 0, progress: Callable[[int, int, str], None] | None = None,
-               scheduler: str | None = None, workers: int | None = None,
-               plugins: Sequence[str] = ()) -> tuple[dict[str, list[Verification]], list]:
+@dataclass(frozen=True)
+class SuiteOptions:
+    """How the suite runs (see :func:`run_suite`'s Args): sizes, device, seed, where the groups run."""
+
+    quick: bool = False
+    trials: int | None = None
+    device: str = "auto"
+    seed: int = 0
+    scheduler: str | None = None
+    workers: int | None = None
+    plugins: Sequence[str] = ()
+
+
+def run_groups(ids: str | Sequence[str] = "all", options: SuiteOptions | None = None, *,
+               progress: Callable[[int, int, str], None] | None = None,
+               **option_fields: Any) -> tuple[dict[str, list[Verification]], list]:
     """Records per check group (suite order) and the executor's outcomes; see :func:`run_suite`."""
     from verify.runtime.executor import check_scheduler, run_tasks
 
+    opts = dataclasses.replace(options or SuiteOptions(), **option_fields)
+    trials, seed, device, workers, scheduler = opts.trials, opts.seed, opts.device, opts.workers, opts.scheduler
     if trials is not None and (int(trials) != trials or trials < 2):
         raise UserInputError(f"trials={trials} must be an integer >= 2 (a confidence interval needs two runs)",
                              param="trials")
@@ -151,21 +168,20 @@ def run_groups(ids: str | Sequence[str] = "all", quick: bool = False, trials: in
     from quadratics import resolve_device
 
     dev = str(resolve_device(device))
-    outcomes = run_tasks(group_tasks(chosen, quick, trials, dev, seed, plugins), scheduler=scheduler,
+    outcomes = run_tasks(group_tasks(chosen, opts.quick, trials, dev, seed, opts.plugins), scheduler=scheduler,
                          workers=workers, progress=progress if progress is not None else False)
     groups = {o.key: (list(o.value) if o.ok else [failed_group(o)]) for o in outcomes}
     return groups, outcomes
 
 
-def run_suite(ids: str | Sequence[str] = "all", quick: bool = False, trials: int | None = None,
-              device: str = "auto", seed: int = 0,
-              progress: Callable[[int, int, str], None] | None = None,
-              scheduler: str | None = None, workers: int | None = None,
-              plugins: Sequence[str] = ()) -> list[Verification]:
+def run_suite(ids: str | Sequence[str] = "all", options: SuiteOptions | None = None, *,
+              progress: Callable[[int, int, str], None] | None = None, **option_fields: Any) -> list[Verification]:
     """Run the selected checks; returns every Verification (certificates, their controls, rates).
 
     Args:
         ids: ``"all"``, a check id (``FAST.T2``), a paper prefix (``FAST``) or a list of those.
+        options: a :class:`SuiteOptions` (the fields below), or its fields as keywords
+            (``run_suite("FAST", quick=True, seed=1)``).
         quick: smaller Monte Carlo sizes and sweeps (the whole suite in under two minutes on 2 CPU cores).
         trials: override the trial count of every check (>= 2).
         device: ``auto`` | ``cpu`` | ``cuda``.
@@ -178,7 +194,7 @@ def run_suite(ids: str | Sequence[str] = "all", quick: bool = False, trials: int
     A group that fails (an error, or its worker lost past the retries) yields one ``unverified``
     record whose note starts ``INCOMPLETE:`` and names the group's inputs; the others still run.
     """
-    groups, _ = run_groups(ids, quick, trials, device, seed, progress, scheduler, workers, plugins)
+    groups, _ = run_groups(ids, options, progress=progress, **option_fields)
     return [v for records in groups.values() for v in records]
 
 

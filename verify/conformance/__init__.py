@@ -10,11 +10,11 @@ scenario by form), ALPHA (the default family-wise error rate); Setting, Client, 
 implementation is handed); ConformanceResult and Departure (the record).
 """
 
-from .check import DEFAULT_TRIALS, conform
+from .check import DEFAULT_TRIALS, ConformOptions, conform
 from .claims import ALGORITHMS, LAWS, Setting
 from .compare import ALPHA, ConformanceResult, Departure
 from .oracles import Client, Cohort, TorchCohort
 from .runners import FORMS
 
-__all__ = ["ALGORITHMS", "ALPHA", "DEFAULT_TRIALS", "FORMS", "LAWS", "Client", "Cohort", "ConformanceResult",
+__all__ = ["ALGORITHMS", "ALPHA", "DEFAULT_TRIALS", "FORMS", "LAWS", "Client", "Cohort", "ConformOptions", "ConformanceResult",
            "Departure", "Setting", "TorchCohort", "conform"]

@@ -11,8 +11,10 @@ reference simulation where the exact path declines, said in the record).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bounds.core.errors import UserInputError, unknown
@@ -46,18 +48,31 @@ def _run(impl: Callable, form: str, sc: Any, problem: Any, pattern: Any, trials:
     return (run_function if form == "function" else run_torch)(impl, sc, problem, q, seed)
 
 
-def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "function", trials: int | None = None,
-            seed: int = 0, alpha: float = ALPHA, rounds: int = 6, name: str | None = None,
-            stop_early: bool = False) -> ConformanceResult:
+@dataclass(frozen=True)
+class ConformOptions:
+    """The test's sizes: ``trials`` per scenario (default by form: :data:`DEFAULT_TRIALS`), ``seed`` (every random
+    draw), ``alpha`` (family-wise error rate), ``rounds`` per scenario; ``stop_early``: stop after the first
+    scenario with a departure (the verdict cannot change; the record lists the scenarios not run, and the
+    threshold stays the one of all scenarios)."""
+
+    trials: int | None = None
+    seed: int = 0
+    alpha: float = ALPHA
+    rounds: int = 6
+    stop_early: bool = False
+
+
+def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "function",
+            options: ConformOptions | None = None, name: str | None = None, **option_fields: Any) -> ConformanceResult:
     """Check ``implementation`` (a round function, a torch step, or ``make_strategy(setting)`` for Flower)
-    against ``algorithm`` under ``law``; ``trials`` per scenario (default by form: :data:`DEFAULT_TRIALS`),
-    ``seed`` (every random draw), ``alpha`` (family-wise error rate), ``rounds`` per scenario; ``stop_early``:
-    stop after the first scenario with a departure (the verdict cannot change; the record lists the scenarios
-    not run, and the threshold stays the one of all scenarios).
+    against ``algorithm`` under ``law``, with the test's sizes ``options`` (:class:`ConformOptions`, or its
+    fields as keywords: ``conform(f, algorithm=..., law=..., trials=200, seed=1)``).
 
     Returns a :class:`verify.conformance.compare.ConformanceResult`; UserInputError (one line) for an unknown
     algorithm, law or form, an implementation of the wrong signature, or one that raises.
     """
+    o = dataclasses.replace(options or ConformOptions(), **option_fields)
+    trials, seed, alpha, rounds, stop_early = o.trials, o.seed, o.alpha, o.rounds, o.stop_early
     t0 = time.perf_counter()
     check_claim(algorithm, law)
     if form not in FORMS:

@@ -58,6 +58,8 @@ def strongly_convex(family: str, point: Mapping[str, Any], *, mu: float, d: int,
 
     ``L``, ``mu``, ``zeta``, ``D0`` are the quadratic families' knobs; for ``logistic``, ``mu`` is
     read as mu_frac (lam = mu x L_loss, see the module docstring) and ``zeta``, ``D0``, ``L`` are unused.
+    The reason for nine parameters: besides the family and its point, they are the problem's mathematical
+    constants (mu, d, M, zeta, sigma, D0, L), passed on by name to the family's constructor.
     """
     from quadratics import curvature_quadratic, heterogeneous_quadratic, logistic_regression
 
