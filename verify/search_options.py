@@ -110,7 +110,7 @@ class SearchOptions:
 
 def _whole(x: Any) -> bool:
     """``x`` is a finite whole number (``2`` or ``2.0``; not ``True``, ``2.5``, ``inf`` or text)."""
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and int(x) == x
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and float(x).is_integer()
 
 
 def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None) -> Scenario:
