@@ -193,7 +193,8 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
     them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
     that per-trial draw. ``curve``: also the mean over trials of E[curve metric at round r | trial] for
     r = 0..rounds (``.curve``; None when the per-trial matrices would exceed CURVE_MAX_WORK operations).
-    UserInputError when it does not apply."""
+    UserInputError when it does not apply. Nine parameters, why: :func:`exact_moments`'s (instance, horizon,
+    forms) and the per-trial draw (trials, seed) with the curve asked for; callers name the last four."""
     rounds, first = int(rounds), int(first)
     if rounds < 1 or not 0 <= first <= rounds:
         raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")

@@ -259,7 +259,7 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     lo, hi = wilson(r * n_eff, n_eff, level)
     tau, sd, rows, target_extra = _target_rates(tgt, log, rstar)
     bias = _bias_test(S[rows], int(rows.sum()), tau, sd, alpha)
-    checks = _participation_checks(log, tgt, use_model, kcap, r, lo, alpha=alpha, level=level, period=period)
+    checks = _participation_checks(log, tgt, (use_model, kcap, r, lo), alpha=alpha, level=level, period=period)
     return AuditRecord(
         log=log.describe(),
         target={"text": tgt.text, "kind": tgt.kind, "value": tgt.value, "per_client": tau.tolist(),
@@ -346,9 +346,10 @@ def _variance_price(r: np.ndarray, rstar: np.ndarray, p_h: np.ndarray, never: np
             "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
 
 
-def _participation_checks(log, tgt: Target, model, kcap: int, r: np.ndarray, lo: np.ndarray, *, alpha: float,
+def _participation_checks(log, tgt: Target, region: tuple[Any, int, np.ndarray, np.ndarray], *, alpha: float,
                           level: float, period: int | None) -> list[dict[str, Any]]:
-    """The participation check of every encoded result whose hypothesis has one, grouped by check."""
+    """The participation check of every encoded result whose hypothesis has one, grouped by check; ``region``:
+    the region check's inputs (model, cap k, realised rates, their lower limits)."""
     mapping = participation_checks()
     by_check: dict[str, list[str]] = {}
     for rid in mapping:
@@ -361,6 +362,6 @@ def _participation_checks(log, tgt: Target, model, kcap: int, r: np.ndarray, lo:
         elif name == "regularized":
             out = check_regularized(log.participated, period)
         else:
-            out = check_region(model, kcap, r, lo)
+            out = check_region(*region)
         checks.append({"check": name, "title": CHECK_TITLES[name], "results": rids, **out})
     return checks
