@@ -15,6 +15,11 @@ kept; G = (1/M) sum_i G^i; G_0^i = 0.
 SCAFFOLD (option II, LB.ALG step 4) is the case P = 1, gamma = 1, variant "code": after each round
 every participant sets G^i to the mean of its K raw gradients. FAST (FAST.ALG1) is any base run under
 the :func:`quadratics.snapshot.fast_mixture` pattern.
+
+:func:`local_method` composes a round from its parts: :class:`LocalSteps` (eta or a schedule, K, mu_prox),
+:class:`Aggregation` (eta_g; q or F3AST's importance weights), :class:`ControlVariates` (or none) and
+:class:`Window` (P, gamma). What the pattern and the engine hand a round (participants, their weights,
+rates r_k(t), data weights p) is read once into a :class:`RoundInputs`; no part reads the ``aux`` mapping.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from bounds.core.stats import MEAN_LEVEL
 
 from .declare import Law, PerTrialLaw
 from .moments import Tracked, U
-from .plan import MAX_SCHEDULED_ROUNDS, _Plan, declared_law, metric_forms
+from .plan import MAX_ORDER, MAX_SCHEDULED_ROUNDS, _Plan, declared_law, declared_round, metric_forms  # noqa: F401 (MAX_ORDER, declared_round re-exported)
 from .probe import _Declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
