@@ -174,9 +174,12 @@ def local_method(name: str, steps: LocalSteps, aggregation: Aggregation = Aggreg
     if steps.mu_prox < 0:
         raise UserInputError(f"mu_prox={steps.mu_prox} must be >= 0")
     win = replace(win, P=P)
-    alg = Algorithm(name, _params(steps, aggregation, control, window), K,
-                    _init(win, control), _round(steps, aggregation, control, win),
-                    lambda problem, aux: _linear(alg, problem, aux, steps, aggregation, control, win))
+
+    def linear(problem: Any, aux: Mapping[str, Any]) -> Any:
+        return _linear(alg, problem, aux, steps, aggregation, control, win)
+
+    alg = Algorithm(name, _params(steps, aggregation, control, None if window is None else win), K, _init(win, control),
+                    _round(steps, aggregation, control, win), linear)
     return alg
 
 
