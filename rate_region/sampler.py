@@ -186,7 +186,7 @@ class _Loop:
 
 
 def _sample(model: AvailabilityModel, cap, p: np.ndarray, r: np.ndarray, rng: np.random.Generator,
-            loop: _Loop) -> tuple[np.ndarray, ...]:
+            loop: _Loop) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
     """(final r [runs, N], selection frequency over the second half, recorded times, r(t) at them [or None when
     too large to keep], their mean over runs) of ``loop.rounds`` sequential rounds from r(0) = ``r``."""
     rounds, runs, N = loop.rounds, loop.runs, r.shape[1]
