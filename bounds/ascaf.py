@@ -247,6 +247,11 @@ def linear_speedup() -> Result:
 
 def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, variant="published",
              rate=(), notes="", example=()) -> Result:
+    """A participation pattern's row of Section 4.3 (Table 1): R from the two-term argument of Corollary 1.
+
+    Twelve parameters, why: the pattern's constants (rho^2, P, p_min) and the fields of the Result built
+    (id, title, symbols, status, flags, variant, rate, notes, example); every row names them.
+    """
     terms = (
         Term("statistical", L * Delta * rho2 * sigma**2 / (I * eps**4)),
         Term("participation", L * Delta * P_ / (pmin * eps**2)),

@@ -123,6 +123,11 @@ def _rounds(rid: str, form: str, title: str, terms: tuple[Term, ...], symbols: t
             locator: str, status: tuple[Status, ...], flags: tuple[str, ...], rate: tuple[tuple[str, sp.Rational], ...],
             participation: tuple[ParticipationAssumption, ...], assumptions: tuple[Assumption, ...],
             hypotheses: tuple[Hypothesis, ...] = (), notes: str = "") -> Result:
+    """A rounds-to-accuracy result (``form``: its convexity case) with the fields every such result shares.
+
+    Thirteen parameters, why: each is a field of the Result built (a constructor in all but name); the
+    helper fills the case, the target, eps and the examples from ``form``.
+    """
     case, target, eps_info = _FORMS[form]
     used = {s.name for t in terms for s in t.expr.free_symbols} | {s.name for h in hypotheses
                                                                    for s in h.relation.free_symbols}

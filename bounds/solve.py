@@ -86,7 +86,7 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     value = _pick(result, info, bound, symbol, mode, feasible, grid, names)
     if info.domain.is_integer:
         value = _integer(value, mode, margins)
-    return _answer(result, info, bound, symbol, mode, target, value, margins, feasible, names, unverified)
+    return _answer(_Asked(result, info, bound, symbol, mode, target), value, _Found(margins, feasible, names, unverified))
 
 
 def _checked_mode(result: Result, info: Any, symbol: str, values: Mapping[str, Any], target: float | None,
@@ -162,10 +162,34 @@ def _pick(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode
     return _argmin(result, bound, symbol, feasible, grid, info.domain.is_integer)
 
 
-def _answer(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode: str, target: float | None,
-            value: float, margins: list[Margin], feasible: list[tuple[float, float]], names: list[str],
-            unverified: list[str]) -> SolveResult:
+@dataclass(frozen=True)
+class _Asked:
+    """What :func:`solve` was asked: the result with its other inputs bound, the unknown, the mode, the target."""
+
+    result: Result
+    info: Any
+    bound: Mapping[str, Any]
+    symbol: str
+    mode: str
+    target: float | None
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What :func:`solve` found about the unknown: its constraints (margins, their names, the hypotheses not used)
+    and the intervals where they all hold."""
+
+    margins: list[Margin]
+    feasible: list[tuple[float, float]]
+    names: list[str]
+    unverified: list[str]
+
+
+def _answer(asked: _Asked, value: float, found: _Found) -> SolveResult:
     """``value`` as a SolveResult: a success only inside the domain, every margin met and a finite bound."""
+    result, info, bound, symbol, mode, target = (asked.result, asked.info, asked.bound, asked.symbol, asked.mode,
+                                                 asked.target)
+    margins, feasible, names, unverified = found.margins, found.feasible, found.names, found.unverified
     rhs = None
     if result.required_for_terms() <= set(bound) | {symbol}:
         rhs = float(_rhs_at(result, bound, symbol, value))

@@ -50,6 +50,11 @@ def _row(rid: str, method: str, ref: str, locator: str, terms: tuple[Term, ...],
          kind: str, model: str, conditions: tuple[Assumption, ...], flags: tuple[str, ...] = (),
          variant: str = "published", rate: tuple[tuple[str, sp.Rational], ...] = (), notes: str = "",
          example: tuple[tuple[str, int], ...] = DEFAULT_T) -> Result:
+    """One row of the survey's tables that states a rate, as a Result.
+
+    Fourteen parameters, why: each is a field of the Result built (a constructor in all but name); the
+    helper fills the paper, the kind, the LHS, the status and the unstated-assumption flag every row shares.
+    """
     status = (Status.PUBLISHED, Status.UNRECOVERED) + ((Status.FLAG,) if flags else ())
     return Result(
         id=rid, variant=variant, title=f"{method} {ref}: rate stated by the survey" + (f" ({variant})" if variant !=

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -100,6 +101,8 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     d_k = g_k + correction (+ mu_prox (y_k - x) for FedProx), y_{k+1} = y_k - eta d_k, g_k the raw
     stochastic gradient. Returns y_K [T,n,d] and, if asked, sum_k g_k (raw, for control variates).
     ``gen``: a :class:`quadratics.problem.GaussianStream` (the engine's) or a torch.Generator.
+    Nine parameters, why: they are the local step's own inputs (model, clients, K, eta, noise, correction,
+    mu_prox) and what to return; the kernels below receive them as one ``_Job``.
 
     The client gradient is a * y + b + coef * fn(y) (``bound.affine``, ``bound.nonlinear``); the
     correction, the proximal term and the noise of step k are constant or affine in y, so they are
@@ -115,12 +118,26 @@ def local_sgd(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: float
     step and take their K steps in closed form; only the others run the step loop
     (:func:`_affine_split`, :func:`_split_sgd`). FedProx with a kept gradient sum takes the general step.
     """
+    job = _Job(x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
     if (not isinstance(eta, (int, float)) and getattr(eta, "ndim", 1) != 0) or getattr(bound, "affine", None) is None:
-        return _reference_steps(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
+        return _reference_steps(bound, job)
     if keep_grad_sum and mu_prox:  # no built-in method keeps FedProx's raw gradient sum: the general step
-        return _reference_steps(bound, x, idx, K, eta, gen, correction, mu_prox, keep_grad_sum)
-    return _split_sgd(bound, _affine_split(bound, eta, mu_prox, K), x, idx, K, eta, gen, correction, mu_prox,
-                      keep_grad_sum)
+        return _reference_steps(bound, job)
+    return _split_sgd(bound, _affine_split(bound, eta, mu_prox, K), job)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One round's local steps as :func:`local_sgd` was asked for them (its arguments after ``bound``)."""
+
+    x: torch.Tensor
+    idx: torch.Tensor
+    K: int
+    eta: Any
+    gen: Any
+    correction: torch.Tensor | None
+    mu_prox: float
+    keep_grad_sum: bool
 
 
 def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, Any]:
@@ -166,19 +183,20 @@ def _affine_split(bound: Any, eta: float, mu_prox: float, K: int) -> dict[str, A
         PQ = torch.stack([P, S * nb])
         # a step factor shared by all clients (one curvature) is used as one row: only -eta b is gathered
         shared = None if per_client else shrink.reshape(-1).index_select(0, L).contiguous()
+        block = L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all())
         cache[key] = {
             "shared": shared, "all": L.numel() == d,
-            "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, L, first, K, ncoef_noise, pick, PQ),
-            "PQ": PQ, "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(),
-            "block": L.numel() > 0 and bool((L == torch.arange(first, first + L.numel(), device=L.device)).all()),
+            "leaky": leaky, "np": _numpy_loop(leaky, steps, nb, K, None if ncoef_noise is None else pick(ncoef_noise),
+                                              PQ, block),
+            "PQ": PQ, "S": S, "nb": nb.contiguous(), "L": L, "w": L.numel(), "block": block,
             "first": first, "uniform": uniform, "loop": steps,
             "ncoef_noise": pick(ncoef_noise), "nl": None if nl is None else (pick(nl[0]), nl[1]), "shapes": {},
         }
     return cache[key]
 
 
-def _numpy_loop(leaky: tuple[float, float] | None, steps: torch.Tensor, nb: torch.Tensor, L: torch.Tensor, first: int,
-                K: int, ncoef_noise: torch.Tensor | None, pick: Callable, PQ: torch.Tensor) -> tuple[Any, ...] | None:
+def _numpy_loop(leaky: tuple[float, float] | None, steps: torch.Tensor, nb: torch.Tensor, K: int,
+                noise_coef: torch.Tensor | None, PQ: torch.Tensor, block: bool) -> tuple[Any, ...] | None:
     """Data of the numpy step loop for a noisy relu kink on CPU in float64, or None.
 
     With A = s + c (factor for y > 0) and B = s (for y <= 0), B > 0, the step y <- o_k + (A or B) y
@@ -186,16 +204,16 @@ def _numpy_loop(leaky: tuple[float, float] | None, steps: torch.Tensor, nb: torc
     (else max): three numpy ufuncs of ~0.4 us where the two torch operations cost ~2.5 us; the
     rescaling only moves rounding (y_K = B^K v_K). Returns (c1, c0, r, B^K, ext, PQ) with
     o_k / B^(k+1) = z_k c1[k] + c0[k], c1, c0 [K, 1, 1, w], PQ: the closed-form table as numpy.
+    ``noise_coef``: the looped coordinates' noise coefficients; ``block``: they are one contiguous block.
     """
-    if (leaky is None or ncoef_noise is None or nb.device.type != "cpu" or nb.dtype != torch.float64
-            or not L.numel() or not bool((L == torch.arange(first, first + L.numel())).all())):
+    if leaky is None or noise_coef is None or nb.device.type != "cpu" or nb.dtype != torch.float64 or not block:
         return None
     slope, scale = leaky
     A, B = scale, scale * slope
     if not (B > 0 and K * abs(math.log(B)) < 100 and math.isfinite(A)):
         return None
     inv = B ** -np.arange(1, K + 1, dtype=np.float64)[:, None, None, None]
-    c1 = inv * pick(ncoef_noise).numpy()
+    c1 = inv * noise_coef.numpy()
     c0 = inv * steps[1, 0].numpy()
     return c1, c0, A / B, B ** K, np.minimum if A <= B else np.maximum, PQ.numpy()
 
@@ -234,11 +252,11 @@ def _numpy_round(split: dict[str, Any], fast: tuple[Any, ...], x: torch.Tensor, 
     return torch.from_numpy(y)
 
 
-def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Tensor, K: int, eta: float, gen: Any,
-               correction: torch.Tensor | None, mu_prox: float,
-               keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _split_sgd(bound: Any, split: dict[str, Any], job: _Job) -> tuple[torch.Tensor, torch.Tensor | None]:
     """:func:`local_sgd` with the affine coordinates in closed form (:func:`_affine_split`) and the
     step loop only over the others; same noise draws (same stream, same shape) as the full loop."""
+    x, idx, K, eta, gen = job.x, job.idx, job.K, job.eta, job.gen
+    correction, mu_prox, keep_grad_sum = job.correction, job.mu_prox, job.keep_grad_sum
     fast = split["np"]
     if fast is not None and not mu_prox and correction is None and type(gen) is GaussianStream:
         yn = _numpy_round(split, fast, x, idx, K, gen, bound.noise_law[0])
@@ -249,7 +267,7 @@ def _split_sgd(bound: Any, split: dict[str, Any], x: torch.Tensor, idx: torch.Te
     x_b = x.unsqueeze(1)
     y = None if split["all"] else _closed_form_part(split, x_b, flat, T, n, eta, correction, mu_prox)
     if split["w"]:
-        yl = _looped_part(bound, split, x_b, flat, T, n, K, eta, gen, correction, mu_prox)
+        yl = _looped_part(bound, split, job, x_b, flat)
         if y is None:
             y = yl
         else:
@@ -280,9 +298,9 @@ def _closed_form_part(split: dict[str, Any], x_b: torch.Tensor, flat: torch.Tens
     return torch.addcmul(Q, P, x_b)
 
 
-def _looped_part(bound: Any, split: dict[str, Any], x_b: torch.Tensor, flat: torch.Tensor, T: int, n: int, K: int,
-                 eta: float, gen: Any, correction: torch.Tensor | None, mu_prox: float) -> torch.Tensor:
+def _looped_part(bound: Any, split: dict[str, Any], job: _Job, x_b: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
     """The coordinates that need the step loop (kinked or noisy): per-step offsets, then K steps."""
+    (T, n), K, eta, gen, correction, mu_prox = job.idx.shape, job.K, job.eta, job.gen, job.correction, job.mu_prox
     w, L = split["w"], split["L"]
     shapes = split["shapes"]
     x_l = x_b.narrow(2, split["first"], w) if split["block"] else x_b.index_select(2, L)
@@ -351,15 +369,15 @@ def _draw(gen: Any, shape: tuple[int, ...], like: torch.Tensor) -> torch.Tensor:
     return gen.normal(shape)
 
 
-def _reference_steps(bound: Any, x: torch.Tensor, idx: torch.Tensor, K: int, eta: Any, gen: Any,
-                     correction: torch.Tensor | None, mu_prox: float,
-                     keep_grad_sum: bool) -> tuple[torch.Tensor, torch.Tensor | None]:
+def _reference_steps(bound: Any, job: _Job) -> tuple[torch.Tensor, torch.Tensor | None]:
     """:func:`local_sgd` for any problem: K steps y <- y - eta_k (g + correction + mu_prox (y - x)) with
     g = bound.grad(y, ctx) + z_k scale, batched over [T, n]; ``eta`` one number or K numbers.
 
     The noise of the round is drawn exactly as in the tabulated paths (one [K,T,n,width] request), so
     both give the same trajectories to rounding. Returns y_K and, if asked, sum_k g_k (raw gradients).
     """
+    x, idx, K, eta, gen = job.x, job.idx, job.K, job.eta, job.gen
+    correction, mu_prox, keep_grad_sum = job.correction, job.mu_prox, job.keep_grad_sum
     if isinstance(eta, (int, float)) or getattr(eta, "ndim", 1) == 0:
         etas = [float(eta)] * K
     else:

@@ -15,10 +15,10 @@ With P = 1 and gamma = 1 this is SCAFFOLD (window = round).
 
 from __future__ import annotations
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import UserInputError, unknown
 
 from .algorithm import Algorithm
-from .local_methods import VARIANTS, local_method
+from .local_methods import VARIANTS, Aggregation, ControlVariates, LocalSteps, Window, local_method
 
 __all__ = ["VARIANTS", "amplified", "amplified_fedavg", "amplified_scaffold"]
 
@@ -28,8 +28,11 @@ def amplified(name: str, eta: float, K: int, gamma: float, P: int, control: bool
     """The amplified window (P, gamma) over the one local-method round (:func:`quadratics.local_methods.local_method`)."""
     if not (eta > 0 and eta_g > 0 and gamma > 0):
         raise UserInputError(f"eta={eta}, eta_g={eta_g} and gamma={gamma} must be positive")
-    return local_method(name, eta, K, eta_g, control=control, P=P, gamma=gamma, variant=variant,
-                        window_params=True)
+    alg = local_method(name, LocalSteps(eta, K), Aggregation(eta_g), ControlVariates(variant) if control else None,
+                       Window(P, gamma))
+    if variant not in VARIANTS:  # without control variates the variant selects nothing, but a wrong one is refused
+        raise unknown("control-variate variant", variant, VARIANTS)
+    return alg
 
 
 def amplified_fedavg(eta: float, K: int, gamma: float, P: int, eta_g: float = 1.0) -> Algorithm:

@@ -183,6 +183,7 @@ def curvature_quadratic(family: str = "rotated", L: float = 1.0, mu: float = 0.1
     (exact); sigma: noise level (E||xi||^2 = sigma^2); D0: ||x0 - x*||^2 (x0 = 0); mix in [0, 1]:
     how far each client's curvature departs from the shared diag(s) (0: shared Hessian, no drift);
     radius: the sigma_G domain ||x - x*|| <= radius (default 2 sqrt(D0) + 1); seed: the instance draw.
+    Eleven parameters, why: they are the family's own constants (the registry's keys), one per symbol.
     """
     if family not in ("diagonal", "rotated"):
         raise UserInputError(f"family={family!r}; valid: diagonal, rotated")

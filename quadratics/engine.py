@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -101,6 +102,10 @@ def simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, 
              progress: Callable[[int], None] | None = None, threads: int | None = None) -> Simulation:
     """Run ``trials`` independent runs of ``algorithm`` under ``pattern`` on ``problem`` for ``rounds``.
 
+    Ten parameters, why: this is the engine's public entry, called by keyword from every layer; the run
+    (problem, algorithm, pattern, trials, rounds, seed) and four plumbing keywords stay flat so that no
+    caller builds an options object for one call (inside, they travel as one :class:`_Run`).
+
     Args: problem: a :class:`quadratics.problem.Problem`; algorithm, pattern: from this package;
     seed: all randomness of the run; device: 'auto' | 'cpu' | 'cuda'; progress: called with the
     number of finished rounds (for progress bars); threads: torch intra-op threads for this run
@@ -108,54 +113,81 @@ def simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, 
     Returns: a :class:`quadratics.summary.Simulation` (histories as numpy, ``.summary(target)``).
     """
     trials, rounds = check_count("trials", trials), check_count("rounds", rounds)
+    run = _Run(trials, rounds, seed, device, dtype, progress)
     if threads is None:
-        return _simulate(problem, algorithm, pattern, trials, rounds, seed, device, dtype, progress)
+        return _simulate(problem, algorithm, pattern, run)
     before = torch.get_num_threads()
     torch.set_num_threads(check_count("threads", threads))
     try:
-        return _simulate(problem, algorithm, pattern, trials, rounds, seed, device, dtype, progress)
+        return _simulate(problem, algorithm, pattern, run)
     finally:
         torch.set_num_threads(before)
 
 
-def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int, rounds: int, seed: int,
-              device: str | torch.device, dtype: torch.dtype, progress: Callable[[int], None] | None) -> Simulation:
+@dataclass(frozen=True)
+class _Run:
+    """What one call of :func:`simulate` asks for besides the problem, algorithm and pattern."""
+
+    trials: int
+    rounds: int
+    seed: int
+    device: str | torch.device
+    dtype: torch.dtype
+    progress: Callable[[int], None] | None
+
+
+class _History:
+    """The metric history [metrics, rounds + 1, trials]: models are buffered and their metrics computed in
+    blocks of ``block`` rounds (fewer small kernels per round)."""
+
+    def __init__(self, bound: Any, names: tuple[str, ...], run: _Run, d: int, block: int, dev: torch.device):
+        self.bound, self.names, self.trials, self.d, self.block = bound, names, run.trials, d, block
+        self.hist = torch.empty((len(names), run.rounds + 1, run.trials), device=dev, dtype=run.dtype)  # metric-major
+        self.xbuf = torch.empty((block, run.trials, d), device=dev, dtype=run.dtype)
+        self.xrows = self.xbuf.unbind(0)
+        self.filled, self.first_row = 0, 0
+        self.rows_of = getattr(bound, "metric_rows", None)  # optional: all metrics as one [len(names), N] tensor
+
+    def push(self, x: torch.Tensor) -> None:
+        """Buffer the model ``x`` as the next row (computing the buffered block's metrics when it is full)."""
+        if self.filled == self.block:
+            self.flush()
+        self.xrows[self.filled].copy_(x)
+        self.filled += 1
+
+    def flush(self) -> dict[str, torch.Tensor]:
+        """The buffered rows' metrics, written to the history; the buffer is emptied."""
+        filled, trials = self.filled, self.trials
+        x = self.xbuf[:filled].reshape(filled * trials, self.d)
+        if self.rows_of is not None:
+            rows = self.rows_of(x)
+        else:
+            m = self.bound.metrics(x)
+            rows = torch.stack([m[k] for k in self.names])
+        self.hist[:, self.first_row:self.first_row + filled].view(len(self.names), filled * trials).copy_(rows)
+        self.first_row, self.filled = self.first_row + filled, 0
+        return dict(zip(self.names, rows.unbind(0)))
+
+
+def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, run: _Run) -> Simulation:
     if pattern.M != problem.M:
         raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
-    dev = resolve_device(device)
-    bound = problem.bind(dev, dtype)
-    gen = GaussianStream(seed, dev, dtype)
-    x0 = torch.as_tensor(problem.x0, device=dev, dtype=dtype).expand(trials, problem.d).clone()
+    trials, rounds = run.trials, run.rounds
+    dev = resolve_device(run.device)
+    bound = problem.bind(dev, run.dtype)
+    gen = GaussianStream(run.seed, dev, run.dtype)
+    x0 = torch.as_tensor(problem.x0, device=dev, dtype=run.dtype).expand(trials, problem.d).clone()
     state = algorithm.init(bound, x0, problem.M)
-    pstate = pattern.init(trials, seed)
-    names = problem.metric_names
-    hist = torch.empty((len(names), rounds + 1, trials), device=dev, dtype=dtype)  # metric-major rows
-    # models are buffered and their metrics computed in blocks (fewer small kernels per round);
+    pstate = pattern.init(trials, run.seed)
     # an adaptive pattern needs this round's metrics at once, so it gets blocks of one round
     # (blocks of at most 2^15 values stay in cache and below torch's parallel grain size: on a busy
     # CPU a multi-threaded op on a small block can stall for milliseconds)
     block = 1 if pattern.observe is not None else max(1, min(rounds + 1, (1 << 15) // (trials * problem.d)))
-    xbuf = torch.empty((block, trials, problem.d), device=dev, dtype=dtype)
-    xrows = xbuf.unbind(0)
-    filled, first_row = 0, 0
+    history = _History(bound, problem.metric_names, run, problem.d, block, dev)
     # participation is drawn ahead in blocks of rounds (one host-to-device copy per block); a
     # pattern that observes the run can only be drawn one round at a time
     ahead = 1 if pattern.observe is not None else max(1, min(64, (1 << 20) // (trials * problem.M)))
-
-    rows_of = getattr(bound, "metric_rows", None)  # optional: all metrics as one [len(names), N] tensor
-
-    def flush() -> dict[str, torch.Tensor]:
-        x = xbuf[:filled].reshape(filled * trials, problem.d)
-        if rows_of is not None:
-            rows = rows_of(x)
-        else:
-            m = bound.metrics(x)
-            rows = torch.stack([m[k] for k in names])
-        hist[:, first_row:first_row + filled].view(len(names), filled * trials).copy_(rows)
-        return dict(zip(names, rows.unbind(0)))
-
-    xrows[0].copy_(state["x"])
-    filled = 1
+    history.push(state["x"])
     gap0 = bound.metrics(state["x"])["gap"].cpu().numpy()
     participants = np.zeros((rounds, trials), dtype=np.int32)
     counts = np.zeros((trials, problem.M), dtype=np.int64)
@@ -169,52 +201,53 @@ def _simulate(problem: Any, algorithm: Algorithm, pattern: Pattern, trials: int,
                 q, aux, pstate = pattern.draw(pstate, r)
                 qs.append(q)
                 auxes.append(aux)
-            pq = _Participation(np.stack(qs), dev, dtype, problem.d)
-            wd = pq.wd
+            pq = _Participation(np.stack(qs), dev, run.dtype, problem.d)
             participants[r0:r0 + len(rs)] = pq.per
             counts += pq.on.sum(0)
             steps += int(pq.per.sum()) * algorithm.K
             for j, r in enumerate(rs):
                 idx, qa = pq.active(j)
                 aux = dict(auxes[j], idx=idx, qa=qa)
-                if wd is not None:
-                    aux["wd"] = wd[j]
+                if pq.wd is not None:
+                    aux["wd"] = pq.wd[j]
                 state = algorithm.round(state, bound, pq.q[j], r, gen, aux)
-                if filled == block:
-                    flush()
-                    first_row, filled = first_row + filled, 0
-                xrows[filled].copy_(state["x"])
-                filled += 1
+                history.push(state["x"])
                 if pattern.observe is not None:
-                    m = flush()
-                    first_row, filled = first_row + filled, 0
+                    m = history.flush()
                     pstate = pattern.observe(pstate, r, {"gap": m["gap"].cpu().numpy(), "gap0": gap0})
-                if progress is not None:
-                    progress(r + 1)
-        if filled:
-            flush()
+                if run.progress is not None:
+                    run.progress(r + 1)
+        if history.filled:
+            history.flush()
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)
     wall = time.perf_counter() - start
-    hist_np = hist.cpu().numpy()
-    arrays = {k: hist_np[j] for j, k in enumerate(names)}
+    hist_np = history.hist.cpu().numpy()
+    arrays = {k: hist_np[j] for j, k in enumerate(problem.metric_names)}
+    diverged_round = _mark_divergence(arrays, rounds, trials)
+    return Simulation(
+        problem=problem.describe(), algorithm={"name": algorithm.name, **dict(algorithm.params)},
+        pattern={"name": pattern.name, **{k: v for k, v in pattern.constants.items()}},
+        metrics=arrays, target_metric=problem.target_metric, participants=participants, counts=counts,
+        diverged_round=diverged_round, final_x=state["x"].cpu().numpy(), steps=steps, wall_seconds=wall,
+        seed=int(run.seed), trials=trials, rounds=rounds,
+        versions={"torch": torch.__version__, "numpy": np.__version__, "device": str(dev),
+                  "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+                  "dtype": str(run.dtype).replace("torch.", "")},
+        pattern_state=pstate,
+    )
+
+
+def _mark_divergence(arrays: dict[str, np.ndarray], rounds: int, trials: int) -> np.ndarray:
+    """Each trial's divergence round (0 = never; row 0 is x0, always finite); its values from that round on are
+    set to NaN in ``arrays`` (after divergence a trial has no values, never averaged in)."""
     bad = np.zeros((rounds + 1, trials), dtype=bool)
     for v in arrays.values():
         bad |= ~np.isfinite(v)
     if "dist_sq" in arrays:
         with np.errstate(invalid="ignore"):
             bad |= arrays["dist_sq"] > DIVERGENCE_FACTOR**2 * np.maximum(1.0, arrays["dist_sq"][:1])
-    diverged_round = np.where(bad.any(0), bad.argmax(0), 0)  # 0 = never (row 0 is x0, always finite)
-    for v in arrays.values():  # after divergence a trial has no values, never averaged in
+    diverged_round = np.where(bad.any(0), bad.argmax(0), 0)
+    for v in arrays.values():
         v[np.arange(rounds + 1)[:, None] >= np.where(diverged_round > 0, diverged_round, rounds + 1)[None, :]] = np.nan
-    return Simulation(
-        problem=problem.describe(), algorithm={"name": algorithm.name, **dict(algorithm.params)},
-        pattern={"name": pattern.name, **{k: v for k, v in pattern.constants.items()}},
-        metrics=arrays, target_metric=problem.target_metric, participants=participants, counts=counts,
-        diverged_round=diverged_round, final_x=state["x"].cpu().numpy(), steps=steps, wall_seconds=wall,
-        seed=int(seed), trials=trials, rounds=rounds,
-        versions={"torch": torch.__version__, "numpy": np.__version__, "device": str(dev),
-                  "device_name": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
-                  "dtype": str(dtype).replace("torch.", "")},
-        pattern_state=pstate,
-    )
+    return diverged_round

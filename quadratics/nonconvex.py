@@ -107,6 +107,7 @@ def cosine_nonconvex(L: float = 1.0, mu: float = 0.1, beta: float = 0.5, d: int 
     """Build the non-convex instance (module docstring). Needs 0 < mu <= L - beta, beta > 0.
 
     Args: spread: entries of bbar are uniform in [-spread, spread] (seeded); seed: instance draw.
+    Nine parameters, why: they are the family's own constants (the registry's keys), one per symbol.
     """
     check_positive(L=L, mu=mu, beta=beta)
     d, M = check_count("d", d), check_count("M", M)

@@ -45,7 +45,11 @@ class SnapshotState(NamedTuple):
 def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None = None,
                  adaptive: bool = False, lam: float = 1.0, dist: str = "beta",
                  a: float = 0.5, b: float = 0.5) -> Pattern:
-    """The FAST pattern; give exactly one of q (Bernoulli), I (interval) or adaptive=True."""
+    """The FAST pattern; give exactly one of q (Bernoulli), I (interval) or adaptive=True.
+
+    Ten parameters, why: they are FAST's participation constants (M, m, n; the snapshot rule q, I or adaptive
+    with its gain lam; the propensity law dist, a, b), one per registry key.
+    """
     M, m, n = check_count("M", M), check_count("m", m), check_count("n", n)
     if m > M or n > M:
         raise UserInputError(f"m={m} and n={n} must not exceed M={M}")

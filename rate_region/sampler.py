@@ -133,9 +133,12 @@ def simulate_sampler(
     records: int = 200,
     r_star=None,
 ) -> SamplerRun:
-    """Run eqs. (4)-(5) (or the naive sampler, whose rate is tracked by the same eq. 5) for ``rounds``."""
-    from rate_region.optimum import check_reachable, min_variance_rates, resolve_weights
+    """Run eqs. (4)-(5) (or the naive sampler, whose rate is tracked by the same eq. 5) for ``rounds``.
 
+    Twelve parameters, why: they are the setting of F3AST Theorem III.3 (availability ``model``, cap ``k``,
+    weights ``p``), the sampler's own (``sampler``, ``beta``, ``objective``, r(0) ``r0``), the run (``rounds``,
+    ``runs``, ``seed``, ``records``) and the r* compared with; callers name them by keyword, as the CLI does.
+    """
     if sampler not in SAMPLERS:
         raise unknown("sampler", sampler, SAMPLERS)
     check_objective(objective)
@@ -143,19 +146,51 @@ def simulate_sampler(
         raise UserInputError(f"beta={beta!r} must lie in (0, 1) (the paper uses 0.001)")
     if int(rounds) != rounds or rounds < 1 or int(runs) != runs or runs < 1:
         raise UserInputError("rounds and runs must be positive integers")
-    rounds, runs = int(rounds), int(runs)
+    from rate_region.optimum import resolve_weights
+
+    loop = _Loop(sampler, objective, beta, int(rounds), int(runs), records)
     cap = make_cap(k, getattr(model, "cap", None))
     p = resolve_weights(model, p)
     N = model.n_clients
     if r0 is None:
-        r = np.full((runs, N), min(1.0, cap.kmax / N))
+        r = np.full((loop.runs, N), min(1.0, cap.kmax / N))
     else:
-        r = np.broadcast_to(np.asarray(r0, dtype=float), (runs, N)).copy()
+        r = np.broadcast_to(np.asarray(r0, dtype=float), (loop.runs, N)).copy()
         if np.any(r <= 0):
             raise UserInputError("initial rates r(0) must be > 0 componentwise (the utility p^2/r^2 is infinite at 0)")
+    r, freq, rec_t, traj, mean_traj = _sample(model, cap, p, r, seeds.rng(int(seed), "sample"), loop)
+    r_star, method = _r_star(model, cap, p, objective, r_star)
+    if r_star is not None:
+        dist_final = np.linalg.norm(r - r_star, axis=1)
+        dist_freq = np.linalg.norm(freq - r_star, axis=1)
+        dist_traj = (np.linalg.norm(traj - r_star, axis=2) if traj is not None
+                     else np.linalg.norm(mean_traj - r_star, axis=1)[:, None])
+        H_star = float(H_of(r_star, p, objective))
+    else:
+        dist_final = dist_freq = dist_traj = None
+        H_star = None
+    return SamplerRun(sampler, float(beta), loop.rounds, loop.runs, int(seed), objective, p, rec_t, traj, mean_traj, r,
+                      freq, r_star, dist_traj, dist_final, dist_freq, H_of(r, p, objective), H_star, method)
 
-    rng = seeds.rng(int(seed), "sample")
-    rec_t = np.unique(np.linspace(0, rounds, min(records, rounds) + 1).astype(np.int64))
+
+@dataclass(frozen=True)
+class _Loop:
+    """What the sampling loop runs: which sampler and objective, beta, the horizon, the runs, how many r(t) kept."""
+
+    sampler: str
+    objective: str
+    beta: float
+    rounds: int
+    runs: int
+    records: int
+
+
+def _sample(model: AvailabilityModel, cap, p: np.ndarray, r: np.ndarray, rng: np.random.Generator,
+            loop: _Loop) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """(final r [runs, N], selection frequency over the second half, recorded times, r(t) at them [or None when
+    too large to keep], their mean over runs) of ``loop.rounds`` sequential rounds from r(0) = ``r``."""
+    rounds, runs, N = loop.rounds, loop.runs, r.shape[1]
+    rec_t = np.unique(np.linspace(0, rounds, min(loop.records, rounds) + 1).astype(np.int64))
     keep_full = rec_t.size * runs * N <= 5_000_000
     traj = np.empty((rec_t.size, runs, N), dtype=np.float32) if keep_full else None
     mean_traj = np.empty((rec_t.size, N))
@@ -165,7 +200,6 @@ def simulate_sampler(
     stream = model.stream(rng, runs, chunk)
     ri = 0
     t = 0
-    # Simulate
     while t < rounds:
         avail = next(stream)
         caps = cap.sample(rng, avail.shape[1], runs)
@@ -178,40 +212,31 @@ def simulate_sampler(
                 mean_traj[ri] = r.mean(0)
                 ri += 1
             kk = caps[:, j] if not cap.is_fixed else cap.values[0]
-            if sampler == "f3ast":
-                sel = f3ast_select(avail[:, j], r, p, kk, objective)
+            if loop.sampler == "f3ast":
+                sel = f3ast_select(avail[:, j], r, p, kk, loop.objective)
             else:
                 sel = naive_select(avail[:, j], p, kk, rng)
             if t >= half:
                 freq += sel
-            r = update_rates(r, sel, beta)
+            r = update_rates(r, sel, loop.beta)
             t += 1
     if ri < rec_t.size:
         if traj is not None:
             traj[ri] = r
         mean_traj[ri] = r.mean(0)
     freq /= max(1, rounds - half)
+    return r, freq, rec_t, traj, mean_traj
 
-    # Compare
-    method = None
-    if r_star is None:
-        try:
-            check_reachable(model, p)
-            opt = min_variance_rates(model, cap, p, objective)
-            r_star, method = opt.r_star, opt.method
-        except UserInputError:
-            r_star = None
-    else:
-        r_star = np.asarray(r_star, dtype=float)
-        method = "given"
-    if r_star is not None:
-        dist_final = np.linalg.norm(r - r_star, axis=1)
-        dist_freq = np.linalg.norm(freq - r_star, axis=1)
-        dist_traj = (np.linalg.norm(traj - r_star, axis=2) if traj is not None
-                     else np.linalg.norm(mean_traj - r_star, axis=1)[:, None])
-        H_star = float(H_of(r_star, p, objective))
-    else:
-        dist_final = dist_freq = dist_traj = None
-        H_star = None
-    return SamplerRun(sampler, float(beta), rounds, runs, int(seed), objective, p, rec_t, traj, mean_traj, r, freq,
-                      r_star, dist_traj, dist_final, dist_freq, H_of(r, p, objective), H_star, method)
+
+def _r_star(model: AvailabilityModel, cap, p: np.ndarray, objective: str, given) -> tuple[np.ndarray | None, str | None]:
+    """(r*, how it was found): ``given``, or the model's optimum (None where the model's r* is not reachable)."""
+    from rate_region.optimum import check_reachable, min_variance_rates
+
+    if given is not None:
+        return np.asarray(given, dtype=float), "given"
+    try:
+        check_reachable(model, p)
+        opt = min_variance_rates(model, cap, p, objective)
+        return opt.r_star, opt.method
+    except UserInputError:
+        return None, None

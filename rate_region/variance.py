@@ -125,6 +125,8 @@ def compare_with_bounds(
     """Lemma B.5 exact variance of a selection law vs the bounds (6) and (7) (unnormalised by eta^2).
 
     G2 defaults to the instance-level max_k ||v_k||^2 / (4 E^2 eta^2) (spec, operational LHS).
+    Nine parameters, why: the selection law (subsets, probs), p, V, E, eta and G^2 are Lemma B.5's and
+    Lemma III.4's own symbols; ``mc_draws`` and ``seed`` the optional Monte Carlo check of the exact value.
     """
     p = np.asarray(p, float)
     V = np.asarray(V, float)

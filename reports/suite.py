@@ -317,6 +317,9 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     """Run the suite and return the report document (see ``reports.document``).
 
     ``scheduler``, ``workers``: where the verification groups run (``verify.runtime.executor.run_tasks``).
+    Nine keyword-only parameters, why: they are ``convbound report``'s options (quick, device, only, seed,
+    scheduler, workers) with the progress callback, the sections to run and the command line recorded; every
+    caller names them.
     """
     step = progress or (lambda message: None)
     only_list = sorted({o.strip() for o in only if o.strip()}) if only else None

@@ -193,7 +193,7 @@ def over_budget(cost: Cost, seconds: float, memory: float) -> str:
 
 
 # exact moments: one product of two order-n matrices with their rounding bounds (5 float64 products), measured
-# ~0.6 s at order 600 on the 2-core machine (quadratics/exact/evaluate.py MAX_ORDER)
+# ~0.6 s at order 600 on the 2-core machine (quadratics/exact/plan.py MAX_ORDER)
 _EXACT_S_PER_CUBE = 2.8e-9
 
 

@@ -5,6 +5,8 @@
 E||grad F(x_R)||^2, their averages over rounds first..R, and a floating-point bound on each
 (:mod:`quadratics.exact.moments`); ``exact_curve`` the same metrics at every round (short horizons);
 ``expectations`` picks the exact path when it applies and a Monte Carlo run of the engine otherwise.
+The moment recursion they read (declared law and round, moment matrices, advancing) is
+:mod:`quadratics.exact.plan`.
 """
 
 from __future__ import annotations
@@ -20,19 +22,12 @@ import torch
 from bounds.core.errors import UserInputError
 from bounds.core.stats import MEAN_LEVEL
 
-from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
-from .laws import lcm
-from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
-from .probe import DeclarationError, _Declined
+from .declare import Law, PerTrialLaw
+from .moments import Tracked, U
+from .plan import MAX_ORDER, MAX_SCHEDULED_ROUNDS, _Plan, declared_law, declared_round, metric_forms  # noqa: F401 (MAX_ORDER, declared_round re-exported)
+from .probe import _Declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
-# exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
-# with its bound 4 products (~0.6 s at order 600 on this machine): SCAFFOLD's state d (M + 2) limits it
-MAX_ORDER = 600
-# a step schedule changes the maps every round: each round is probed and advanced on its own
-# (about 50 ms a round at M = 4, d = 3 on this machine; its bound grows like |T|^k along the chain, see
-# quadratics.exact.moments), so schedules are exact only for short horizons
-MAX_SCHEDULED_ROUNDS = 1000
 # per-trial mean curves advance every trial's moments round by round: at most this many multiply-adds
 CURVE_MAX_WORK = 2e9
 
@@ -74,255 +69,6 @@ class ExactMoments:
                 "initial": self.initial, "law": self.law, "order": self.order,
                 "wall_seconds": self.wall_seconds, "versions": self.versions}
 
-
-def metric_forms(problem: Any) -> dict[str, tuple[np.ndarray, np.ndarray, float]]:
-    """The three metrics as quadratic forms of e = x - x*: ||e||^2, e^T H e / 2, ||H e||^2 (H the Hessian)."""
-    H = np.asarray(problem.hessian(), dtype=float)
-    d = H.shape[0]
-    zero = np.zeros(d)
-    return {"dist_sq": (np.eye(d), zero, 0.0), "gap": (0.5 * H, zero, 0.0), "grad_sq": (H.T @ H, zero, 0.0)}
-
-
-def declared_law(pattern: Any) -> Law | PerTrialLaw | str:
-    """What ``pattern`` declares about its law (``Pattern.law(M)``), or why there is nothing."""
-    declare = getattr(pattern, "law", None)
-    if declare is None:
-        return (f"participation pattern {getattr(pattern, 'name', type(pattern).__name__)!r} declares no law "
-                "(Pattern.law): simulated")
-    try:
-        law = declare(int(pattern.M))
-    except Exception as e:  # a user's declaration that fails: said, and the point is simulated
-        return f"participation pattern {pattern.name!r}: its law declaration failed ({type(e).__name__}: {e})"
-    if law is None:
-        return f"participation pattern {pattern.name!r} declares that it has no law here (Pattern.law -> None)"
-    return law
-
-
-def declared_round(problem: Any, algorithm: Any, aux: dict) -> RoundMap | str:
-    """What ``algorithm`` declares about its round on ``problem`` (``Algorithm.linear(problem, aux)``)."""
-    declare = getattr(algorithm, "linear", None)
-    if declare is None:
-        return (f"algorithm {getattr(algorithm, 'name', type(algorithm).__name__)!r} declares no affine round "
-                "(Algorithm.linear): simulated")
-    try:
-        rm = declare(problem, dict(aux))
-    except Exception as e:  # a user's declaration that fails: said, and the point is simulated
-        return f"algorithm {algorithm.name!r}: its round declaration failed ({type(e).__name__}: {e})"
-    if rm is None:
-        return f"algorithm {algorithm.name!r} declares that its round is not affine here (Algorithm.linear -> None)"
-    return rm
-
-
-class _Round:
-    """A declared round map as numpy, cached per phase."""
-
-    def __init__(self, rm: RoundMap):
-        self.rm = rm
-        self.D = rm.D
-        self.z0 = rm.z0.detach().cpu().numpy().astype(float)
-        self.z_ref = rm.z_ref.detach().cpu().numpy().astype(float)
-        self.scheduled = rm.period is None
-        self.window = 1 if rm.period is None else int(rm.period)
-        self._cache: dict[Any, tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]] = {}
-
-    def phase(self, r: int) -> Any:
-        return r if self.scheduled else self.rm.phase(r)
-
-    def maps(self, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, float, int, np.ndarray]:
-        """(B, c, noise, scale, terms, live) of round r; ``live`` [F]: 1 for the features whose coefficients
-        carry a rounding error (0 for structural zeros)."""
-        key = self.phase(r)
-        if key not in self._cache:
-            try:
-                co = self.rm.coefficients(r)
-            except DeclarationError as e:
-                raise _Declined(str(e)) from None
-            np_ = lambda t: None if t is None else t.detach().cpu().numpy().astype(float)  # noqa: E731
-            B, c, noise = np_(co.B), np_(co.c), np_(co.noise)
-            assert B is not None and c is not None
-            if B.shape[1:] != (self.D, self.D) or c.shape != (B.shape[0], self.D):
-                raise _Declined(f"the declared round map has B {B.shape}, c {c.shape} for a state of {self.D}")
-            F = B.shape[0]
-            live = np.ones(F)
-            if co.structural_zeros:
-                live = (np.abs(B).reshape(F, -1).max(1) + np.abs(c).max(1) > 0).astype(float)
-            self._cache[key] = (B, c, noise, float(co.scale), int(co.terms), live)
-        return self._cache[key]
-
-
-# the last few declared rounds, by the identity of their (problem, algorithm, aux): one evaluation asks
-# applies(), the moments and the record's curve of the same objects
-_ROUNDS: list[tuple[Any, Any, Any, _Round]] = []
-
-
-def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
-    for pb, alg, pat, rnd in _ROUNDS:
-        if pb is problem and alg is algorithm and pat is pattern:
-            return rnd
-    rm = declared_round(problem, algorithm, law.aux)
-    if isinstance(rm, str):
-        raise _Declined(rm)
-    rnd = _Round(rm)
-    _ROUNDS.insert(0, (problem, algorithm, pattern, rnd))  # the last four are kept (a few MB at M = 1,000)
-    del _ROUNDS[4:]
-    return rnd
-
-
-class _Plan:
-    """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
-    ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
-
-    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | None = None,
-                 forms: dict[str, tuple[Any, Any, float]] | None = None):
-        if pattern.M != problem.M:
-            raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
-        if law is None:
-            found = declared_law(pattern)
-            if isinstance(found, PerTrialLaw):
-                raise _Declined(found.why)
-            if isinstance(found, str):
-                raise _Declined(found)
-            law = found
-        if law.M != problem.M:
-            raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
-        self.law: Law | MarkovLaw = law
-        self.prober = _round_of(problem, algorithm, pattern, law)
-        D = self.prober.D
-        self.D = D
-        self.order = 1 + D + D * (D + 1) // 2
-        self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1  # joint (chain state, moments) recursion
-        self.order *= self.chain
-        if self.order > MAX_ORDER:
-            raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
-        self.forms = dict(metric_forms(problem) if forms is None else forms)
-        self.names = tuple(self.forms)
-        try:
-            x_block = self.prober.rm.block("x")
-        except KeyError:
-            raise _Declined("the declared round map has no state block named 'x' (the model)") from None
-        plain = lambda t: np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)  # noqa: E731
-        self.L = form_rows(D, x_block, [(plain(Q), plain(cv), float(s)) for Q, cv, s in self.forms.values()])
-        self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
-        self.use(law)
-
-    def use(self, law: Law | MarkovLaw) -> None:
-        """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
-        self.law = law
-        self.period = None if self.prober.scheduled else lcm(self.prober.window, law.period)
-        self._G: dict[Any, Tracked] = {}
-        self._W: Tracked | None = None
-
-    def key(self, r: int) -> tuple[Any, Any]:
-        return (self.prober.phase(r), self.law.key(r))
-
-    def G(self, r: int) -> Tracked:
-        key = self.key(r)
-        if key not in self._G:
-            if isinstance(self.law, MarkovLaw):  # w'(c') = sum_c P[c, c'] T_c w(c) (declare.MarkovLaw)
-                P = np.asarray(self.law.transition, dtype=float)
-                parts = [self._T(r, sub, sub.key(r)) for sub in self.law.laws]
-                n0 = parts[0].val.shape[0]
-                C = len(parts)
-                val, err = np.zeros((C * n0, C * n0)), np.zeros((C * n0, C * n0))
-                for c, part in enumerate(parts):
-                    for c2 in range(C):
-                        blk = P[c, c2] * part.val
-                        val[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = blk
-                        err[c2 * n0:(c2 + 1) * n0, c * n0:(c + 1) * n0] = P[c, c2] * part.err + U * np.abs(blk)
-                self._G[key] = augmented(Tracked(val, err), self.L)
-            else:
-                self._G[key] = augmented(self._T(r, self.law, key[1]), self.L)
-        return self._G[key]
-
-    def _T(self, r: int, law: Law, law_key: Any) -> Tracked:
-        """The moment matrix of round r under ``law`` (its moments at ``law_key``) with its rounding bound."""
-        B, c, noise, scale, terms, live = self.prober.maps(r)
-        Eu, pairs = law.moments(law_key)
-        Eu = np.asarray(Eu, dtype=float)
-        if Eu.shape != (B.shape[0] - 1,):
-            raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
-                            f"({B.shape[0] - 1} = 2M)")
-        T = assemble(B, c, noise, Eu, pairs)
-        if not np.isfinite(T).all():
-            raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
-        # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
-        # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
-        # enter through the same formula with absolute values (first order), plus the sums' own rounding
-        eps = 4 * gamma(terms) * scale
-        aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
-        T_abs = assemble(aB, ac, aN, aEu, aP)
-        T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
-                          None if aN is None else aN + eps, aEu * (1 + law.rel_err),
-                          aP.scaled(1 + law.rel_err))
-        F = B.shape[0]
-        err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
-        return Tracked(T, np.abs(err))
-
-    def segment(self, r0: int, count: int) -> Tracked:
-        """The product of the matrices of rounds r0 .. r0 + count - 1 (count >= 1).
-
-        Runs of equal matrices (a cyclic group's g rounds, a law of period 1) are powered by squaring. Why
-        not round by round: the bound of a product, |A| E_B + E_A |B|, grows like |G|^k along a chain of
-        k single rounds but like |G^k| along squarings, and |G|^k explodes where G mixes signs (SCAFFOLD's
-        control variates: measured 4e77 after 1000 single rounds against 3e-11 by squaring)."""
-        W: Tracked | None = None
-        r, end = r0, r0 + count
-        while r < end:
-            key, run = self.key(r), 1
-            while r + run < end and self.key(r + run) == key:
-                run += 1
-            block = matrix_power(self.G(r), run)
-            W = block if W is None else block @ W
-            r += run
-        assert W is not None
-        return W
-
-    def window(self) -> Tracked:
-        if self._W is None:
-            assert self.period is not None
-            self._W = self.segment(0, self.period)
-        return self._W
-
-    def advance(self, v: Tracked, r0: int, count: int) -> Tracked:
-        """v after rounds r0 .. r0 + count - 1."""
-        if count <= 0:
-            return v
-        if self.period is None:
-            if count > MAX_SCHEDULED_ROUNDS:
-                raise _Declined(f"a step schedule changes the round every round: {count} rounds > "
-                                f"{MAX_SCHEDULED_ROUNDS} advanced one by one")
-            for r in range(r0, r0 + count):  # all rounds differ: a chain of matrix-vector steps (n^2 each)
-                v = matvec(self.G(r), v)
-            return v
-        r, end = r0, r0 + count
-        head = min(end, -(-r // self.period) * self.period) - r  # rounds up to the next whole period
-        if head:
-            v, r = matvec(self.segment(r, head), v), r + head
-        whole = (end - r) // self.period
-        if whole:
-            v = power_apply(self.window(), whole, v)
-            r += whole * self.period
-        if r < end:
-            v = matvec(self.segment(r, end - r), v)
-        return v
-
-    def start(self) -> Tracked:
-        e0 = self.prober.z0 - self.prober.z_ref
-        iu, ju = vech_index(self.D)
-        v = np.concatenate([[1.0], e0, np.outer(e0, e0)[iu, ju]])
-        err = 4 * U * np.abs(v) + 2 * U * np.abs(np.concatenate([[0.0], self.prober.z_ref,
-                                                                  np.zeros(v.size - 1 - self.D)]))
-        if isinstance(self.law, MarkovLaw):  # w_0(c) = initial[c] v_0
-            p0 = np.asarray(self.law.initial, dtype=float)
-            v, err = np.kron(p0, v), np.kron(p0, err) + U * np.abs(np.kron(p0, v))
-        k = len(self.names)
-        return Tracked(np.concatenate([v, np.zeros(k)]), np.concatenate([err, np.zeros(k)]))
-
-    def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
-        n = self.order
-        val = self.L @ v.val[:n]
-        err = np.abs(self.L) @ v.err[:n] + gamma(n) * (np.abs(self.L) @ np.abs(v.val[:n]))
-        return val, err
 
 
 def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = None) -> tuple[bool, str]:
@@ -447,7 +193,8 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
     them with ``seed``): FAST's mixture and arbitrary participation, whose rounds are independent only given
     that per-trial draw. ``curve``: also the mean over trials of E[curve metric at round r | trial] for
     r = 0..rounds (``.curve``; None when the per-trial matrices would exceed CURVE_MAX_WORK operations).
-    UserInputError when it does not apply."""
+    UserInputError when it does not apply. Nine parameters, why: :func:`exact_moments`'s (instance, horizon,
+    forms) and the per-trial draw (trials, seed) with the curve asked for; callers name the last four."""
     rounds, first = int(rounds), int(first)
     if rounds < 1 or not 0 <= first <= rounds:
         raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")

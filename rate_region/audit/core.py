@@ -231,11 +231,9 @@ def _versions() -> dict:
 
 
 def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LEVEL, period: int | None = None,
-          model=None, k: int | None = None, objective: str = "p2", result_ids=None) -> AuditRecord:
+          model=None, k: int | None = None, objective: str = "p2") -> AuditRecord:
     """Audit ``log`` (a ``ParticipationLog``); ``model`` overrides the fitted model for r* and the region."""
     from rate_region.fit import fit_availability, wilson
-    from rate_region.optimum import min_variance_rates
-    from rate_region.variance import H
 
     check_level(level, alpha)
     tgt = parse_target(target)
@@ -246,30 +244,57 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
         check_cap(tgt.value, N, f"target {tgt.text}:")
     p = log.weights if log.weights is not None else np.full(N, 1.0 / N)
 
-    # Fit
     fitted = fit_availability(A, log.round_ids, kcap, p, level=level, source=log.source)
     use_model = model if model is not None else fitted.model()
     if use_model.n_clients != N:
         raise UserInputError(f"the model has {use_model.n_clients} clients but the log has {N}")
-    # a client never available (in the model) makes H infinite for every achievable r: H and r* are taken over
-    # the others (weights renormalised), and the record names the excluded clients
-    never = np.flatnonzero((use_model.marginals() <= 0) & (p > 0))
+    never, p_h = _weights_of_available(use_model, p)
+    from rate_region.optimum import min_variance_rates
+
+    opt = min_variance_rates(use_model, kcap, p_h, objective)
+    rstar = np.asarray(opt.r_star, dtype=float)
+
+    r = S.sum(0) / T
+    n_eff = effective_size(S)
+    lo, hi = wilson(r * n_eff, n_eff, level)
+    tau, sd, rows, target_extra = _target_rates(tgt, log, rstar)
+    bias = _bias_test(S[rows], int(rows.sum()), tau, sd, alpha)
+    checks = _participation_checks(log, tgt, (use_model, kcap, r, lo), alpha=alpha, level=level, period=period)
+    return AuditRecord(
+        log=log.describe(),
+        target={"text": tgt.text, "kind": tgt.kind, "value": tgt.value, "per_client": tau.tolist(),
+                "rounds_used": int(rows.sum()), **target_extra},
+        rates={"client_ids": log.client_ids.tolist(), "r": r.tolist(), "low": lo.tolist(), "high": hi.tolist(),
+               "n_eff": n_eff.tolist(), "level": level,
+               "interval": "Wilson with effective size T(1-rho)/(1+rho), rho = lag-1 autocorrelation >= 0"},
+        bias=bias, model=fitted.to_dict(), model_toml=fitted.to_toml(),
+        rstar={"r": rstar.tolist(), "source": "given model" if model is not None else "fitted model",
+               "method": opt.method, "status": opt.status, "k": kcap},
+        variance=_variance_price(r, rstar, p_h, never, objective), checks=checks,
+        inputs={"target": target, "alpha": alpha, "level": level, "period": period, "k": kcap,
+                "objective": objective, "model_given": model is not None},
+        versions=_versions())
+
+
+def _weights_of_available(model, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(clients never available in ``model`` with positive weight, the weights renormalised over the others).
+
+    A client never available makes H infinite for every achievable r: H and r* are taken over the others, and
+    the record names the excluded clients."""
+    never = np.flatnonzero((model.marginals() <= 0) & (p > 0))
     p_h = p.copy()
     if never.size:
         p_h[never] = 0.0
         if p_h.sum() <= 0:
             raise UserInputError("no client with positive weight is ever available in the log; nothing to audit")
         p_h = p_h / p_h.sum()
-    opt = min_variance_rates(use_model, kcap, p_h, objective)
-    rstar = np.asarray(opt.r_star, dtype=float)
+    return never, p_h
 
-    # Rates
-    counts = S.sum(0)
-    r = counts / T
-    n_eff = effective_size(S)
-    lo, hi = wilson(r * n_eff, n_eff, level)
 
-    # Bias test
+def _target_rates(tgt: Target, log, rstar: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray, dict]:
+    """(per-client target tau, the count's sd given availability or None, the rounds tested, extra record keys)."""
+    A, S = log.available, log.participated
+    T, N = S.shape
     rows = np.ones(T, bool)
     sd = None
     target_extra: dict = {}
@@ -288,8 +313,13 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
         rows = log.snapshot
         m = int(S[rows].sum(1).max()) if rows.any() else 0
         tau = np.full(N, m / N)
-    Ssub = S[rows]
-    Tn = int(rows.sum())
+    return tau, sd, rows, target_extra
+
+
+def _bias_test(Ssub: np.ndarray, Tn: int, tau: np.ndarray, sd: np.ndarray | None, alpha: float) -> dict[str, Any]:
+    """The record's ``bias``: each client's rate over the ``Tn`` tested rounds ``Ssub`` against ``tau``,
+    two-sided, Benjamini-Hochberg at ``alpha``."""
+    N = Ssub.shape[1]
     n_test = np.ones(N) if not Tn else effective_size(Ssub) if sd is None else np.full(N, float(Tn))
     z, pv = rate_test(Ssub.sum(0), n_test, max(Tn, 1), tau, sd)
     flag = bh_reject(pv, alpha)
@@ -297,46 +327,41 @@ def audit(log, target: str = "rstar", *, alpha: float = ALPHA, level: float = LE
     flagged = np.flatnonzero(flag)
     under = flagged[rsub[flagged] < tau[flagged]]
     over = flagged[rsub[flagged] > tau[flagged]]
+    return {"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR" + (
+                "; variance of the count given availability, sum_t A_tk pi_t (1 - pi_t)" if sd is not None else
+                "; variance tau (1 - tau) / n_eff"),
+            "r_tested": rsub.tolist(), "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
+            "under_served": under.tolist(), "over_served": over.tolist(), "tested_clients": N,
+            "max_abs_dev": float(np.max(np.abs(rsub - tau)))}
 
-    # Variance price
+
+def _variance_price(r: np.ndarray, rstar: np.ndarray, p_h: np.ndarray, never: np.ndarray,
+                    objective: str) -> dict[str, Any]:
+    """The record's ``variance``: H at the realised rates against H at r* (weights ``p_h``)."""
+    from rate_region.variance import H
+
     H_r, H_s = float(H(r, p_h, objective)), float(H(rstar, p_h, objective))
-    variance = {"objective": objective, "excluded_never_available": never.tolist(), "H_realised": H_r, "H_rstar": H_s, "ratio": H_r / H_s if H_s > 0 else float("nan"),
-                "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
+    return {"objective": objective, "excluded_never_available": never.tolist(), "H_realised": H_r, "H_rstar": H_s,
+            "ratio": H_r / H_s if H_s > 0 else float("nan"),
+            "gap": H_r - H_s, "max_abs_dev_rstar": float(np.max(np.abs(r - rstar)))}
 
-    # Hypotheses of the encoded results
+
+def _participation_checks(log, tgt: Target, region: tuple[Any, int, np.ndarray, np.ndarray], *, alpha: float,
+                          level: float, period: int | None) -> list[dict[str, Any]]:
+    """The participation check of every encoded result whose hypothesis has one, grouped by check; ``region``:
+    the region check's inputs (model, cap k, realised rates, their lower limits)."""
     mapping = participation_checks()
-    wanted = [rid for rid in (result_ids or mapping) if rid in mapping]
     by_check: dict[str, list[str]] = {}
-    for rid in wanted:
+    for rid in mapping:
         by_check.setdefault(mapping[rid], []).append(rid)
     checks = []
     for name, rids in by_check.items():
         if name == "fast":
-            out = check_fast(S, log.snapshot, tgt.value if tgt.kind == "fast" else None, alpha, level, A)
+            out = check_fast(log.participated, log.snapshot, tgt.value if tgt.kind == "fast" else None, alpha, level,
+                             log.available)
         elif name == "regularized":
-            out = check_regularized(S, period)
+            out = check_regularized(log.participated, period)
         else:
-            out = check_region(use_model, kcap, r, lo)
+            out = check_region(*region)
         checks.append({"check": name, "title": CHECK_TITLES[name], "results": rids, **out})
-
-    ids_list = log.client_ids.tolist()
-    return AuditRecord(
-        log=log.describe(),
-        target={"text": tgt.text, "kind": tgt.kind, "value": tgt.value, "per_client": tau.tolist(),
-                "rounds_used": Tn, **target_extra},
-        rates={"client_ids": ids_list, "r": r.tolist(), "low": lo.tolist(), "high": hi.tolist(),
-               "n_eff": n_eff.tolist(), "level": level,
-               "interval": "Wilson with effective size T(1-rho)/(1+rho), rho = lag-1 autocorrelation >= 0"},
-        bias={"alpha": alpha, "method": "two-sided normal test per client, Benjamini-Hochberg FDR" + (
-                  "; variance of the count given availability, sum_t A_tk pi_t (1 - pi_t)" if sd is not None else
-                  "; variance tau (1 - tau) / n_eff"),
-              "r_tested": rsub.tolist(), "z": z.tolist(), "p_values": pv.tolist(), "flagged": flagged.tolist(),
-              "under_served": under.tolist(), "over_served": over.tolist(), "tested_clients": N,
-              "max_abs_dev": float(np.max(np.abs(rsub - tau)))},
-        model=fitted.to_dict(), model_toml=fitted.to_toml(),
-        rstar={"r": rstar.tolist(), "source": "given model" if model is not None else "fitted model",
-               "method": opt.method, "status": opt.status, "k": kcap},
-        variance=variance, checks=checks,
-        inputs={"target": target, "alpha": alpha, "level": level, "period": period, "k": kcap,
-                "objective": objective, "model_given": model is not None},
-        versions=_versions())
+    return checks

@@ -9,7 +9,7 @@ from plugin_helpers import EXAMPLES, ROOT
 from bounds import plugins
 from verify import Context
 
-DOCTESTED = ["bounds", "quadratics", "verify", "bounds.plugins", "bounds.tomlresult", "bounds.registry", "quadratics.registry", "verify.extensions",
+DOCTESTED = ["bounds", "quadratics", "verify", "bounds.plugins", "bounds.tomlresult", "bounds.formula", "bounds.registry", "quadratics.registry", "verify.extensions",
              "verify.testing", "verify.testing.pytest_plugin"]
 
 

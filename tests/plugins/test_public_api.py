@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-PUBLIC = ["bounds", "bounds.plugins", "bounds.registry", "bounds.tomlresult", "quadratics", "quadratics.registry",
+PUBLIC = ["bounds", "bounds.plugins", "bounds.registry", "bounds.tomlresult", "bounds.formula", "quadratics", "quadratics.registry",
           "verify", "verify.conformance", "verify.extensions", "verify.testing", "verify.testing.pytest_plugin"]
 
 

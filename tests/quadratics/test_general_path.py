@@ -15,7 +15,7 @@ from quadratics import (
     simulate,
     uniform,
 )
-from quadratics.algorithm import _reference_steps, local_sgd
+from quadratics.algorithm import _Job, _reference_steps, local_sgd
 from quadratics.curvature import diagonal_quadratic, rotated_quadratic
 from quadratics.engine import DIVERGENCE_FACTOR
 from quadratics.logistic import logistic_regression
@@ -74,7 +74,7 @@ def test_affine_kernels_equal_the_general_path(make, var):
     x, idx, corr = _args(pb, var, n=2)
     args = (corr, var.get("mu_prox", 0.0), var.get("keep_grad_sum", False))
     fast = local_sgd(bound, x, idx, K, eta, GaussianStream(5, CPU, torch.float64), *args)
-    ref = _reference_steps(bound, x, idx, K, eta, GaussianStream(5, CPU, torch.float64), *args)
+    ref = _reference_steps(bound, _Job(x, idx, K, eta, GaussianStream(5, CPU, torch.float64), *args))
     assert torch.allclose(fast[0], ref[0], rtol=1e-11, atol=1e-12)
     if var.get("keep_grad_sum"):
         assert torch.allclose(fast[1], ref[1], rtol=1e-9, atol=1e-9)
