@@ -28,7 +28,8 @@ except SystemExit as exc:
 heavy = %r
 print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules],
                   "commands": sorted(m for m in sys.modules if m.startswith("reports.cli.cmd_")),
-                  "metadata": "importlib.metadata" in sys.modules}), file=sys.stderr)
+                  "metadata": "importlib.metadata" in sys.modules, "numpy": "numpy" in sys.modules}),
+      file=sys.stderr)
 """
 
 
@@ -87,6 +88,7 @@ def test_check_and_show_import_only_their_command_module_and_no_distribution_met
         assert out["code"] in (0, None)
         assert out["commands"] == ["reports.cli.cmd_bounds"], argv
         assert out["metadata"] is declared, argv
+        assert out["numpy"] is (argv[0] == "check"), argv  # show evaluates nothing: numpy is not loaded
 
 
 def test_help_still_lists_every_command_and_an_unknown_one_is_one_line():
