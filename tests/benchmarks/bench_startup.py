@@ -48,9 +48,11 @@ print(json.dumps({"s": dt, "cpu": use.ru_utime + use.ru_stime, "kb": use.ru_maxr
 """
 
 
-def measure(argv: list[str]) -> tuple[float, float, int]:
+def measure(argv: list[str], tree: str | None = None) -> tuple[float, float, int]:
+    """Wall s, CPU s and peak kB of one run; ``tree``: run it from that checkout (its PYTHONPATH and folder)."""
+    env = ENV if tree is None else {**ENV, "PYTHONPATH": tree}
     out = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(argv)], capture_output=True, text=True, check=True,
-                         env=ENV)
+                         env=env, cwd=tree)
     row = json.loads(out.stdout)
     return row["s"], row["cpu"], row["kb"]
 
@@ -58,16 +60,24 @@ def measure(argv: list[str]) -> tuple[float, float, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--baseline", metavar="DIR", default=None,
+                    help="also time show and check from another checkout, interleaved with the rest (e.g. "
+                         "'git archive main | tar -x -C DIR'): a before/after comparison under the same load")
     args = ap.parse_args()
-    for argv in COMMANDS.values():  # warm the file cache and write our modules' bytecode once
-        measure(argv)
+    commands = {name: (argv, None) for name, argv in COMMANDS.items()}
+    if args.baseline:
+        tree = os.path.abspath(args.baseline)
+        for name in ("convbound show FAST.T1", "convbound check FAST.T1 ..."):
+            commands[f"{name.removeprefix('convbound ')} (baseline)"] = (COMMANDS[name], tree)
+    for argv, tree in commands.values():  # warm the file cache and write our modules' bytecode once
+        measure(argv, tree)
     load_before = os.getloadavg()
     # round-robin (every command once per round), so that a change of load on a shared machine
     # falls on all commands alike rather than on whichever ran during it
-    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in COMMANDS}
+    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
     for _ in range(args.repeats):
-        for name, argv in COMMANDS.items():
-            runs[name].append(measure(argv))
+        for name, (argv, tree) in commands.items():
+            runs[name].append(measure(argv, tree))
     rows = {}
     for name, rs in runs.items():
         times = [r[0] for r in rs]
@@ -82,7 +92,7 @@ def main() -> None:
     dirty = " (with uncommitted changes)" if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
                                                              capture_output=True, text=True).stdout.strip() else ""
     print(f"load average (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after; commit {commit or '?'}"
-          f"{dirty}; Python {sys.version.split()[0]}")
+          f"{dirty}; Python {sys.version.split()[0]}" + (f"; baseline: {args.baseline}" if args.baseline else ""))
 
 if __name__ == "__main__":
     main()
