@@ -24,7 +24,18 @@ from functools import partial
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
+from bounds.result import (
+    Hypothesis,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+    at_least,
+    at_most,
+    build_all,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "004_6701e408bce7fa6d.txt"
@@ -133,14 +144,14 @@ def theorem1(caps: str = "decoded") -> Result:
             Term("local drift", eta**2 * L**2 * I * P * sigma**2, "DECODED-H"),
         ),
         hypotheses=(
-            Hypothesis("effective step gamma*eta <= c1 p_min/(L I P)", sp.Le(gamma * eta, k1 * p_min / (L * I * P)),
+            Hypothesis("effective step gamma*eta <= c1 p_min/(L I P)", at_most(gamma * eta, k1 * p_min / (L * I * P)),
                        "decoded cap, grade L"),
-            Hypothesis("local step eta <= c2 sqrt(p_min)/(L I P)", sp.Le(eta, k2 * sp.sqrt(p_min) / (L * I * P)),
+            Hypothesis("local step eta <= c2 sqrt(p_min)/(L I P)", at_most(eta, k2 * sp.sqrt(p_min) / (L * I * P)),
                        "decoded cap, grade L"),
-            Hypothesis("at least one window: R >= P", sp.Ge(R, P)),
-            Hypothesis("condition (1): N max_i E[w^i] <= c_w", sp.Le(Nw, c_w),
+            Hypothesis("at least one window: R >= P", at_least(R, P)),
+            Hypothesis("condition (1): N max_i E[w^i] <= c_w", at_most(Nw, c_w),
                        "c_w UNRECOVERED (candidate P rho^2 fails for full participation): unverified unless given"),
-            Hypothesis("condition (2): E[(1/N) sum_i (v^i)^2 lambda^i] <= c_v rho^2", sp.Le(vlam, c_v * rho**2),
+            Hypothesis("condition (2): E[(1/N) sum_i (v^i)^2 lambda^i] <= c_v rho^2", at_most(vlam, c_v * rho**2),
                        "lambda and c_v UNRECOVERED: unverified unless given"),
         ),
         symbols=(S_Delta, S_L, S_rho, S_sigma, S_R, S_I, S_P, S_gamma, S_eta, S_pmin) + extra + (
@@ -189,7 +200,7 @@ def corollary1() -> Result:
         lhs_latex=r"R",
         terms=_c1_terms(),
         hypotheses=(Hypothesis("rounds R >= the two-term argument (constant 1)",
-                               sp.Ge(R, sp.Add(*(t.expr for t in _c1_terms())))),),
+                               at_least(R, sp.Add(*(t.expr for t in _c1_terms())))),),
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_I, S_P, S_pmin, S_eps, S_R),
         provenance=_prov("Corollary 1", "ASCAF.C1"),
         participation=regularized(),

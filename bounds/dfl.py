@@ -12,7 +12,18 @@ from collections.abc import Callable
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
+from bounds.result import (
+    Hypothesis,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+    at_least,
+    at_most,
+    build_all,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "002_64b3fc4e83f014cc.txt"
@@ -53,9 +64,9 @@ def theorem1() -> Result:
             Term("heterogeneity floor", sigma_G**2, "bias of unbalanced client contributions; does not vanish"),
         ),
         hypotheses=(
-            Hypothesis("initial step eta_0 >= 1/Q_min (printed eta_0 >= 1/Q_r^k)", sp.Ge(eta_0, 1 / Q_min),
+            Hypothesis("initial step eta_0 >= 1/Q_min (printed eta_0 >= 1/Q_r^k)", at_least(eta_0, 1 / Q_min),
                        "a lower bound as printed; descent lemmas need an upper bound (FLAG)"),
-            Hypothesis("staleness bound as printed: Gamma_max <= Q_max", sp.Le(Gamma_max, Q_max),
+            Hypothesis("staleness bound as printed: Gamma_max <= Q_max", at_most(Gamma_max, Q_max),
                        "printed 'tau_r^k <= Q_max'; presumably tau_r^k <= Gamma_max, which holds by definition (FLAG)"),
         ),
         symbols=(

@@ -16,7 +16,18 @@ from functools import partial
 
 import sympy as sp
 
-from bounds.result import Hypothesis, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
+from bounds.result import (
+    Hypothesis,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+    at_least,
+    at_most,
+    build_all,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "000_cd604f43d63aca60.txt"
@@ -94,9 +105,9 @@ def theorem1() -> Result:
                  "client drift from data heterogeneity"),
         ),
         hypotheses=(
-            Hypothesis("step size cap 1/(8LK)", sp.Le(eta_c, 1 / (8 * L * K))),
-            Hypothesis("step size cap (nq+m(1-q))/(5mnLK)", sp.Le(eta_c, D_mix / (5 * m * n * L * K))),
-            Hypothesis("snapshot probability q >= q_min(G1,G2,G3)", sp.Ge(q, q_min_expr()),
+            Hypothesis("step size cap 1/(8LK)", at_most(eta_c, 1 / (8 * L * K))),
+            Hypothesis("step size cap (nq+m(1-q))/(5mnLK)", at_most(eta_c, D_mix / (5 * m * n * L * K))),
+            Hypothesis("snapshot probability q >= q_min(G1,G2,G3)", at_least(q, q_min_expr()),
                        "G1..G3 are appendix constants not in the sources: unverified unless supplied"),
         ),
         symbols=(S_L, S_K, S_m, S_n, S_q, S_R, S_eta, S_sigma, S_sigma_G, S_zeta) + S_G,
@@ -144,10 +155,10 @@ def theorem2(corrected: bool = False) -> Result:
         lhs_latex=r"\mathbb{E}\|\mathbf{x}_R-\mathbf{x}^*\|^2",
         terms=_t2_terms(corrected),
         hypotheses=(
-            Hypothesis("step size cap 1/(20mLK)", sp.Le(eta_c, 1 / (20 * m * L * K))),
-            Hypothesis("step size cap 1/(20nLK)", sp.Le(eta_c, 1 / (20 * n * L * K))),
+            Hypothesis("step size cap 1/(20mLK)", at_most(eta_c, 1 / (20 * m * L * K))),
+            Hypothesis("step size cap 1/(20nLK)", at_most(eta_c, 1 / (20 * n * L * K))),
             Hypothesis("snapshot probability threshold",
-                       sp.Ge(q, 1 - (mu * K * eta_c - 16 * L**2 * K**2 * eta_c**2) / (4 * sigma_G**2)),
+                       at_least(q, 1 - (mu * K * eta_c - 16 * L**2 * K**2 * eta_c**2) / (4 * sigma_G**2)),
                        "printed fraction is not dimensionless (spec typo #2)"),
         ),
         symbols=(S_L, SymbolInfo("mu", "strong-convexity constant of every F_i (A4)"), S_K, S_m, S_n, S_q, S_R,
@@ -198,14 +209,14 @@ def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
     return (
         Hypothesis("prescribed eta_c within cap (nq+m(1-q))/(5mnLK): " +
                    ("R >= 25 c^2 m^3 L^2 K (n = m)" if same else "R >= 25 c^2 m^3 n^3 L^2 K / D^3"),
-                   sp.Ge(R, 25 * c**2 * mm**3 * nn**3 * L**2 * K / d**3),
+                   at_least(R, 25 * c**2 * mm**3 * nn**3 * L**2 * K / d**3),
                    "INFERRED (not stated): Theorem 1's cap with the Theta step size; c is the hidden constant"),
         Hypothesis("prescribed eta_c within cap 1/(8LK): " +
                    ("R >= 64 c^2 m L^2 K (n = m)" if same else "R >= 64 c^2 m n L^2 K / D"),
-                   sp.Ge(R, 64 * c**2 * mm * nn * L**2 * K / d),
+                   at_least(R, 64 * c**2 * mm * nn * L**2 * K / d),
                    "INFERRED (not stated): Theorem 1's other cap; it can bind only when min(m, n) = 1"),
         Hypothesis("snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c",
-                   sp.Ge(q, q_min_expr().subs(eta_c, step)),
+                   at_least(q, q_min_expr().subs(eta_c, step)),
                    "Theorem 1's condition; G1..G3 (and c) are not in the sources: unverified unless supplied"),
     )
 
@@ -306,7 +317,7 @@ def remark2() -> Result:
         lhs_latex="q",
         terms=(Term("q_min", 1 / (1 + (G1 - a * G3) / (2 * K**2 * sigma_G**2 + a * G2 - G2)),
                     "threshold as a function of heterogeneity"),),
-        hypotheses=(Hypothesis("step size cap 1/(8LK)", sp.Le(eta_c, 1 / (8 * L * K)), "Theorem 1's cap"),),
+        hypotheses=(Hypothesis("step size cap 1/(8LK)", at_most(eta_c, 1 / (8 * L * K)), "Theorem 1's cap"),),
         symbols=(S_L, S_K, S_eta, S_sigma_G) + S_G,
         provenance=Provenance(SEED, "Remark 2", "", "fast.md FAST.R2"),
         status=(Status.PUBLISHED, Status.UNRECOVERED),
@@ -344,8 +355,8 @@ def corollary3(corrected: bool = False) -> Result:
             Term("statistical", sigma**2 / (mu * m * K * R), "stochastic-gradient noise"),
         ),
         hypotheses=(
-            Hypothesis("step size cap 1/(20mLK)", sp.Le(eta_c, 1 / (20 * m * L * K))),
-            Hypothesis("rounds R >= 20mL/mu" if corrected else "rounds R >= 20mL (as printed)", sp.Ge(R, rounds),
+            Hypothesis("step size cap 1/(20mLK)", at_most(eta_c, 1 / (20 * m * L * K))),
+            Hypothesis("rounds R >= 20mL/mu" if corrected else "rounds R >= 20mL (as printed)", at_least(R, rounds),
                        "condition-number form (INFERRED)" if corrected else "not unit-consistent (spec typo #3)"),
         ),
         symbols=(S_L, SymbolInfo("mu", "strong-convexity constant of every F_i (A4)"), S_K, S_m, S_q, S_R, S_eta,

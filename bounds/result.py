@@ -14,13 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sympy as sp
 
 from bounds.core.face import notebook_face
 from bounds.symbols import SymbolInfo
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Kind(Enum):
@@ -78,6 +80,25 @@ class Hypothesis:
     @property
     def free_names(self) -> frozenset[str]:
         return frozenset(s.name for s in self.relation.free_symbols)
+
+
+# Why these two and not sp.Le / sp.Ge: sympy tries to decide every relation it builds (assumption
+# queries over both sides), 20 of the 23 ms that building FAST.T1 took, paid by every `check` and
+# `show` (issue 30). A hypothesis is a relation sympy cannot decide (one it could decide would be
+# True/False, not a relation, and could not be checked), so the relation built unevaluated is the
+# same object; tests/bounds/test_unevaluated_hypotheses.py rebuilds every one evaluated to see it.
+def at_most(lhs: Any, rhs: Any) -> sp.Rel:
+    """The hypothesis relation ``lhs <= rhs`` (``sp.Le``), built without asking sympy to decide it.
+
+    >>> at_most(sp.Symbol("eta", positive=True), sp.Rational(1, 8))
+    eta <= 1/8
+    """
+    return sp.Le(lhs, rhs, evaluate=False)
+
+
+def at_least(lhs: Any, rhs: Any) -> sp.Rel:
+    """The hypothesis relation ``lhs >= rhs`` (``sp.Ge``), built without asking sympy to decide it."""
+    return sp.Ge(lhs, rhs, evaluate=False)
 
 
 # What each participation kind assumes; ``convbound audit`` asks a result for these kinds.

@@ -40,6 +40,8 @@ from bounds.result import (
     Result,
     Status,
     Term,
+    at_least,
+    at_most,
     build_all,
 )
 from bounds.symbols import Domain, SymbolInfo, sym
@@ -196,7 +198,7 @@ def fedavg_sampling(form: str) -> Result:
         "SCAF.T1", form, "FedAvg with client sampling", terms,
         (S_beta, S_mu, S_sigma, S_G, S_B, S_K, S_S, S_N, S_D, S_F), "Theorem I (FedAvg)", status, flags, rate,
         _uniform(), (A1, SMOOTH),
-        hypotheses=(Hypothesis("sampled clients S <= N", sp.Le(S, N)),),
+        hypotheses=(Hypothesis("sampled clients S <= N", at_most(S, N)),),
         notes="Table 2 shorthand (beta = 1): M^2/(mu S K eps) + G/(mu sqrt(eps)) + B^2/mu with "
               "M^2 := sigma^2 + K (1 - S/N) G^2" if form == "sc" else "")
 
@@ -215,9 +217,9 @@ def fedavg_lower_bound() -> Result:
             "worst instance of the class; Omega: a constant is hidden",
         lhs_latex=r"f(\mathbf{x}^R) - f^\star",
         terms=(Term("drift floor", G**2 / (mu * R**2), "client drift that local steps cannot avoid"),),
-        hypotheses=(Hypothesis("local steps K >= 2", sp.Ge(K, 2)),
-                    Hypothesis("no gradient noise: sigma <= 0", sp.Le(sigma, 0)),
-                    Hypothesis("full participation: S >= N", sp.Ge(S, N))),
+        hypotheses=(Hypothesis("local steps K >= 2", at_least(K, 2)),
+                    Hypothesis("no gradient noise: sigma <= 0", at_most(sigma, 0)),
+                    Hypothesis("full participation: S >= N", at_least(S, N))),
         symbols=(S_G, S_mu, S_R, S_K, S_sigma, S_S, S_N),
         provenance=_prov("Theorem II (lower bound)", "SCAF.T2"),
         participation=_uniform(("S", "N"), FULL),
@@ -270,7 +272,7 @@ def scaffold_sampling(form: str) -> Result:
         "SCAF.T3", form, "SCAFFOLD with client sampling", terms,
         (S_beta, S_mu, S_sigma, S_K, S_S, S_N, S_D, S_F), "Theorem III (SCAFFOLD)", status, flags, rate,
         _uniform(), (SMOOTH,),
-        hypotheses=(Hypothesis("sampled clients S <= N", sp.Le(S, N)),),
+        hypotheses=(Hypothesis("sampled clients S <= N", at_most(S, N)),),
         notes="no gradient-dissimilarity assumption: the rate does not depend on G or B")
 
 
@@ -302,7 +304,7 @@ def scaffold_quadratic(form: str) -> Result:
         "SCAF.T4", form, "SCAFFOLD on quadratics with Hessian dissimilarity", terms,
         (S_beta, S_mu, S_sigma, S_K, S_N, S_delta, S_F, S_S), "Theorem IV (quadratics)", status, flags, rate,
         _uniform(("S", "N"), FULL + "; server step eta_g = 1"), (QUADRATIC, A2, SMOOTH),
-        hypotheses=(Hypothesis("full participation: S >= N", sp.Ge(S, N)),),
+        hypotheses=(Hypothesis("full participation: S >= N", at_least(S, N)),),
         notes="with sigma = 0 the best number of local steps is K = beta/delta (text)")
 
 

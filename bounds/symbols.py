@@ -9,11 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
-import numpy as np
 import sympy as sp
 
 from bounds.core.errors import UserInputError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy is imported inside the methods that compute with it: `show` builds results and their
+# symbols but evaluates nothing, and numpy is a fifth of its start-up (issue 30).
 
 PSD_RTOL = 1e-10  # relative slack of the symmetry and eigenvalue tests of MATRIX_PSD inputs
 
@@ -54,6 +60,8 @@ class Domain(Enum):
 
     def contains(self, x: np.ndarray) -> np.ndarray:
         """Elementwise membership (vectors: all entries)."""
+        import numpy as np
+
         x = np.asarray(x, dtype=float)
         finite = np.isfinite(x)
         ok = {
@@ -82,6 +90,8 @@ class Domain(Enum):
         """
         if not self.is_matrix:
             return None
+        import numpy as np
+
         if x.ndim < 2:
             return "must be a matrix (rows separated by ';', for example 1,0;0,1)"
         if self is not Domain.MATRIX_PSD:
@@ -99,6 +109,8 @@ class Domain(Enum):
 
     def interval(self) -> tuple[float, float]:
         """The scalar range searched by :mod:`bounds.solve` (floats; see :meth:`open_ends`)."""
+        import numpy as np
+
         return {
             Domain.POSITIVE: (0.0, np.inf),
             Domain.NONNEGATIVE: (0.0, np.inf),
@@ -143,6 +155,8 @@ class SymbolInfo:
         return sym(self.name, self.domain)
 
     def validate(self, value: np.ndarray) -> np.ndarray:
+        import numpy as np
+
         arr = np.asarray(value, dtype=float)
         if arr.size == 0:
             raise UserInputError(f"{self.name} is empty; {self.name} ({self.meaning}) must be a {self.domain.describe}")

@@ -7,7 +7,6 @@ exit status 2; anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -44,6 +43,8 @@ def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]
     """Case-insensitive close matches, for 'did you mean' hints."""
     candidates = list(candidates)
     lowered = {c.lower(): c for c in candidates}
+    import difflib  # here: only a mistake needs close matches (start-up, issue 30)
+
     hits = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.5)
     return [lowered[h] for h in hits]
 

@@ -18,7 +18,6 @@ Rec(A.T1: holds)
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -47,6 +46,8 @@ def short(x: Any, digits: int = 4) -> str:
 def html_table(title: str, summary: str, rows: Iterable[tuple[Any, ...]] = (), header: tuple[str, ...] = (),
                latex: str = "") -> str:
     """A small self-contained HTML block: bold title, summary line, optional display formula and table."""
+    import html  # here: only a notebook's HTML view needs it, and `check` pays for every import (issue 30)
+
     esc = html.escape
     parts = [f"<div><b>{esc(title)}</b> {esc(summary)}"]
     if latex:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
@@ -44,8 +43,12 @@ def new_place(name: str) -> str | None:
     return None
 
 
-class _Moved(MetaPathFinder):
-    """Refuses the removed names with a message naming the new place; passes every other name on."""
+class _Moved:
+    """Refuses the removed names with a message naming the new place; passes every other name on.
+
+    A meta path finder needs only ``find_spec``; not subclassing ``importlib.abc.MetaPathFinder`` spares
+    every command importing ``importlib.abc`` (start-up, issue 30).
+    """
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
                   target: ModuleType | None = None) -> ModuleSpec | None:

@@ -26,7 +26,10 @@ try:
 except SystemExit as exc:
     code = exc.code
 heavy = %r
-print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules]}), file=sys.stderr)
+print(json.dumps({"code": code, "loaded": [m for m in heavy if m in sys.modules],
+                  "commands": sorted(m for m in sys.modules if m.startswith("reports.cli.cmd_")),
+                  "metadata": "importlib.metadata" in sys.modules, "numpy": "numpy" in sys.modules}),
+      file=sys.stderr)
 """
 
 
@@ -71,3 +74,29 @@ def test_the_probe_sees_a_heavy_import():
     # the same probe on a command that needs torch must report it, or the tests above prove nothing
     out = _loaded(["simulate", "--problem", "quadratic", "--trials", "2", "--rounds", "1", "d=2", "M=2"])
     assert out["code"] in (0, None) and "torch" in out["loaded"]
+
+
+def test_check_and_show_import_only_their_command_module_and_no_distribution_metadata():
+    # commands register on first lookup; where no installed distribution declares a convbound entry point,
+    # importlib.metadata (email, every distribution's metadata) is never read
+    from importlib import metadata
+
+    declared = any(metadata.entry_points(group=f"convbound.{kind}")
+                   for kind in ("results", "algorithms", "problems", "scenarios"))
+    for argv in (["check", "FAST.T1", *T1], ["show", "FAST.T1"]):
+        out = _loaded(argv)
+        assert out["code"] in (0, None)
+        assert out["commands"] == ["reports.cli.cmd_bounds"], argv
+        assert out["metadata"] is declared, argv
+        assert out["numpy"] is (argv[0] == "check"), argv  # show evaluates nothing: numpy is not loaded
+
+
+def test_help_still_lists_every_command_and_an_unknown_one_is_one_line():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "reports.cli.main", "--help"], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0
+    listed = {line.split()[0] for line in proc.stdout.split("Commands:")[1].splitlines() if line.strip()}
+    assert listed == set(_commands()) and {"check", "show", "simulate", "worst-case"} <= listed
+    out = _loaded(["chekc", "FAST.T1"])
+    assert out["code"] == 2

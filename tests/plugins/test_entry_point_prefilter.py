@@ -1,0 +1,71 @@
+"""`check` and `show` skip ``importlib.metadata`` only where no distribution can declare a convbound entry
+point (``bounds.plugins._none_declared``, issue 30's start-up): its answer is compared with
+``importlib.metadata`` itself on the same ``sys.path``, and it defers to it wherever it could miss one."""
+
+import sys
+import zipfile
+from importlib import metadata
+
+import pytest
+
+from bounds import plugins
+
+
+def _dist(root, name, entry_points):
+    info = root / f"{name}-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    if entry_points is not None:
+        (info / "entry_points.txt").write_text(entry_points, encoding="utf-8")
+
+
+def _found(group="convbound.results"):
+    return [ep.name for ep in metadata.entry_points(group=group)]
+
+
+@pytest.fixture()
+def site(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "path", [str(tmp_path)])
+    _dist(tmp_path, "other", "[console_scripts]\nother = other:main\n")
+    _dist(tmp_path, "bare", None)  # no entry_points.txt at all
+    return tmp_path
+
+
+def test_no_convbound_group_is_certain_and_metadata_agrees(site):
+    assert plugins._none_declared() is True
+    assert _found() == [] and plugins._entry_points("convbound.results") == []
+
+
+def test_a_declared_group_sends_the_reading_to_importlib_metadata(site):
+    _dist(site, "demo", "[convbound.results]\ndemo = demo_mod:results\n")
+    assert plugins._none_declared() is False
+    assert _found() == ["demo"]
+    assert [ep.name for ep in plugins._entry_points("convbound.results")] == ["demo"]
+
+
+def test_an_egg_info_folder_is_read_too(site):
+    info = site / "legacy.egg-info"
+    info.mkdir()
+    (info / "PKG-INFO").write_text("Metadata-Version: 1.0\nName: legacy\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[convbound.algorithms]\nlegacy = legacy:algorithms\n", encoding="utf-8")
+    assert plugins._none_declared() is False
+    assert _found("convbound.algorithms") == ["legacy"]
+
+
+def test_a_zip_on_the_path_or_a_distribution_finder_defers_to_importlib_metadata(site, monkeypatch):
+    archive = site / "wheel.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("zipped-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: zipped\nVersion: 0.1\n")
+        zf.writestr("zipped-0.1.dist-info/entry_points.txt", "[convbound.results]\nz = zipped:results\n")
+    monkeypatch.setattr(sys, "path", [str(site), str(archive)])
+    assert plugins._none_declared() is False
+    assert _found() == ["z"]  # what a pre-filter reading folders only would have missed
+
+    class Finder:  # a finder that finds distributions its own way
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [str(site)])
+    monkeypatch.setattr(sys, "meta_path", [Finder, *sys.meta_path])
+    assert plugins._none_declared() is False
