@@ -200,15 +200,13 @@ def test_cli_refuses_to_overwrite_before_searching(tmp_path):
     assert out.returncode == 2 and "--force" in out.stderr and out_file.read_text(encoding="utf-8") == "keep"
 
 
-def test_search_on_a_local_cluster_gives_the_in_process_record(convbound):
-    # in this process (the convbound fixture), not two interpreters: the command is the same, and two
-    # start-ups with torch cost more than the search itself
+def test_search_on_a_local_cluster_gives_the_in_process_record():
     pytest.importorskip("distributed")
     args = ("falsify", "FAST.T1", "--budget", "4", "--population", "2", "--trials", "8", "--confirm-trials", "16",
             "--json")
-    here, there = convbound(*args), convbound(*args, "--workers", "2")
-    assert here.code == 0 and there.code == 0, here.err + there.err
-    a, b = here.json(), there.json()
+    here, there = _cli(*args), _cli(*args, "--workers", "2")
+    assert here.returncode == 0 and there.returncode == 0, here.stderr + there.stderr
+    a, b = json.loads(here.stdout), json.loads(there.stdout)
     a.pop("elapsed_s"), b.pop("elapsed_s")
     assert a == b  # seeds travel with the points: the scheduler changes nothing
 
