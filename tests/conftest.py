@@ -95,8 +95,8 @@ def quick_groups():
     ``to_dict`` gives fresh dicts). A group's records do not depend on which other groups run
     (``tests/verify/test_executor.py`` checks it), so a test of a few groups may read them here.
 
-    Why shared: the quick-suite acceptance test and the in-process sides of the Dask comparisons need
-    this run, the largest single computation in the tests after the quick report. Tests that read it
+    Why shared: the quick-suite acceptance test, the in-process sides of the Dask comparisons and the F3AST
+    explicit-form tests need this run, the largest single computation in the tests after the quick report. Tests that read it
     carry ``pytest.mark.xdist_group("quick_suite")``: with ``--dist loadgroup`` (pyproject's addopts) they
     run on one xdist worker, so the suite runs once per test run, not once per worker.
     """
