@@ -86,3 +86,57 @@ def convbound(capsys):
         return Run(code, cap.out, cap.err)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def quick_groups():
+    """The whole quick verification suite in this process, once per session: ``run_groups("all",
+    quick=True, device="cpu", seed=0)`` as ``{check group: tuple of records}`` in suite order (read-only;
+    ``to_dict`` gives fresh dicts). A group's records do not depend on which other groups run
+    (``tests/verify/test_executor.py`` checks it), so a test of a few groups may read them here.
+
+    Why shared: the quick-suite acceptance test, the in-process sides of the Dask comparisons and the F3AST
+    explicit-form tests need this run, the largest single computation in the tests after the quick report. Tests that read it
+    carry ``pytest.mark.xdist_group("quick_suite")``: with ``--dist loadgroup`` (pyproject's addopts) they
+    run on one xdist worker, so the suite runs once per test run, not once per worker.
+    """
+    from verify.suite import run_groups
+
+    groups, _ = run_groups("all", quick=True, device="cpu", seed=0)
+    return {key: tuple(records) for key, records in groups.items()}
+
+
+@pytest.fixture(scope="session")
+def quick_suite(quick_groups):
+    """``run_suite("all", quick=True, device="cpu", seed=0)``: every record of :func:`quick_groups`, in order."""
+    return tuple(v for records in quick_groups.values() for v in records)
+
+
+#: A module groups its tests on one worker (below) only when at most this many need its shared fixture: a
+#: few tests around one expensive build. Above it the fixture is a cheap one used by a large parametrised
+#: module (``tests/cli/test_fuzz_newer.py``: 1,358 cases in one temporary directory), better spread.
+GROUP_AT_MOST = 32
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """The tests of a module that share a module- or class-scoped fixture run on one xdist worker.
+
+    Why: with ``--dist loadgroup`` every unmarked test is its own unit of work, so the tests of one module
+    alternate between the workers and a module fixture (a report document, a solved SDP) would be built
+    once per worker. Marking them ``xdist_group(<module path>)`` keeps one build; tests that name a group
+    already (``quick_suite``, ``quick_report``) keep theirs. tryfirst: xdist's worker reads the marks in its
+    own hook of this name, which must come after this one.
+    """
+    sharing: dict[str, list] = {}
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        info = getattr(item, "_fixtureinfo", None)
+        defs = [d for ds in (info.name2fixturedefs.values() if info else ()) for d in ds]
+        if any(str(d.scope) in ("module", "class", "package") for d in defs):
+            sharing.setdefault(item.nodeid.split("::")[0], []).append(item)
+    for module, group in sharing.items():
+        if len(group) <= GROUP_AT_MOST:
+            for item in group:
+                item.add_marker(pytest.mark.xdist_group(module))

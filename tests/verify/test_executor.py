@@ -79,9 +79,17 @@ def local_cluster():
         cluster.close()
 
 
-def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_cluster, convbound):
-    """The whole quick suite (14 groups, about 6 s in-process here) gives the same JSON on 2 workers."""
-    code_a, out_a, _ = _cli(convbound, "verify", "all", "--quick", "--json", "--device", "cpu")
+@pytest.mark.xdist_group("quick_suite")
+def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_cluster, convbound, quick_suite):
+    """The whole quick suite gives the same JSON on 2 workers as in this process.
+
+    The in-process side is conftest's shared ``quick_suite`` (the same ``run_suite`` call that
+    ``verify all --quick --device cpu`` makes, seed 0 being the CLI's default), written as the CLI writes it.
+    """
+    from reports.cli.common import dumps
+    from verify.suite import all_ok
+
+    code_a, out_a = (0 if all_ok(quick_suite) else 1), dumps([v.to_dict() for v in quick_suite])
     code_b, out_b, _ = _cli(convbound, "verify", "all", "--quick", "--json", "--device", "cpu",
                             "--scheduler", local_cluster.scheduler_address)
     a, b = json.loads(out_a), json.loads(out_b)
@@ -90,11 +98,17 @@ def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_clus
     assert _numbers(a) == _numbers(b)
 
 
-def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound):
+@pytest.mark.xdist_group("quick_suite")
+def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound, quick_groups):
+    """``--workers 2`` gives what this process gives (the in-process side: the shared quick run's groups)."""
     pytest.importorskip("distributed")
-    args = ("verify", "F3AST.LB.5", "FAST.T2", "--quick", "--json", "--device", "cpu")
-    code_a, out_a, _ = _cli(convbound, *args)
-    code_b, out_b, _ = _cli(convbound, *args, "--workers", "2")
+    from reports.cli.common import dumps
+    from verify.suite import all_ok
+
+    ids = ("F3AST.LB.5", "FAST.T2")
+    here = [v for g in ids for v in quick_groups[g]]
+    code_a, out_a = (0 if all_ok(here) else 1), dumps([v.to_dict() for v in here])
+    code_b, out_b, _ = _cli(convbound, "verify", *ids, "--quick", "--json", "--device", "cpu", "--workers", "2")
     assert code_a == code_b == 0
     assert _numbers(json.loads(out_a)) == _numbers(json.loads(out_b))
 
@@ -199,13 +213,17 @@ def tcp_cluster():
                 p.wait(timeout=15)
 
 
-def test_existing_cluster_by_address_and_a_worker_killed_mid_sweep(tcp_cluster):
-    """`dask scheduler` + 2 `dask worker` processes; one worker is SIGKILLed after the first group completes."""
+@pytest.mark.xdist_group("quick_suite")
+def test_existing_cluster_by_address_and_a_worker_killed_mid_sweep(tcp_cluster, quick_groups):
+    """`dask scheduler` + 2 `dask worker` processes; one worker is SIGKILLed after the first group completes.
+    The in-process reference is these groups of the shared quick run (seed 0, as below)."""
     from verify.suite import run_suite
 
     address, workers = tcp_cluster
-    ids = ["FAST.T1", "FAST.T2", "FAST.C2.rate", "FAST.C3.rate", "F3AST.T3.5", "ASCAF.T1", "ASCAF.LS.rate"]
-    ref = [v.to_dict() for v in run_suite(ids, quick=True, device="cpu")]
+    # the kill after the first group lands while the longer ones (FAST.T1, ASCAF.T1, ...) still run; F3AST.LB.5
+    # stands for F3AST.T3.5, whose quick T sweep costs more than the six others together, for no more checked here
+    ids = ["FAST.T1", "FAST.T2", "FAST.C2.rate", "FAST.C3.rate", "F3AST.LB.5", "ASCAF.T1", "ASCAF.LS.rate"]
+    ref = [v.to_dict() for g in ids for v in quick_groups[g]]
     killed = []
 
     def kill_one(done, total, key):

@@ -4,12 +4,15 @@ import numpy as np
 import pytest
 
 from verify.scenarios.f3ast import sampling_variance_lb5 as _sampling_variance_lb5
-from verify.suite import run_suite
+
+# the group's records come from conftest's shared quick run (its tests run on that run's worker)
+pytestmark = pytest.mark.xdist_group("quick_suite")
 
 
 @pytest.fixture(scope="module")
-def t35():
-    return {v.id: v for v in run_suite(["F3AST.T3.5"], quick=True, device="cpu", seed=0)}
+def t35(quick_groups):
+    """``run_suite(["F3AST.T3.5"], quick=True, device="cpu", seed=0)``, read from the shared quick run."""
+    return {v.id: v for v in quick_groups["F3AST.T3.5"]}
 
 
 def test_explicit_holds_and_control_fails(t35):
