@@ -73,6 +73,15 @@ def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return rows
 
 
+def shown_why(row: Mapping[str, Any]) -> str:
+    """The reason as the table shows it: an open result's "no evidence" reason repeats its missing list, which has
+    a column of its own, so it is shortened to point there."""
+    missing = "; ".join(row["missing"])
+    if missing and row["why"].endswith(": " + missing):
+        return row["why"][: -len(missing) - 2] + " (see what is missing)"
+    return str(row["why"])
+
+
 def outcome_counts(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """How many decisions have each outcome word, in order of first appearance."""
     counts: dict[str, int] = {}
@@ -100,7 +109,7 @@ def decisions_html(doc: Mapping[str, Any]) -> str:
         link = f'<a href="#{anchor("res", r["id"])}">{rid}</a>' if r["id"] in cards else rid
         covered = ("" if not r["covered"] else f'<details><summary>covered ({len(r["covered"])})</summary>'
                    '<ul class="plain">' + "".join(f"<li>{escape(c)}</li>" for c in r["covered"]) + "</ul></details>")
-        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}</td><td>{escape(r['why'])}{covered}"
+        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}</td><td>{escape(shown_why(r))}{covered}"
                    f'</td><td class="hide-narrow">{escape("; ".join(r["missing"])) or "-"}</td></tr>')
     out += ["</tbody></table></div>", f'<p class="meta">{escape(CAVEAT)} Evidence: {escape(_evidence_line(ev))}</p>',
             "</section>"]
@@ -137,7 +146,7 @@ def decisions_pdf(k: Any, doc: Mapping[str, Any]) -> None:
     table = [[P("<b>Result</b>", cell), P("<b>Decision</b>", cell), P("<b>Why</b>", cell), P("<b>Missing</b>", cell)]]
     for r in rows:
         table.append([P(escape(r["id"]), cell), P(_coloured(r["word"], r["outcome"]), cell),
-                      P(escape(r["why"]), cell), P(escape("; ".join(r["missing"])) or "-", cell)])
+                      P(escape(shown_why(r)), cell), P(escape("; ".join(r["missing"])) or "-", cell)])
     mm, width = k.mm, k.width
     story.append(k.grid(table, [32 * mm, 30 * mm, (width - 62 * mm) * 0.55, (width - 62 * mm) * 0.45]))
     ev = (doc.get("decisions") or {}).get("evidence") or {}

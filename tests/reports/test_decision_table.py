@@ -102,3 +102,13 @@ def test_a_saved_report_keeps_its_table_and_a_bad_one_is_one_line(doc):
     with pytest.raises(UserInputError, match=r"^results.json: .*decisions\.records\[0\].*not one of") as err:
         as_report_document(saved, "results.json")
     assert "\n" not in str(err.value)
+
+
+def test_an_open_reason_that_repeats_the_missing_list_points_to_it():
+    from reports.decision_section import shown_why
+
+    row = {"why": "no evidence about the bound: no search recorded; orders: not computed",
+           "missing": ["no search recorded", "orders: not computed"]}
+    assert shown_why(row) == "no evidence about the bound (see what is missing)"
+    kept = {"why": "a check did not pass: search x: best point inconclusive", "missing": ["no search recorded"]}
+    assert shown_why(kept) == kept["why"]
