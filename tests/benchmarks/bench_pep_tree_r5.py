@@ -46,7 +46,7 @@ def one(R: int) -> dict:
     bound = horizon_bound(lines, 1.0, R)
     load = os.getloadavg()
     t0 = time.perf_counter()
-    tree = solve_tree(replace(s, R=R))
+    tree = solve_tree(replace(s, R=R), max_seconds=1e9)
     wall = time.perf_counter() - t0
     dense = estimate(replace(s, R=R))
     return {"R": R, "horizon_bound": bound, "tree": tree,

@@ -38,6 +38,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 from verify.pep.setting import Setting, validate
+from verify.pep.size import MAX_SECONDS
 
 GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact and verify.pep.banded)
 DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
@@ -47,6 +48,19 @@ SUPPORTED = ("the tree route supports method local_gd or fast with a random law 
              "bernoulli:p, snapshot:...) drawn every round, sigma = 0, mu < L and measure dist_sq")
 
 Key = tuple[int, int]
+# Cost model, fitted to the measured record (tests/benchmarks/results/pep_tree_r5.json: FedAvg K = 5, uniform 1 of
+# 2, R = 3, 4, 5 at d = 72, 152, 312 Gram rows): CPU 3.0, 17.4, 130 s (about d^2.4 then d^2.8) and peak memory
+# 0.18, 0.48, 1.85 GB (about d^1.9); the larger exponents are used beyond d = 312
+_SECONDS_AT_312, _SECONDS_EXPONENT = 130.0, 2.8
+_GB_AT_312, _GB_EXPONENT = 1.85, 1.9
+
+
+def tree_estimate(s: Setting) -> tuple[float, float, float]:
+    """(Gram rows d, estimated CPU seconds, estimated GB) of the tree route for ``s``, from its numbers alone."""
+    from verify.pep.size import estimate
+
+    d = estimate(s).gram_rows
+    return d, _SECONDS_AT_312 * (d / 312) ** _SECONDS_EXPONENT, _GB_AT_312 * (d / 312) ** _GB_EXPONENT
 
 
 def supports(s: Setting) -> str | None:
@@ -374,17 +388,24 @@ def recheck_tree(t: TreePEP, sol: TreeSolved) -> dict[str, Any]:
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
-def solve_tree(s: Setting, recheck: bool = True) -> dict[str, Any]:
+def solve_tree(s: Setting, recheck: bool = True, max_seconds: float = MAX_SECONDS) -> dict[str, Any]:
     """The tree PEP of ``s`` solved and rechecked (the trace weight raised until the recheck passes), as a dict:
     ``bound`` (proved upper bound, or None), ``value`` and ``primal`` (the solver's), ``certificate``, ``size``,
-    ``seconds`` (build, solve, recheck), ``notes``."""
+    ``seconds`` (build, solve, recheck), ``notes``. Refused up front, with the estimate, when the estimated CPU
+    time exceeds ``max_seconds`` or the memory half the machine's."""
     from verify.pep.core import normalise
+    from verify.pep.size import _machine_gb
 
     validate(s)
     why = supports(s)
     if why is not None:
         raise UserInputError(f"{why}; got method={s.method}, participation={s.to_dict()['participation']}, "
                              f"sigma={s.sigma}, mu={s.mu}, L={s.L}, measure={s.measure}")
+    d, sec, gb = tree_estimate(s)
+    if sec > max_seconds or gb > _machine_gb() / 2:
+        raise UserInputError(f"this tree PEP is too large: {d:.3g} Gram rows, estimated {sec:.3g} s of CPU and "
+                             f"{gb:.3g} GB (fitted to the measured R = 3..5 record), over {max_seconds:g} s or "
+                             f"{_machine_gb() / 2:.3g} GB; fewer rounds or local steps would fit")
     unit, factor = normalise(s)
     t0 = time.perf_counter()
     t = build_tree(unit)
