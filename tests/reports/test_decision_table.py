@@ -112,3 +112,23 @@ def test_an_open_reason_that_repeats_the_missing_list_points_to_it():
     assert shown_why(row) == "no evidence about the bound (see what is missing)"
     kept = {"why": "a check did not pass: search x: best point inconclusive", "missing": ["no search recorded"]}
     assert shown_why(kept) == kept["why"]
+
+
+def test_report_include_decides_again_with_the_included_worst_case(doc, worst_case_file, tmp_path, monkeypatch,
+                                                                   convbound):
+    """`report --from-json saved.json --include FILE`: the table is decided again with the included worst case
+    (rendering replaced by a capture: what is written is the document handed to it)."""
+    import reports.build
+    from reports.build import to_json
+
+    saved = json.loads(to_json(doc["doc"]))
+    saved["worst_cases"], saved["decisions"] = [], doc["before"]  # the report as it was before the include
+    (tmp_path / "results.json").write_text(json.dumps(saved))
+    written = []
+    monkeypatch.setattr(reports.build, "write_report", lambda d, out, **kw: written.append(d))
+    run = convbound("report", "--from-json", str(tmp_path / "results.json"), "--include", str(worst_case_file),
+                    "--out", str(tmp_path / "out"))
+    assert run.code == 0, run.err
+    (again,) = written
+    assert again["decisions"]["records"] == doc["doc"]["decisions"]["records"]
+    assert again["decisions"]["records"][1]["outcome"] == "certified at stated settings"
