@@ -16,6 +16,8 @@ A report document is a JSON-able dict (schema ``convbound.report/1``)::
      "searches":    [{"source": text, "record": falsify SearchRecord.to_dict()}],
      "worst_cases": [{"source": text, "record": verify.pep WorstCase.to_dict()}],
      "audits":      [{"source": text, "record": rate_region.audit AuditRecord.to_dict()}],
+     "decisions":   {"evidence": {...}, "records": [verify.decision Decision.to_dict()]} | None
+                    (``reports.decision_section``: ``convbound decide`` on the report's evidence; heads the report),
      "sections_failed": {section: reason}}
 
 ``source`` says where a record came from: computed live by the suite, or ``report --include FILE``

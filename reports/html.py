@@ -79,8 +79,17 @@ def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None
     css = jinja2.PackageLoader("reports", "templates").get_source(jinja2.Environment(), "report.css")[0]
     return _env().get_template("report.html.j2").render(
         doc=doc, rows=rows, counts=verdict_counts, alerts=alerts(doc), figures=by_anchor, css=css,
-        records=record_sections(doc),
+        records=record_sections(doc), decisions=decisions_fragment(doc),
     )
+
+
+def decisions_fragment(doc: Mapping[str, Any]):
+    """The decision table that heads the page (``reports.decision_section``), or "" when the report has none."""
+    from reports.decision_section import decisions_html
+
+    if doc.get("decisions") is None:
+        return ""
+    return jinja2.utils.markupsafe.Markup(decisions_html(doc))
 
 
 def record_sections(doc: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -36,9 +36,10 @@ def render_pdf(doc: Mapping[str, Any], figures: list[FigureImage] | None = None)
     """PDF bytes of a report document (figures drawn here unless given), one function per section."""
     buf = io.BytesIO()
     k = _Kit(doc, report_figures(doc) if figures is None else figures, buf)
+    from reports.decision_section import decisions_pdf
     from reports.pdf_records import records_pdf
 
-    for section in (_title_and_banner, _summary, _checks, records_pdf, _results, _rates_sampler_participation,
+    for section in (_title_and_banner, decisions_pdf, _summary, _checks, records_pdf, _results, _rates_sampler_participation,
                     _comparisons, _environment):
         section(k, doc)
     k.page.build(k.story, onFirstPage=_footer, onLaterPages=_footer)

@@ -54,6 +54,7 @@ DOCUMENT_FIELDS: dict[str, tuple[tuple[type, ...], Any]] = {
     "searches": ((list,), []),
     "worst_cases": ((list,), []),
     "audits": ((list,), []),
+    "decisions": ((Mapping,), None),
     "sections_failed": ((Mapping,), {}),
     "timings_s": ((Mapping,), {}),
 }
@@ -236,6 +237,7 @@ def _check_document(doc: Mapping[str, Any]) -> None:
         if not isinstance(c, str):
             raise BadRecord(f"field 'expected_controls[{i}]' is {describe(c)}; expected a check ID (text)")
     check_entries(doc)
+    _check_decisions(doc.get("decisions"))
     region = doc.get("region")
     if region:
         get(region, "vertices", list, "region", optional=True)
@@ -272,3 +274,15 @@ def _check_result(r: Any, where: str) -> None:
         numbers(get(sweep, "x", list, where + ".sweep"), where + ".sweep.x")
         for name, values in (get(sweep, "terms", Mapping, where + ".sweep", optional=True) or {}).items():
             numbers(values, f"{where}.sweep.terms.{name}")
+
+
+def _check_decisions(section: Any) -> None:
+    """``decisions``: ``{"evidence": {...}, "records": [Decision]}`` (``reports.decision_section``), each record
+    read by ``Decision.from_dict``."""
+    if section is None:
+        return
+    if not isinstance(section, Mapping):
+        raise BadRecord(f"field 'decisions' is {describe(section)}; expected an object")
+    get(section, "evidence", Mapping, "decisions", optional=True)
+    for i, d in enumerate(get(section, "records", list, "decisions")):
+        read_record(d, f"decisions.records[{i}]", "decision")

@@ -306,8 +306,17 @@ def comparison_section() -> list[dict[str, Any]]:
     return out
 
 
+def _decisions(doc: dict[str, Any], only: set[str] | None) -> dict[str, Any]:
+    import bounds
+    from reports.decision_section import decisions_section
+
+    keys = None if only is None else [r.key for r in bounds.all_results() if _selected(r.id, r.key, only)]
+    return decisions_section(doc, keys)
+
+
 # Whole suite
-SECTIONS = ("results", "region", "large_n", "sampler", "participation", "comparisons", "worst_cases", "verify")
+SECTIONS = ("results", "region", "large_n", "sampler", "participation", "comparisons", "worst_cases", "decisions",
+            "verify")
 
 
 def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | None = None, seed: int = 0,
@@ -330,7 +339,7 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
     doc: dict[str, Any] = {"schema": SCHEMA, "title": "convbound verification report", "quick": quick,
                            "seed": seed, "device": device, "only": only_list, "results": [], "region": None,
                            "large_n": None, "sampler": None, "participation": None, "comparisons": [], "verifications": [],
-                           "expected_controls": None, "searches": [], "worst_cases": [], "audits": [],
+                           "expected_controls": None, "searches": [], "worst_cases": [], "audits": [], "decisions": None,
                            "sections_failed": {}, "timings_s": {}}
 
     def run(name: str, message: str, fn: Callable[[], Any]) -> Any:
@@ -363,6 +372,8 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
                              comparison_section) or []
     if only_set is None or _selected("FAST.T2", "FAST.T2", only_set):  # the live worst case is FAST.T2's
         doc["worst_cases"] = run("worst_cases", "exact worst case (PEP)", lambda: worst_case_section(quick)) or []
+    # after the worst cases: the decisions reuse them (reports.decision_section); the table heads the report
+    doc["decisions"] = run("decisions", "one decision per result", lambda: _decisions(doc, only_set))
     verified = run("verify", "running the verification suite",
                    lambda: verify_section(only_list, quick, device, seed, step, scheduler, workers))
     if verified is not None:

@@ -143,11 +143,16 @@ def orders_for(key: str) -> Orders:
     return Orders(status, str(row.get("detail", "")))
 
 
+#: The constants a setting's one-line name shows, in order, where its class has them (the non-convex class has
+#: no mu and adds the initial gap Delta).
+_NAMED = ("L", "mu", "zeta", "eta", "sigma", "Delta")
+
+
 def setting_name(setting: Any) -> str:
-    """A PEP setting in one line: method, sizes, constants, law."""
+    """A PEP setting in one line: method, sizes, constants, law (strongly convex or non-convex class)."""
     d = setting.to_dict()
-    return (f"{d['method']} K={d['K']} R={d['R']} M={d['M']} L={d['L']:g} mu={d['mu']:g} zeta={d['zeta']:g} "
-            f"eta={d['eta']:g} sigma={d['sigma']:g} {d['measure']}, {d['participation']}")
+    consts = " ".join(f"{k}={d[k]:g}" for k in _NAMED if isinstance(d.get(k), (int, float)))
+    return f"{d['method']} K={d['K']} R={d['R']} M={d['M']} {consts} {d['measure']}, {d['participation']}"
 
 
 def worst_case_ratios(key: str, records: Iterable[tuple[str, Any]]) -> tuple[tuple[WorstCaseRatio, ...], str]:
@@ -204,8 +209,15 @@ def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[D
     for res in results if options.search_budget else ():
         searches += run_searches(res.key, options.search_budget, options.seed)
     worst = load_worst_cases(options.worst_cases) + (live_worst_cases() if options.live_pep else [])
+    return decide_with(results, searches, worst)
+
+
+def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
+                worst_cases: Sequence[tuple[str, Any]]) -> list[Decision]:
+    """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)`` and
+    ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice)."""
     versions = _versions()
-    return [decision_of(gather(r, searches, worst), versions) for r in results]
+    return [decision_of(gather(r, searches, worst_cases), versions) for r in results]
 
 
 def _versions() -> dict[str, str]:

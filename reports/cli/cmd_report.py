@@ -81,6 +81,11 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
                 console.print("interrupted: nothing written")
                 raise SystemExit(130) from None
         add_entries(doc, included)
+        if any(key in ("searches", "worst_cases") for key, _ in included):  # new evidence: decide again
+            from reports.decision_section import refresh_decisions
+
+            progress("one decision per result, with the included records")
+            refresh_decisions(doc)
         if from_json:
             _render_saved(doc, from_json, out, force, progress)
         else:

@@ -111,7 +111,7 @@ def test_strongly_convex_fedavg_k5_under_1_of_2_at_r_4():
     this test reads its record. Today's per-round certificate (under a second) must give the recorded bound,
     and that bound must lie above the recorded finite worst case: above its attained (primal) value, and
     above its certified upper bound too (0.99600884 >= 0.99600883 when first measured).
-    R = 5 (31 nodes, about 20x the time) is not run."""
+    R = 5 (31 nodes) is compared by the tree route's record (tests/verify/test_pep_tree.py)."""
     rec = json.loads(R4_RECORD.read_text(encoding="utf-8"))
     plain = {k: v for k, v in FEDAVG.items() if k != "law"}
     assert rec["setting"] == {**plain, "mu": 0.1, "eta": 0.001, "R": 4, "law": {"kind": "uniform", "m": 1}}

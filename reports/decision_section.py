@@ -1,0 +1,157 @@
+"""The decision table that heads the report: one decision per result, as ``convbound decide`` gives it.
+
+**Input**: the report document being assembled: its selected results, the worst cases its own worst-case
+section computed (and any ``--include``-d), its included searches, plus the repository's saved falsify runs.
+**Quantity**: :func:`verify.decision_sources.decide_with` over that evidence (the one rule of
+``verify.decision``), so the table is ``convbound decide --no-live-pep --worst-case FILE ...`` given the same
+records: nothing is solved a second time. A quick report's live worst case is ``decide``'s own live setting
+(FAST.T2's tightness, K = 2, R = 3, M = 2), so there it is plain ``convbound decide``'s table.
+**Output**: the document entry ``{"evidence": {...}, "records": [Decision.to_dict()]}`` (see
+``reports.document``), its rows for both renderers, its HTML section and its PDF section.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from xml.sax.saxutils import escape
+
+#: What the table's closing line says about the outcomes' strength (as ``convbound decide`` prints it).
+CAVEAT = "'consistent so far' is not a proof; 'certified at stated settings' holds at the named settings only."
+#: The outcome words (``verify.decision.OUTCOMES``) and their colours in the PDF (the HTML's are in report.css).
+OUTCOME_COLOURS = {"refuted": "#b3261e", "refuted unless": "#b3261e", "certified at stated settings": "#1f7a3a",
+                   "consistent so far": "#2d5b9a", "open": "#8a5a00"}
+
+
+# Assemble ----------------------------------------------------------------------------------------------
+
+def decisions_section(doc: Mapping[str, Any], keys: Sequence[str] | None = None) -> dict[str, Any]:
+    """The decisions on the report's results (every encoded one, or the registry ``keys`` the report selected)
+    from the evidence ``doc`` holds: its ``worst_cases`` and ``searches`` entries, and the saved falsify runs."""
+    from bounds.registry import all_results, get
+    from verify.decision_sources import SAVED_RUNS, decide_with, load_searches
+
+    results = list(all_results()) if keys is None else [get(k) for k in keys]
+    saved = load_searches(None)
+    searches = saved + _records(doc, "searches")
+    worst = _records(doc, "worst_cases")
+    evidence = {"saved searches": f"{len(saved)} falsify records in {SAVED_RUNS.name}/ (read, not rerun)",
+                "searches in this report": [s for s, _ in searches[len(saved):]],
+                "worst cases in this report": [s for s, _ in worst],
+                "rule": "verify.decision.decide, as convbound decide (--no-live-pep --worst-case per record)"}
+    return {"evidence": evidence, "records": [d.to_dict() for d in decide_with(results, searches, worst)]}
+
+
+def _records(doc: Mapping[str, Any], key: str) -> list[tuple[str, Any]]:
+    """``(source, record object)`` for each entry the document holds under ``key``."""
+    from reports.schema import ENTRY_KINDS, record_type
+
+    cls = record_type(ENTRY_KINDS[key])
+    return [(str(e["source"]), cls.from_dict(e["record"], key)) for e in doc.get(key) or ()]
+
+
+def refresh_decisions(doc: dict[str, Any]) -> None:
+    """Decide again after ``--include`` added searches or worst cases (only where the table is in the report)."""
+    if doc.get("decisions") is not None:  # the same results as before
+        doc["decisions"] = decisions_section(doc, [str(d["id"]) for d in doc["decisions"].get("records") or ()])
+
+
+# Rows for both renderers -------------------------------------------------------------------------------
+
+def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """One plain row per decision: ``id``, ``outcome`` (spelled out), ``word`` (one of the outcomes), ``why``,
+    ``missing`` and ``covered`` (lists) and ``instance`` (the refuting point, or empty)."""
+    from verify.decision import REFUTED_UNLESS
+
+    rows = []
+    for d in (section or {}).get("records") or ():
+        outcome = str(d["outcome"])
+        word = REFUTED_UNLESS if outcome.startswith(REFUTED_UNLESS + " ") else outcome
+        rows.append({"id": str(d["id"]), "outcome": outcome, "word": word, "why": str(d["why"]),
+                     "missing": [str(m) for m in d.get("missing") or ()],
+                     "covered": [str(c) for c in d.get("covered") or ()], "instance": dict(d.get("instance") or {})})
+    return rows
+
+
+def shown_why(row: Mapping[str, Any]) -> str:
+    """The reason as the table shows it: an open result's "no evidence" reason repeats its missing list, which has
+    a column of its own, so it is shortened to point there."""
+    missing = "; ".join(row["missing"])
+    if missing and row["why"].endswith(": " + missing):
+        return row["why"][: -len(missing) - 2] + " (see what is missing)"
+    return str(row["why"])
+
+
+def outcome_counts(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """How many decisions have each outcome word, in order of first appearance."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["word"]] = counts.get(r["word"], 0) + 1
+    return counts
+
+
+# HTML --------------------------------------------------------------------------------------------------
+
+def decisions_html(doc: Mapping[str, Any]) -> str:
+    """The ``<section id="decisions">`` (escaped here); result IDs link to their cards when the report has them."""
+    from reports.document import anchor
+
+    rows = decision_rows(doc.get("decisions"))
+    cards = {str(r.get("key")) for r in doc.get("results") or ()}
+    ev = (doc.get("decisions") or {}).get("evidence") or {}
+    out = ['<section id="decisions">', "<h2>One decision per result</h2>",
+           '<p class="counts">' + "".join(f"<span>{_badge(w)} × {n}</span>" for w, n in outcome_counts(rows).items())
+           + "</p>", '<div class="scroll"><table>',
+           '<thead><tr><th>Result</th><th>Decision</th><th>Why</th><th class="hide-narrow">What is missing</th>'
+           "</tr></thead><tbody>"]
+    for r in rows:
+        rid = escape(r["id"])
+        link = f'<a href="#{anchor("res", r["id"])}">{rid}</a>' if r["id"] in cards else rid
+        covered = ("" if not r["covered"] else f'<details><summary>covered ({len(r["covered"])})</summary>'
+                   '<ul class="plain">' + "".join(f"<li>{escape(c)}</li>" for c in r["covered"]) + "</ul></details>")
+        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}</td><td>{escape(shown_why(r))}{covered}"
+                   f'</td><td class="hide-narrow">{escape("; ".join(r["missing"])) or "-"}</td></tr>')
+    out += ["</tbody></table></div>", f'<p class="meta">{escape(CAVEAT)} Evidence: {escape(_evidence_line(ev))}</p>',
+            "</section>"]
+    return "\n".join(out)
+
+
+def _badge(word: str) -> str:
+    return f'<span class="badge d-{word.replace(" ", "-")}">{escape(word)}</span>'
+
+
+def _condition(row: Mapping[str, Any]) -> str:
+    """The rest of a conditional outcome ("q >= q_min fails" after "refuted unless"), beside its badge."""
+    rest = row["outcome"][len(row["word"]):].strip()
+    return f' <span class="meta">{escape(rest)}</span>' if rest else ""
+
+
+def _evidence_line(ev: Mapping[str, Any]) -> str:
+    worst = ev.get("worst cases in this report") or []
+    searches = ev.get("searches in this report") or []
+    return (f"{ev.get('saved searches', 'no saved searches')}; {len(searches)} search(es) and {len(worst)} worst "
+            f"case(s) of this report{': ' + ', '.join(worst) if worst else ''}; rule {ev.get('rule', 'not recorded')}.")
+
+
+# PDF ---------------------------------------------------------------------------------------------------
+
+def decisions_pdf(k: Any, doc: Mapping[str, Any]) -> None:
+    """The same table in the PDF (``k``: ``reports.pdf``'s kit), right after the title and banners."""
+    rows = decision_rows(doc.get("decisions"))
+    if doc.get("decisions") is None:
+        return
+    P, cell, story = k.P, k.cell, k.story
+    story.append(P("One decision per result", k.h2))
+    story.append(P(" · ".join(f"{_coloured(w)} × {n}" for w, n in outcome_counts(rows).items()) or "no result", k.body))
+    table = [[P("<b>Result</b>", cell), P("<b>Decision</b>", cell), P("<b>Why</b>", cell), P("<b>Missing</b>", cell)]]
+    for r in rows:
+        table.append([P(escape(r["id"]), cell), P(_coloured(r["word"], r["outcome"]), cell),
+                      P(escape(shown_why(r)), cell), P(escape("; ".join(r["missing"])) or "-", cell)])
+    mm, width = k.mm, k.width
+    story.append(k.grid(table, [32 * mm, 30 * mm, (width - 62 * mm) * 0.55, (width - 62 * mm) * 0.45]))
+    ev = (doc.get("decisions") or {}).get("evidence") or {}
+    story.append(P(escape(CAVEAT + " Evidence: " + _evidence_line(ev)), k.small))
+
+
+def _coloured(word: str, text: str | None = None) -> str:
+    return f'<font color="{OUTCOME_COLOURS.get(word, "#000000")}"><b>{escape(text or word)}</b></font>'
