@@ -30,7 +30,7 @@ from typing import Any
 from verify.rays import Ray, ray_points
 from verify.scenario import Param, Scenario, evaluate_point
 
-__all__ = ["is_cost_cap", "tight_base", "widened"]
+__all__ = ["is_cost_cap", "moves_inputs", "tight_base", "widened"]
 
 SWEEPS = 3  # greedy sweeps over the axes (each axis to each end, an integer axis also to low + 1)
 
@@ -65,7 +65,7 @@ def _end_point(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> dict[st
     return ray_points(scenario.space, base, ray, [1.0])[0]
 
 
-def _moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
+def moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
     """Whether moving along ``ray`` from ``base`` changes an input of the result (e.g. mu/L at d = 1 does not)."""
     near = ray_points(scenario.space, base, ray, [0.0])[0]
     far = _end_point(scenario, ray, base)
@@ -81,7 +81,7 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
 
     def score(b: Mapping[str, Any]) -> float:
         far = _end_point(scenario, ray, b)
-        if not _moves_inputs(scenario, ray, b):
+        if not moves_inputs(scenario, ray, b):
             return -math.inf
         e = evaluate_point(scenario, far, trials=2, seed=seed)
         return float(e.ratio) if e.score is not None and e.exact and math.isfinite(e.ratio) else -math.inf

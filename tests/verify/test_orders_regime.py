@@ -114,3 +114,33 @@ def test_model_choice_tells_an_exponential_from_a_power():
     assert res_e < 1e-9 < res_p and expo.slope == pytest.approx(-0.001, rel=1e-9)
     power, expo, res_p, res_e = _fits(x, 3 * x**-2.0)
     assert res_p < 1e-9 < res_e and power.slope == pytest.approx(-2.0, rel=1e-9)
+
+
+def test_the_seeded_optimiser_climbs_a_ray_end_to_a_masked_violation(get, monkeypatch):
+    import verify.ray_seed
+    from verify.optimisers import make_optimiser
+    from verify.scenario import evaluate_point
+
+    monkeypatch.setattr(verify.ray_seed, "INTERLEAVE", 10**9)  # no stratified draws between: the walk is tested
+    sc = get("REGIME.noise-mu-32")
+    opt = make_optimiser("seeded", sc, seed=0, population=8, budget=300)
+    # the (mu -> 0, noise) pair only: the test drives the ask/tell loop as falsify.search does
+    names = [(r.name, t) for r, t in opt.pairs]
+    assert ("zeta -> low", "noise") not in names and ("sigma -> low", "noise") in names  # noise has no zeta
+    opt.order = [names.index(("mu_frac -> low", "noise"))]  # scouting skipped: this pair's walk is tested
+    opt.queue = []
+    opt._start_pair()
+    best, asked = 0.0, 0
+    while best <= 1 and opt.ray_i < len(opt.pairs) and asked < 120:
+        pts = opt.ask(8)
+        assert [sc.point(p) for p in pts]  # every point lies in the space
+        ests = [evaluate_point(sc, p, trials=2, seed=0) for p in pts]
+        opt.tell(pts, [e.ratio if e.score is not None else -1.0 for e in ests])
+        asked += 8
+        for p, s, e in zip(pts, opt.last_strata, ests):
+            if s.startswith("ray") and e.score is not None and e.ratio > best:
+                best, where = e.ratio, p
+    # at the ray's end, one step of one round, noise dominating: the planted factor (1e-3)^(1/32) = 0.806 is
+    # what separates the wrong RHS from an exact noise term, so the ratio exceeds 1 (up to 1 / 0.806 = 1.24)
+    assert 1.0 < best <= 1e-3 ** (-1 / 32) + 1e-9, best
+    assert where["mu_frac"] == pytest.approx(1e-3) and where["d"] >= 2
