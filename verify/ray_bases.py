@@ -86,7 +86,14 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
         e = evaluate_point(scenario, far, trials=2, seed=seed)
         return float(e.ratio) if e.score is not None and e.exact and math.isfinite(e.ratio) else -math.inf
 
+    from verify.cost import point_fidelity
+
     cur = scenario.point(base)
+    try:  # a family not scored exactly is not climbed (each step would be a simulation)
+        if point_fidelity(scenario, _end_point(scenario, ray, cur), 2)[0] != "exact":
+            return cur, -math.inf
+    except Exception:  # a point the builder refuses: no base
+        return cur, -math.inf
     best = score(cur)
     axes = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name not in (ray.axis, "draw")
             and p.name != ray.horizon]

@@ -7,7 +7,9 @@ others serve (ray, RHS term) pairs (rays: ``verify.rays.order_rays``, each step,
 curvature to 0, each count and the horizon to its end, the step and mu to 0 with the horizon scaled; only
 pairs whose term depends on an input the ray moves). Each pair starts where its term dominates (the
 stratified optimiser's aimed point); first every pair's start is scored at its ray's far end (scouting),
-then the pairs run best scouted LHS/RHS first, each the tight-base search of ``verify.ray_bases`` in
+then the pairs run, the terms taking turns and each term's pairs best scouted LHS/RHS first (the
+optimisation term is exact at trivial points, a tiny step: by ratio alone it would take every early turn),
+each the tight-base search of ``verify.ray_bases`` in
 ask/tell form at the ray's far end: a sweep proposes the base with one other axis moved to an end (an
 integer axis also to low + 1) where the pair's term stays at least :data:`DOMINANT` of the RHS and the ray
 still moves an input; the base with every improving move at once is proposed next; the best becomes the
@@ -32,7 +34,7 @@ __all__ = ["RaySeeded"]
 
 INTERLEAVE = 4  # every 4th point is the wrapped optimiser's
 DOMINANT = 0.5  # the share of the RHS a ray's term keeps at every proposed point
-SWEEPS = 4
+SWEEPS = 2
 
 
 class RaySeeded:
@@ -50,10 +52,14 @@ class RaySeeded:
         self.starts: list[dict[str, Any]] = []
         for t in terms:
             start = scenario.point(aim(t) if t is not None and aim is not None else None)
+            default = scenario.point()
             for r in order_rays(self.space):
-                if self._depends(r, t, start):
+                # an inert start (mu/L at d = 1) takes one axis from the default point, the first that helps
+                tries = [start] + [{**start, k: v} for k, v in default.items() if start.get(k) != v]
+                ok = next((b for b in tries if self._depends(r, t, b)), None)
+                if ok is not None:
                     self.pairs.append((r, t))
-                    self.starts.append(start)
+                    self.starts.append(ok)
         self.ray_i, self.sweep, self.pos = 0, 0, -1
         self.order: list[int] = []
         self.base: dict[str, Any] = scenario.point()
@@ -206,7 +212,11 @@ class RaySeeded:
         if self.pending or self.queue:
             return
         if not self.order and self.scout:  # scouting done: the pairs best first
-            self.order = sorted(self.scout, key=lambda i: -self.scout[i])
+            # best scouted first within each term, the terms taking turns: a term that is exact at a trivial point
+            # (the optimisation term at a tiny step: LHS = RHS = D0) would otherwise take every early turn
+            rank = {i: sum(self.pairs[j][1] == self.pairs[i][1] and self.scout[j] > self.scout[i] for j in self.scout)
+                    for i in self.scout}
+            self.order = sorted(self.scout, key=lambda i: (rank[i], -self.scout[i]))
             self._start_pair()
         elif self.order and self.ray_i < len(self.pairs):
             self._next_stage()
