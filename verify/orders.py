@@ -17,6 +17,12 @@ reaches :data:`TARGET`, that point (clipped to the axis) is evaluated and, above
 slowly by at least :data:`LOOSE_GAP` (an order); *same order* otherwise; *not fitted* with the reason
 (a ray shorter than 3 decades, a point not admissible or not scored exactly). The exponents are
 measured over the ray's range only: they are evidence about the range, not a proof about the limit.
+A deficiency between :data:`CONFIRM_TOL` and :data:`ORDER_TOL` (a planted (mu/L)^(1/64) is 0.016) is
+extrapolated and tried too, and counts only where the violation is confirmed. Where log y is fitted
+better against x than against log x (toward a high end: a contraction in the horizon), the row's
+``model`` is "exponential" and its exponents are rates per unit of x (``fit_residuals`` keeps both fits'
+residuals). Rays run past a cost cap and start from tight bases as ``verify.ray_bases`` says (``widened``
+names the axis run past its cap).
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ __all__ = ["RayOrder", "order_table", "ray_order"]
 
 DECADES = 3.0     # the LHS exponent is fitted over at least this many decades of the axis
 POINTS = 10       # evaluations along a ray (log-spaced from the base to the end)
-ORDER_TOL = 0.05  # exponents closer than this are "the same order"
+ORDER_TOL = 0.05  # exponents closer than this are "the same order" unless a violation is confirmed
+CONFIRM_TOL = 0.005  # a deficiency of at least this is extrapolated and tried (exact fits resolve 1/64)
 LOOSE_GAP = 1.0   # the RHS decays more slowly by at least this: loose by an order
 TARGET = 1.5      # the extrapolation aims at LHS/RHS = TARGET
 
@@ -59,6 +66,9 @@ class RayOrder:
     rhs_leading: dict[str, Any] = field(default_factory=dict)  # term -> sympy leading exponent (or why not)
     moved: dict[str, float] = field(default_factory=dict)       # symbol -> its power of x along the ray
     violation: dict[str, Any] = field(default_factory=dict)     # point, extrapolated x, confirmation
+    model: str = "power"                                       # power (log y on log x) | exponential (on x)
+    fit_residuals: dict[str, list[float]] = field(default_factory=dict)  # model -> [LHS, RHS] residual s.e.
+    widened: str = ""                                          # the axis run past a cost cap, said
 
     def to_dict(self) -> dict[str, Any]:
         from bounds.core.jsonable import jsonable
@@ -131,19 +141,48 @@ def _window(xs: np.ndarray) -> np.ndarray:
     return idx if idx.size >= 4 else np.arange(max(0, xs.size - 4), xs.size)
 
 
-def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_trials: int = 256,
-              seed: int = 0, points: int = POINTS) -> RayOrder:
-    """One ray's row: evaluate exactly along it, fit both exponents, extrapolate and confirm a deficiency."""
-    import bounds
-    from verify.fit import fit_loglog
+def _fits(xs: np.ndarray, ys: np.ndarray) -> tuple[Any, Any, float, float]:
+    """Both models of log y on the window: power (against log x) and exponential (against x), with each one's
+    residual standard error in log y (the smaller is the better-supported model)."""
+    from scipy import stats
 
-    res = bounds.get(scenario.result)
-    row = RayOrder(res.key, scenario.id, ray.name, dict(base), "not fitted")
+    from verify.fit import SlopeFit, fit_loglog
+
+    power = fit_loglog(xs, ys)
+    ly = np.log(ys)
+    res = stats.linregress(xs, ly)
+    half = float(_t(len(xs) - 2)) * float(res.stderr)
+    expo = SlopeFit(float(res.slope), float(res.intercept), float(res.slope) - half, float(res.slope) + half,
+                    float(res.stderr), int(len(xs)), power.level, "linregress on x (exponential)")
+    resid = (lambda a, b: float(np.sqrt(np.sum((ly - (a + b)) ** 2) / max(1, len(xs) - 2))))  # noqa: E731
+    return power, expo, resid(power.intercept, power.slope * np.log(xs)), resid(expo.intercept, expo.slope * xs)
+
+
+def _t(dof: int) -> float:
+    from bounds.core.stats import SLOPE_LEVEL, t_quantile
+
+    return float(t_quantile(SLOPE_LEVEL, dof))
+
+
+def _ray_points(scenario: Scenario, ray: Ray, base: Mapping[str, Any], points: int) -> list[dict]:
     pts = ray_through(scenario.space, base, ray, points)
     if ray.horizon:  # past where the horizon reaches its axis's end the ray is another one (horizon fixed): cut
         h_end = next(float(p.high) for p in scenario.space if p.name == ray.horizon)
         first = next((i for i, p in enumerate(pts) if float(p[ray.horizon]) >= h_end), len(pts) - 1)
         pts = pts[:first + 1]
+    return pts
+
+
+def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_trials: int = 256,
+              seed: int = 0, points: int = POINTS) -> RayOrder:
+    """One ray's row: evaluate exactly along it, fit both exponents, extrapolate and confirm a deficiency."""
+    import bounds
+    from verify.ray_bases import widened
+
+    res = bounds.get(scenario.result)
+    row = RayOrder(res.key, scenario.id, ray.name, dict(base), "not fitted")
+    scenario, row.widened = widened(scenario, ray, base, DECADES)
+    pts = _ray_points(scenario, ray, base, points)
     xs = np.array([float(p[ray.axis]) for p in pts])
     if len(xs) < 4 or xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
         row.why = f"the ray spans {abs(math.log10(xs[-1] / xs[0])) if xs[0] > 0 else 0:.2g} decades (< {DECADES:g})"
@@ -158,51 +197,81 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     lhs, rhs = np.array([e.lhs for e in ests]), np.array([e.rhs for e in ests])
     row.x, row.lhs, row.rhs = xs.tolist(), lhs.tolist(), rhs.tolist()
     w = _window(xs)
-    lf, rf = fit_loglog(xs[w], lhs[w]), fit_loglog(xs[w], rhs[w])
+    lf, lexp, lres_p, lres_e = _fits(xs[w], lhs[w])
+    rf, rexp, rres_p, rres_e = _fits(xs[w], rhs[w])
+    # the better-supported model of the two sides together: an exponential in x (a contraction in the horizon)
+    # fits log y against x, not log x; its exponents are rates per unit of x
+    row.model = "exponential" if ray.end == "high" and lres_e + rres_e < 0.5 * (lres_p + rres_p) else "power"
+    if row.model == "exponential":
+        lf, rf = lexp, rexp
     row.lhs_fit, row.rhs_fit = lf.to_dict(), rf.to_dict()
+    row.fit_residuals = {"power": [lres_p, rres_p], "exponential": [lres_e, rres_e]}
     row.moved = _moved_powers(xs, [e.values for e in ests])
     row.rhs_leading = leading_exponents(res, ests[-1].values, row.moved, float(xs[-1]), ray.end)
-    sign = _limit_sign(ray)
-    # sign (e_L - e_R) with the LHS's interval: > 0, the ratio grows toward the limit; < 0, it shrinks
-    lo_d, hi_d = sorted((sign * (lf.low - rf.slope), sign * (lf.high - rf.slope)))
-    # the RHS's exponent at the limit: the slowest term toward 0 (min), the fastest-growing toward oo (max)
-    lead = [e for e in row.rhs_leading.values() if isinstance(e, float) and math.isfinite(e)]
-    lo_lim = hi_lim = None
-    if lead and len(lead) == len(row.rhs_leading):
-        e_lim = max(lead) if sign > 0 else min(lead)
-        lo_lim, hi_lim = sorted((sign * (lf.low - e_lim), sign * (lf.high - e_lim)))
-    said = f"LHS exponent {lf.slope:.3g} [{lf.low:.3g}, {lf.high:.3g}], RHS {rf.slope:.3g} (fitted on the same points)"
-    if lo_d > ORDER_TOL:
-        row.violation = _extrapolate(scenario, ray, pts, xs, lhs / rhs, lf.slope - rf.slope, confirm_trials, seed)
-        confirmed = row.violation["confirmation"].get("verdict") == "violated"
-        if confirmed or lo_lim is None or lo_lim > ORDER_TOL:
-            row.finding = "fails far along"
-            row.why = f"{said}: LHS/RHS grows like {ray.axis}^{lf.slope - rf.slope:+.3g} toward the {ray.end} end"
-        else:  # grows over the range only: a term of another order dominates at the limit, nothing confirmed
-            row.finding = "same order"
-            row.why = (f"{said}: LHS/RHS grows over the range, but at the limit the RHS's exponent is "
-                       f"{e_lim:.3g} (its terms' leading exponents) and no violation was confirmed: a transient")
-    elif hi_d <= -(LOOSE_GAP - ORDER_TOL) and (hi_lim is None or hi_lim <= -(LOOSE_GAP - ORDER_TOL)):
-        row.finding = "loose"
-        row.why = f"{said}: the RHS decays more slowly by {-hi_d:.3g} or more toward the {ray.end} end"
-    else:
-        row.finding = "same order"
-        row.why = said
+    _classify(row, scenario, ray, pts, xs, lhs / rhs, lf, rf, confirm_trials, seed)
     return row
 
 
-def _extrapolate(scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray,
-                 ratios: np.ndarray, gap: float, confirm_trials: int, seed: int) -> dict[str, Any]:
-    """The ray's point where ratio x^gap reaches TARGET (clipped to the axis), evaluated and confirmed."""
+def _classify(row: RayOrder, scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray, ratios: np.ndarray,
+              lf: Any, rf: Any, confirm_trials: int, seed: int) -> None:
+    """The row's finding from the two fits (module docstring's statement); a deficiency of at least
+    CONFIRM_TOL is extrapolated and tried, one under ORDER_TOL counts only where it is confirmed."""
+    sign = _limit_sign(ray)
+    # sign (e_L - e_R) with the LHS's interval: > 0, the ratio grows toward the limit; < 0, it shrinks
+    lo_d, hi_d = sorted((sign * (lf.low - rf.slope), sign * (lf.high - rf.slope)))
+    # the RHS's exponent at the limit: the slowest term toward 0 (min), the fastest-growing toward oo (max);
+    # a power's exponent, so compared only under the power model
+    lead = [e for e in row.rhs_leading.values() if isinstance(e, float) and math.isfinite(e)]
+    lo_lim = hi_lim = None
+    e_lim = math.nan
+    if row.model == "power" and lead and len(lead) == len(row.rhs_leading):
+        e_lim = max(lead) if sign > 0 else min(lead)
+        lo_lim, hi_lim = sorted((sign * (lf.low - e_lim), sign * (lf.high - e_lim)))
+    unit = "rate per unit of" if row.model == "exponential" else "exponent in"
+    said = (f"LHS {unit} {ray.axis} {lf.slope:.3g} [{lf.low:.3g}, {lf.high:.3g}], RHS {rf.slope:.3g} "
+            f"(fitted on the same points, {row.model} model)")
+    if lo_d > CONFIRM_TOL:
+        row.violation = _extrapolate(scenario, ray, pts, xs, ratios, lf.slope - rf.slope, confirm_trials, seed,
+                                     row.model)
+        confirmed = row.violation["confirmation"].get("verdict") == "violated"
+        grows = (f"x^{lf.slope - rf.slope:+.3g}" if row.model == "power"
+                 else f"exp({lf.slope - rf.slope:+.3g} x)")
+        if confirmed or (lo_d > ORDER_TOL and lo_lim is not None and lo_lim > ORDER_TOL):
+            row.finding = "fails far along"
+            row.why = f"{said}: LHS/RHS grows like {grows} (x = {ray.axis}) toward the {ray.end} end"
+            return
+        row.finding = "same order"
+        row.why = (f"{said}: LHS/RHS grows over the range, but no violation was confirmed"
+                   + (f" and at the limit the RHS's exponent is {e_lim:.3g} (its terms' leading exponents): a transient"
+                      if lo_lim is not None else ""))
+        return
+    if hi_d <= -(LOOSE_GAP - ORDER_TOL) and (hi_lim is None or hi_lim <= -(LOOSE_GAP - ORDER_TOL)) \
+            and row.model == "power":
+        row.finding = "loose"
+        row.why = f"{said}: the RHS decays more slowly by {-hi_d:.3g} or more toward the {ray.end} end"
+        return
+    row.finding = "same order"
+    row.why = said
+
+
+def _extrapolate(scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray, ratios: np.ndarray, gap: float,
+                 confirm_trials: int, seed: int, model: str = "power") -> dict[str, Any]:
+    """The ray's point where the ratio (x^gap, or exp(gap x) under the exponential model) reaches TARGET
+    (clipped to the axis), evaluated and confirmed."""
     from verify.falsify import confirm
 
     i = int(np.argmax(ratios))
-    x_star = float(xs[-1] * (TARGET / ratios[-1]) ** (1.0 / gap)) if ratios[-1] > 0 else float(xs[-1])
+    if ratios[-1] <= 0:
+        x_star = float(xs[-1])
+    elif model == "exponential":
+        x_star = float(xs[-1] + math.log(TARGET / ratios[-1]) / gap)
+    else:
+        x_star = float(xs[-1] * (TARGET / ratios[-1]) ** (1.0 / gap))
     out: dict[str, Any] = {"extrapolated_x": x_star, "axis": ray.axis}
     # the far end of the ray bounds the search: the predicted point if inside, else the end, else the best seen
     axis = next(p for p in scenario.space if p.name == ray.axis)
     inside = float(axis.low) <= x_star <= float(axis.high)
-    frac = (math.log(x_star / xs[0]) / math.log(xs[-1] / xs[0])) if inside else 1.0
+    frac = (math.log(x_star / xs[0]) / math.log(xs[-1] / xs[0])) if inside and x_star > 0 else 1.0
     cand = ray_points(scenario.space, pts[0], ray, [min(1.0, max(0.0, frac))])[0]
     est = evaluate_point(scenario, cand, trials=2, seed=seed)
     if not (est.score is not None and est.score > 1) and ratios[i] > 1:
@@ -251,17 +320,28 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
 
 def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, terms: bool = True,
                 only: Sequence[str] | None = None, confirm_trials: int = 256, seed: int = 0,
-                points: int = POINTS) -> list[RayOrder]:
-    """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point
-    (default: the scenario's default) and, with ``terms``, from each term-dominant point (:func:`term_bases`)."""
+                points: int = POINTS, tight: bool = True) -> list[RayOrder]:
+    """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point (default: the scenario's
+    default), with ``terms`` from each term-dominant point (:func:`term_bases`), and with ``tight`` from each
+    term's tight base of that ray (``verify.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
+    from verify.ray_bases import tight_base, widened
+
     bases = {"default": scenario.point(base)}
-    if terms:
-        bases.update(term_bases(scenario, seed=seed))
+    dominant: dict[str, dict[str, Any]] = {}
+    if terms or tight:
+        dominant = term_bases(scenario, seed=seed)
+        bases.update(dominant if terms else {})
     out = []
-    for label, b in bases.items():
-        for r in order_rays(scenario.space):
-            if only and r.axis not in only:
-                continue
+    for r in order_rays(scenario.space):
+        if only and r.axis not in only:
+            continue
+        mine = dict(bases)
+        for label, b in (dominant.items() if tight else ()):
+            sc, _ = widened(scenario, r, b, DECADES)
+            tb, ratio = tight_base(sc, r, b, seed=seed)
+            if math.isfinite(ratio) and tb not in mine.values():
+                mine[f"tight at the end, from '{label}'"] = tb
+        for label, b in mine.items():
             row = ray_order(scenario, r, b, confirm_trials=confirm_trials, seed=seed, points=points)
             row.base_label = label
             out.append(row)

@@ -35,7 +35,8 @@ def _line(row) -> str:
                 f" (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})" if conf.get("verdict") == "violated"
                 else f"; {conf.get('why', 'not claimed')}")
     lead = ", ".join(f"{k} {e:.3g}" if isinstance(e, float) else f"{k}: {e}" for k, e in row.rhs_leading.items())
-    return (f"{row.scenario:26s} {row.base_label:24s} {row.ray:40s} {row.finding:16s} {row.why}{tail}"
+    wide = f" [{row.widened}]" if row.widened else ""
+    return (f"{row.scenario:26s} {row.base_label:24s} {row.ray:40s} {row.finding:16s} {row.why}{tail}{wide}"
             + (f" [RHS terms' exponents at the limit: {lead}]" if lead else ""))
 
 
@@ -48,12 +49,14 @@ def register(cli: click.Group) -> None:
 @click.option("--ray", "only", default=None, metavar="AXIS,...",
               help="only the rays of these axes (e.g. eta_frac,R); default: every ray")
 @click.option("--no-term-bases", is_flag=True, help="rays from the default point only (not from each term-dominant point)")
+@click.option("--no-tight", is_flag=True,
+              help="no rays from each ray's tight base (greedy moves of the other axes raising LHS/RHS at the ray's end)")
 @click.option("--confirm-trials", type=click.IntRange(min=2), default=256, show_default=True,
               help="trials of the Monte Carlo cross-check of a confirmed violation")
 @seed_option(help="Seed of the term-dominant points' draws and the confirmation (0 <= seed < 2^63).")
 @click.option("--points", type=COUNT, default=None, help="evaluations per ray (default 10; at least 4)")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
-def orders_cmd(which, only, no_term_bases, confirm_trials, seed, points, as_json):
+def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json):
     """Exponents of the measured LHS and of the RHS along each ray of ID's space (exact scoring only)."""
     from bounds.core.errors import UserInputError
     from verify import orders
@@ -69,12 +72,12 @@ def orders_cmd(which, only, no_term_bases, confirm_trials, seed, points, as_json
         bad = [w for w in words if w not in axes]
         if bad or not words:
             raise UserInputError(f"--ray {only!r}: not a scale axis of {which}; scale axes: {', '.join(sorted(axes))}")
-    rows = [r for sc in scs for r in orders.order_table(sc, terms=not no_term_bases, only=words,
+    rows = [r for sc in scs for r in orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
                                                         confirm_trials=confirm_trials, seed=seed,
                                                         points=points or orders.POINTS)]
     if as_json:
         echo_json({"kind": "orders", "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
-                   "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})
+                   "confirm_tol": orders.CONFIRM_TOL, "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})
         return
     for r in rows:
         click.echo(_line(r))

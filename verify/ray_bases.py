@@ -1,0 +1,112 @@
+"""Where a ray starts and how far it runs: axes past a cost cap, and bases where the bound is tightest.
+
+**Setting**: a ray (``verify.rays.Ray``) of a :class:`verify.scenario.Scenario` whose points are scored exactly
+(``verify.exact_score``); the orders table (``verify.orders``) fits exponents along it.
+**Quantity**:
+
+* :func:`widened`: the scenario with the ray's axis allowed past its space's end where that end is a *cost
+  cap*, not the theorem's (its ``source`` or ``doc`` says "cost cap"), the ray runs to infinity (an integer
+  count to its high end) and the family's far point is scored exactly: the axis then runs to
+  ``low x 10^decades`` (the stand-in for infinity, enough decades to fit). Exact evaluation does not grow
+  with the horizon and barely with K (measured: d = 10, K = 1000, R = 10^6 in 0.02 s), so the cap only
+  ever held simulated points back.
+* :func:`tight_base`: from a base (a term-dominant point), greedy moves of the other numeric axes to their
+  ends (an integer axis also to low + 1), each kept when it raises LHS/RHS at the ray's far end, is
+  scored exactly there and the ray still moves one of the result's inputs (mu/L at d = 1 does not). Why: a term of the wrong order shows
+  as a ratio that grows along the ray only where the bound is otherwise tight; elsewhere a slack of the
+  correct bound (contraction in other directions, accumulation over rounds and local steps, a term the
+  ray does not touch) masks it (measured: REGIME.noise-mu-32 from its noise-dominant point, ratio 0.6 at
+  mu/L = 1e-3; from its tight base, 1.2, confirmed). It is a search along one ray's end face, stated as
+  such in the row's base label; it proves nothing about points it did not evaluate.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from verify.rays import Ray, ray_points
+from verify.scenario import Param, Scenario, evaluate_point
+
+__all__ = ["is_cost_cap", "moves_inputs", "tight_base", "widened"]
+
+SWEEPS = 3  # greedy sweeps over the axes (each axis to each end, an integer axis also to low + 1)
+
+
+def is_cost_cap(p: Param) -> bool:
+    """Whether the axis's high end is a cost cap (its source or doc says so), not a hypothesis or domain end."""
+    return "cost cap" in f"{p.source} {p.doc}".lower()
+
+
+def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: float) -> tuple[Scenario, str]:
+    """``scenario`` with ``ray``'s axis run past a cost cap to ``low x 10^decades`` (module docstring), and a note
+    saying so; the scenario unchanged (note "") where the rule does not apply or the far point is not exact."""
+    from verify.cost import point_fidelity
+
+    p = next(q for q in scenario.space if q.name == ray.axis)
+    end = float(p.low) * 10 ** decades if p.low > 0 else 10 ** decades
+    if ray.end != "high" or not p.integer or not is_cost_cap(p) or float(p.high) >= end:
+        return scenario, ""
+    wide = dataclasses.replace(p, high=int(math.ceil(end)) if p.integer else end)
+    sc = dataclasses.replace(scenario, space=tuple(wide if q.name == p.name else q for q in scenario.space))
+    try:
+        kind, _ = point_fidelity(sc, {**base, p.name: wide.high}, 2)
+    except Exception:  # a builder that refuses the far point: the space's own end stands
+        return scenario, ""
+    if kind != "exact":
+        return scenario, ""
+    return sc, (f"{p.name} run past its cost cap {p.high:g} to {wide.high:g} (the theorem has no upper end; "
+                "every point scored exactly)")
+
+
+def _end_point(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> dict[str, Any]:
+    return ray_points(scenario.space, base, ray, [1.0])[0]
+
+
+def moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
+    """Whether moving along ``ray`` from ``base`` changes an input of the result (e.g. mu/L at d = 1 does not)."""
+    near = ray_points(scenario.space, base, ray, [0.0])[0]
+    far = _end_point(scenario, ray, base)
+    try:
+        return dict(scenario.build(scenario.point(near)).values) != dict(scenario.build(scenario.point(far)).values)
+    except Exception:
+        return False
+
+
+def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: int = 0) -> tuple[dict[str, Any], float]:
+    """The greedy tight base of ``ray`` from ``base`` (module docstring) and its LHS/RHS at the ray's far end
+    (-inf when no move leaves a point that is admissible, scored exactly and moved by the ray)."""
+
+    def score(b: Mapping[str, Any]) -> float:
+        far = _end_point(scenario, ray, b)
+        if not moves_inputs(scenario, ray, b):
+            return -math.inf
+        e = evaluate_point(scenario, far, trials=2, seed=seed)
+        return float(e.ratio) if e.score is not None and e.exact and math.isfinite(e.ratio) else -math.inf
+
+    from verify.cost import point_fidelity
+
+    cur = scenario.point(base)
+    try:  # a family not scored exactly is not climbed (each step would be a simulation)
+        if point_fidelity(scenario, _end_point(scenario, ray, cur), 2)[0] != "exact":
+            return cur, -math.inf
+    except Exception:  # a point the builder refuses: no base
+        return cur, -math.inf
+    best = score(cur)
+    axes = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name not in (ray.axis, "draw")
+            and p.name != ray.horizon]
+    for _ in range(SWEEPS):
+        moved = False
+        for p in axes:
+            for v in (p.low, p.high) + ((p.low + 1,) if p.integer and p.low + 1 < p.high else ()):
+                cand = {**cur, p.name: int(v) if p.integer else float(v)}
+                if cand == cur:
+                    continue
+                s = score(cand)
+                if s > best * (1 + 1e-9) if best > 0 else s > best:
+                    cur, best, moved = cand, s, True
+        if not moved:
+            break
+    return cur, best
