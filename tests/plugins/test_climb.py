@@ -145,3 +145,21 @@ def test_fidelity_shares_say_which_points_the_gradient_proposed():
     assert shares["climbed"] == pytest.approx(2 / 5) and shares["exact"] == pytest.approx(4 / 5)
     assert "fallback" in shares["climbed_rule"]
     assert "climbed" not in fidelity_shares(trace[:2])  # other optimisers' records are unchanged
+
+
+def test_climb_finds_a_planted_error_by_a_gradient_step(monkeypatch):
+    """PLANT.no-sampling (the client-sampling term dropped) from seed 0: the violation is found at a point the
+    gradient proposed and confirmed by falsify's usual path (a shorter warm-up keeps the test small)."""
+    import verify.climb
+    from verify.falsify import search
+    from verify.scenarios import get
+    from verify.verdict import VIOLATED
+
+    monkeypatch.setattr(verify.climb, "WARMUP", 8)
+    plugins.add_files([str(EXAMPLES.parents[1] / "tests" / "benchmarks" / "planted" / "planted.py")])
+    rec = search(get("PLANT.no-sampling"), budget=16, seed=0, trials=16, confirm_trials=256, optimiser="climb",
+                 population=8, stop_at_violation=True)
+    assert rec.confirmation["verdict"] == VIOLATED
+    at = rec.first_violation["evaluation"]
+    assert at > 8 and rec.trace[at - 1]["stratum"].startswith("climb")
+    assert 0 < rec.fidelity["climbed"] < 1 and rec.fidelity["exact"] == 1.0
