@@ -88,7 +88,7 @@ class LogRatioGradient:
     wall_s: float
 
 
-def _declared(scenario: Scenario, point: Mapping[str, Any]) -> tuple[Any, Any, Any, Any] | str:
+def _declared(scenario: Scenario, point: Mapping[str, Any]) -> tuple[Any, Any, tuple[int, int, str], Any] | str:
     """(instance, declared inputs, (rounds, first, kind), checked hypotheses) at ``point``, or why not exact."""
     from quadratics.exact.differentiable import declared_inputs
     from verify.exact_score import scored_exactly
@@ -142,14 +142,11 @@ def log_ratio_gradient(scenario: Scenario, point: Mapping[str, Any], axes: Seque
         t = _to_t(p, float(full[p.name]))
         step = h * (hi - lo)
         tp, tm = min(hi, t + step), max(lo, t - step)
-        sides = []
-        for tt in (tp, tm):
-            got = _declared(scenario, {**full, p.name: _from_t(p, tt)})
-            sides.append(got)
-        if any(isinstance(s, str) for s in sides) or not tp > tm:
+        plus, minus = (_declared(scenario, {**full, p.name: _from_t(p, tt)}) for tt in (tp, tm))
+        if isinstance(plus, str) or isinstance(minus, str) or not tp > tm:
             held.append(p.name)
             continue
-        (ip, dp, hp, cp), (im, dm, hm, cm) = sides  # type: ignore[misc]
+        (ip, dp, hp, cp), (im, dm, hm, cm) = plus, minus
         if (dp.signature() != inp.signature() or dm.signature() != inp.signature() or hp != hm
                 or _integers(ip) != _integers(im)):
             held.append(p.name)  # the structure changed within +- h: no derivative along this axis here
