@@ -57,7 +57,14 @@ def fidelity_shares(evaluations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             counts[kind] += 1
     n = sum(counts.values())
     share = (lambda k: counts[k] / n if n else 0.0)  # noqa: E731
-    return {"exact": share("exact") + share("per-trial"), "simulated": share("simulated"), "cut": share("cut"),
-            "counts": counts, "points": n,
-            "rule": "exact: from moments (per-trial: given each trial's draw); simulated: Monte Carlo; cut: the "
-                    "simulation's estimate exceeded the per-point budget, so the point was not scored"}
+    out = {"exact": share("exact") + share("per-trial"), "simulated": share("simulated"), "cut": share("cut"),
+           "counts": counts, "points": n,
+           "rule": "exact: from moments (per-trial: given each trial's draw); simulated: Monte Carlo; cut: the "
+                   "simulation's estimate exceeded the per-point budget, so the point was not scored"}
+    climbed = sum(str(e.get("stratum", "")).startswith("climb") for e in evaluations)
+    if climbed:  # the climb optimiser (verify.climb): which points its gradient proposed
+        out["climbed"] = climbed / len(evaluations)
+        out["climbed_rule"] = ("climbed: the share of points proposed by gradient climbing on exactly scored "
+                               "points; the others are stratified draws: the warm-up, every 4th point, and the "
+                               "fallback wherever a start is not scored exactly or has no gradient")
+    return out

@@ -23,7 +23,8 @@ from verify.scenario import Param, Scenario
 
 __all__ = ["OPTIMISERS", "clip", "make_optimiser"]
 
-OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified", "rays", "seeded")
+OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified", "rays", "seeded",
+              "climb")
 EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its two ends
 
 
@@ -242,7 +243,7 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
 
     ``terms`` (the ``stratified`` optimiser only): the RHS terms whose strata it aims at.
     """
-    if terms is not None and name not in ("stratified", "rays", "seeded"):
+    if terms is not None and name not in ("stratified", "rays", "seeded", "climb"):
         raise UserInputError(f"--terms aims the stratified optimiser; it does not apply to --optimiser {name}")
     if name == "rays":  # stratified draws, then walks along rays (verify/rays.py)
         from verify.rays import RayClimb
@@ -254,6 +255,10 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
         from verify.ray_seed import RaySeeded
 
         return RaySeeded(scenario, _Stratified(scenario, seed, terms))
+    if name == "climb":  # stratified draws, then gradient ascent on exactly scored points (verify/climb.py)
+        from verify.climb import GradientClimb
+
+        return GradientClimb(scenario, _Stratified(scenario, seed, terms))
     if name == "optuna-cmaes":
         return _Optuna(scenario, "cmaes", seed, population)
     if name == "optuna-tpe":
