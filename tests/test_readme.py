@@ -261,5 +261,5 @@ def run_usage_blocks(workdir: Path, log=None, first_line: int = 0) -> tuple[list
 def test_usage_blocks_run_in_order_in_a_fresh_directory(tmp_path):
     first = int(os.environ.get("CONVBOUND_README_FROM", "0"))  # resume at a README line (diagnosis only)
     failed, timings = run_usage_blocks(tmp_path, log=sys.__stderr__, first_line=first)
-    assert first == 0, "a partial run (CONVBOUND_README_FROM) passed; only a run from line 0 is complete"
     assert not failed, "\n\n".join(failed) + "\n\ntimings:\n" + "\n".join(timings)
+    assert first == 0, "a partial run (CONVBOUND_README_FROM) passed; only a run from line 0 is complete"
