@@ -202,6 +202,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     from bounds.core.errors import UserInputError
     from verify.falsify import search
     from verify.optimisers import OPTIMISERS
+    from verify.verdict import is_finding
 
     sc = _scenario(scenario_id)
     if preset is not None:
@@ -259,7 +260,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                          progress=progress, map_points=None if where is None else executor_map(where),
                          problems=problems, stop_at_violation=stop_at_violation, terms=terms)
     doc = rec.to_dict()
-    if rec.confirmation.get("verdict") == "violated" and not no_shrink:  # the record keeps both points
+    if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
 
         shrink_into(doc, sc, rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
