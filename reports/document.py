@@ -123,11 +123,16 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
     return rows
 
 
+def is_rate_fit(v: Mapping[str, Any]) -> bool:
+    """Whether a check record's LHS, RHS and ratio are a fitted slope, a predicted exponent and their quotient
+    (a rate check or its control), not the two sides of a bound."""
+    return v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
+
+
 def _ratio_detail(v: Mapping[str, Any]) -> str:
     parts = []
     if isinstance(v.get("ratio"), (int, float)):
-        slope = v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
-        parts.append(f"{'slope/predicted' if slope else 'LHS/RHS'} = {fmt(v['ratio'])}")
+        parts.append(f"{'slope/predicted' if is_rate_fit(v) else 'LHS/RHS'} = {fmt(v['ratio'])}")
     if v.get("unless"):  # a conditional violation: the hypotheses it rests on
         parts.append("unless " + "; ".join(map(str, v["unless"])) + " fails")
     return ", ".join(parts)
