@@ -125,11 +125,16 @@ def summary_rows(doc: Mapping[str, Any]) -> list[SummaryRow]:
     return rows
 
 
+def is_rate_fit(v: Mapping[str, Any]) -> bool:
+    """Whether a check record's LHS, RHS and ratio are a fitted slope, a predicted exponent and their quotient
+    (a rate check or its control), not the two sides of a bound."""
+    return v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
+
+
 def _ratio_detail(v: Mapping[str, Any]) -> str:
     parts = []
     if isinstance(v.get("ratio"), (int, float)):
-        slope = v.get("kind") == "rate" or (v.get("series") or {}).get("fit_slope") is not None
-        parts.append(f"{'slope/predicted' if slope else 'LHS/RHS'} = {fmt(v['ratio'])}")
+        parts.append(f"{'slope/predicted' if is_rate_fit(v) else 'LHS/RHS'} = {fmt(v['ratio'])}")
     if v.get("unless"):  # a conditional violation: the hypotheses it rests on
         parts.append("unless " + "; ".join(map(str, v["unless"])) + " fails")
     return ", ".join(parts)
@@ -224,12 +229,12 @@ def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
         if c.get("verdict") == VIOLATED:
             out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
                                        f"where the bound is violated: confirmed LHS/RHS = {fmt(c.get('ratio'))} "
-                                       f"({how}).", where))
+                                       f"({how}).{_minimal(rec)}", where))
         elif c.get("verdict") == VIOLATED_UNLESS:
             out.append(Alert("notice", f"Finding: the search on {ident} ({rec.get('optimiser')}) found an instance "
                                        f"where the bound is violated unless {'; '.join(c.get('unless') or ())} fails "
                                        f"there (a conditional violation): confirmed LHS/RHS = {fmt(c.get('ratio'))} "
-                                       f"({how}).", where))
+                                       f"({how}).{_minimal(rec)}", where))
     for e in doc.get("worst_cases") or []:
         rec = e["record"]
         status = (rec.get("certificate") or {}).get("status")
@@ -243,6 +248,48 @@ def _record_notices(doc: Mapping[str, Any]) -> list[Alert]:
                                            f"hypothesis '{c.get('check')}' is not met ({c.get('reason')}).",
                                  f"audit-{i + 1}"))
     return out
+
+
+def point_text(point: Mapping[str, Any]) -> str:
+    """``k = v, ...`` with reals to 4 significant digits."""
+    return ", ".join(f"{k} = {fmt(v, 4) if isinstance(v, float) else v}" for k, v in point.items())
+
+
+def shrunk_fields(shrunk: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The minimal counterexample of a confirmed violation (``verify.shrink``) and its closed form, if derived."""
+    if not shrunk:
+        return {"shrunk_point": None, "shrunk_confirmation": None, "closed_form": None}
+    cf = shrunk.get("closed_form") or {}
+    return {"shrunk_point": dict(shrunk.get("shrunk") or {}), "shrunk_confirmation": shrunk.get("confirmation") or {},
+            "closed_form": cf if cf.get("derived") else None}
+
+
+def counterexample_text(s: Mapping[str, Any]) -> str:
+    """One line: the shrunk point with its confirmed LHS, RHS and verdict ('' when the search shrank nothing)."""
+    if not s.get("shrunk_point"):
+        return ""
+    c = s.get("shrunk_confirmation") or {}
+    return (f"{point_text(s['shrunk_point'])}: LHS {fmt(c.get('lhs'))} vs RHS {fmt(c.get('rhs'))} "
+            f"(LHS/RHS {fmt(c.get('ratio'))}, {c.get('verdict')})")
+
+
+def closed_form_text(s: Mapping[str, Any]) -> str:
+    """The derived LHS(R) beside RHS(R) and where LHS > RHS ('' when no closed form was derived)."""
+    cf = s.get("closed_form")
+    if not cf:
+        return ""
+    where = ", ".join(f"[{a}, {b}]" for a, b in cf.get("violated_for_R") or []) or "none in the axis"
+    return (f"LHS(R) = {cf.get('lhs_of_R')} against RHS(R) = {cf.get('rhs_of_R')} ({cf.get('setting')}); "
+            f"at the point LHS {fmt(cf.get('lhs_closed_form'))} (exact path {fmt(cf.get('lhs_exact_path'))}); "
+            f"LHS > RHS for R in {where}")
+
+
+def _minimal(rec: Mapping[str, Any]) -> str:
+    """' Minimal counterexample: ...' (and its closed form) from a search record's ``shrunk``, else ''."""
+    fields = shrunk_fields(rec.get("shrunk"))
+    text = counterexample_text(fields)
+    closed = closed_form_text(fields)
+    return (f" Minimal counterexample: {text}." if text else "") + (f" Closed form: {closed}." if closed else "")
 
 
 def verdict_counts(rows: list[SummaryRow]) -> dict[str, int]:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reports.document import anchor, fmt
+from reports.document import anchor, closed_form_text, counterexample_text, fmt, point_text, shrunk_fields
 
 __all__ = ["falsify_sections", "render_html", "render_markdown", "trace_figure", "trace_png"]
 
@@ -51,7 +51,7 @@ def falsify_sections(records: Sequence[Mapping[str, Any]],
             "lhs": c.get("lhs"), "ci": c.get("ci"), "rhs": c.get("rhs"), "trials": c.get("trials"),
             "seeds": c.get("seeds"), "gain": searched / hand if searched and hand else None,
             "point": rec.get("best", {}).get("point", {}), "notes": list(rec.get("notes", [])),
-            "trace": rec.get("trace", []),
+            "trace": rec.get("trace", []), **shrunk_fields(rec.get("shrunk")),
         })
     return out
 
@@ -92,10 +92,6 @@ def trace_png(section: Mapping[str, Any]) -> bytes:
     return to_png(trace_figure(section))
 
 
-def _point_text(point: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k} = {fmt(v, 4) if isinstance(v, float) else v}" for k, v in point.items())
-
-
 def search_verdict(s: Mapping[str, Any]) -> str:
     """What a search established: a confirmed violation, or what it covered (never "holds": not a proof)."""
     from verify.verdict import VIOLATED, VIOLATED_UNLESS
@@ -122,7 +118,9 @@ def render_markdown(sections: Sequence[Mapping[str, Any]], figures: Mapping[str,
                   f"- LHS {fmt(s['lhs'])} in [{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}",
                   f"- points tried: {s['evaluations']} ({s['admissible']} admissible), {s['optimiser']}, "
                   f"stopped by {s['stopped_by']}",
-                  f"- worst instance: {_point_text(s['point'])}",
+                  f"- worst instance: {point_text(s['point'])}",
+                  *([f"- minimal counterexample: {counterexample_text(s)}"] if s.get("shrunk_point") else []),
+                  *([f"- closed form: {closed_form_text(s)}"] if s.get("closed_form") else []),
                   f"- trace: ![trace]({(figures or {}).get(s['id'], 'falsify-' + s['id'] + '.png')})", ""]
         lines += [f"- note: {n}" for n in s["notes"]] + ([""] if s["notes"] else [])
     return "\n".join(lines)
@@ -155,7 +153,11 @@ def render_html(sections: Sequence[Mapping[str, Any]], figures: bool = True,
                      f"<tr><th>verdict</th><td>{e(search_verdict(s))}: LHS {fmt(s['lhs'])} "
                      f"[{fmt(ci[0])}, {fmt(ci[1])}] vs RHS {fmt(s['rhs'])}</td></tr>"
                      f"<tr><th>points tried</th><td>{s['evaluations']} ({s['admissible']} admissible)</td></tr>"
-                     f"<tr><th>worst instance</th><td>{e(_point_text(s['point']))}</td></tr></table></div>")
+                     f"<tr><th>worst instance</th><td>{e(point_text(s['point']))}</td></tr>"
+                     + (f"<tr><th>minimal counterexample</th><td>{e(counterexample_text(s))}</td></tr>"
+                        if s.get("shrunk_point") else "")
+                     + (f"<tr><th>closed form</th><td>{e(closed_form_text(s))}</td></tr>" if s.get("closed_form") else "")
+                     + "</table></div>")
         if figures and s["trace"]:
             uri = "data:image/png;base64," + base64.b64encode(trace_png(s)).decode()
             parts.append(f'<figure><img alt="search trace of {e(s["id"])}" src="{uri}"></figure>')

@@ -15,7 +15,9 @@ Nothing here imports torch, cvxpy or PEPit.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
@@ -140,6 +142,57 @@ def load_include(path: str) -> tuple[str, dict[str, Any]]:
         raise UserInputError(f"--include {path}: {exc}; give a complete {KINDS[key][0]} "
                              f"({KINDS[key][1]})") from None
     return key, entry
+
+
+def saved_findings(only: Sequence[str] | None = None, root: Path | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """``("searches", entry)`` for each confirmed finding (violated, violated unless) among the saved falsify
+    runs (``root``; default the repository's ``tests/benchmarks/falsify_runs``, searched recursively; an
+    installed copy has none), restricted to ``only``'s results and scenarios when given. A saved file that is
+    not a complete search record is skipped: these are the project's own files, read only to surface findings."""
+    from verify.decision_sources import SAVED_RUNS
+    from verify.verdict import is_finding
+
+    root = SAVED_RUNS if root is None else root
+    out = []
+    for f in sorted(root.rglob("*.json")) if root.is_dir() else ():
+        try:
+            data = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if kind_of(data) != ENTRY_KINDS["searches"]:
+            continue
+        ident, result = str(data.get("id")), str(data.get("result") or data.get("id"))
+        if only and not ({ident, result, ident.split("@")[0], result.split("@")[0]} & set(only)):
+            continue
+        if not is_finding(str((data.get("confirmation") or {}).get("verdict"))):
+            continue
+        entry = {"source": f"saved run {f.relative_to(root.parent)}", "record": data}
+        try:
+            check_entry("searches", entry, "record")
+        except BadRecord:
+            continue
+        out.append(("searches", entry))
+    return _one_per_scenario(out)
+
+
+def _one_per_scenario(found: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """One finding per scenario: a shrunk one first (it carries the minimal counterexample), then the
+    largest confirmed ratio; its source counts the other saved runs that confirm the same scenario."""
+    by_id: dict[str, list[dict[str, Any]]] = {}
+    for _, entry in found:
+        by_id.setdefault(str(entry["record"]["id"]), []).append(entry)
+
+    def rank(e: dict[str, Any]) -> tuple[bool, float]:
+        ratio = (e["record"].get("confirmation") or {}).get("ratio")
+        return bool(e["record"].get("shrunk")), float(ratio) if isinstance(ratio, (int, float)) else 0.0
+
+    out = []
+    for entries in by_id.values():
+        best = max(entries, key=rank)
+        more = len(entries) - 1
+        source = best["source"] + (f" (one of {more + 1} saved runs that confirm a finding here)" if more else "")
+        out.append(("searches", {**best, "source": source}))
+    return out
 
 
 def check_entries(doc: Mapping[str, Any]) -> None:

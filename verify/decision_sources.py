@@ -72,7 +72,7 @@ def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
 
     if paths is None:
         found = []
-        for f in sorted(SAVED_RUNS.glob("*.json")) if SAVED_RUNS.is_dir() else ():
+        for f in sorted(SAVED_RUNS.rglob("*.json")) if SAVED_RUNS.is_dir() else ():
             data = read_json(str(f), "saved run", "a falsify record")
             tag = data.get("schema", "") if isinstance(data, dict) else None
             if tag is not None and (str(tag).startswith("convbound.search/") or (not tag and "optimiser" in data)):

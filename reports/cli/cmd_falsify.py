@@ -198,6 +198,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     The reason for the parameter count: click passes one parameter per option.
     """
     from verify.search_options import SearchOptions
+    from verify.verdict import is_finding
 
     sc = _scenario(scenario_id)
     if preset is not None:
@@ -219,7 +220,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     announce_workers()
     rec = _run_search(sc, opts, scheduler, workers)
     doc = rec.to_dict()
-    if rec.confirmation.get("verdict") == "violated" and not no_shrink:  # the record keeps both points
+    if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
 
         shrink_into(doc, sc, rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)

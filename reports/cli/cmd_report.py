@@ -31,10 +31,13 @@ def register(cli: click.Group) -> None:
 @click.option("--include", "includes", multiple=True, metavar="FILE",
               help="Add a saved record to the report (repeatable): the JSON of 'falsify ID --json', "
                    "'worst-case --json' or 'audit --json'; each kind gets its own section.")
+@click.option("--saved/--no-saved", "saved", default=True, show_default=True,
+              help="Add the confirmed findings (violated, violated unless) of the repository's saved falsify "
+                   "runs (tests/benchmarks/falsify_runs; an installed copy has none), within --only's IDs.")
 @scheduler_options
 def report(out: str, quick: bool, device: str, only: str | None, seed: int, force: bool,
            from_json: str | None, includes: tuple[str, ...] = (), scheduler: str | None = None,
-           workers: int | None = None) -> None:
+           workers: int | None = None, saved: bool = True) -> None:
     """Run the default suite and write an HTML page, a PDF and results.json to DIR.
 
     The suite: every encoded result at its worked-example values (hypotheses, bound, terms), the
@@ -42,7 +45,9 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     pattern, and every certificate, rate check and negative control of the verification suite.
     A violated certificate or a missing or passing negative control is flagged at the top.
     Searches, worst cases and audits saved as JSON join the report with --include (kept in
-    results.json, so --from-json renders them again); the suite adds one exact worst case of its own.
+    results.json, so --from-json renders them again); the suite adds one exact worst case of its own,
+    and (unless --no-saved) the saved falsify runs' confirmed findings, each noticed at the top with its
+    minimal counterexample.
     \f
     The reason for the parameter count: click passes one parameter per option.
     """
@@ -59,9 +64,11 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     announce_workers = check_workers(scheduler, workers)
     check_target(out, force)  # refuse before spending minutes on the suite
     from reports.records import add_entries
-    from reports.schema import load_include
+    from reports.schema import load_include, saved_findings
 
     included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
+    if saved and not from_json:
+        included += saved_findings(ids)
 
     announce_workers()
     console = Console(stderr=True)

@@ -175,7 +175,7 @@ def _print_results(out: Any, results: list[Any]) -> None:
     no number or ID is ever cut or folded mid-digit (a cut number reads as another number)."""
     from rich.table import Table
 
-    from reports.document import trials_label
+    from reports.document import is_rate_fit, trials_label
     from verify.record import shape_text
     from verify.verdict import HOLDS
 
@@ -201,9 +201,17 @@ def _print_results(out: Any, results: list[Any]) -> None:
     for row in rows:
         table.add_row(*row)
     natural = out.measure(table, options=out.options.update(max_width=PIPE_WIDTH)).maximum
+    rates = [v.id for v in results if not v.measured and is_rate_fit(v.to_dict())]
+    # a rate check's columns hold a fitted slope and a predicted exponent, not a left and a right side
+    legend = (f"rate checks ({esc(', '.join(rates))}): LHS is the fitted slope, CI its interval, RHS the predicted "
+              "exponent and ratio = slope / predicted" if rates else "")
     if natural <= out.width:
         out.print(table)
+        if legend:
+            out.print(legend)
         return
+    if legend:
+        out.print(legend)
     out.print(f"convbound verify ({len(rows)} records; the terminal is narrower than the table: one block each)")
     for id_, verdict, mark, lhs, ci, rhs, ratio, n in rows:
         out.print(f"[bold]{id_}[/bold]  {verdict}  ok: {mark}")  # wraps at spaces: numbers stay whole

@@ -81,3 +81,18 @@ def test_compare_lists_undecided_results_apart(convbound):
     assert all(not any(c.startswith("unverified") for c in r["conditions"]) for r in data["covered"])
     assert undecided["FAST.C1"]["rounds_for_eps"] is not None  # its value is still shown
     assert json.dumps(data)  # strict JSON
+
+
+def test_verify_table_says_a_rate_checks_columns_are_slope_and_exponent(scaf_records, monkeypatch, capsys):
+    from reports.cli.cmd_verify import _print_results
+    from reports.cli.common import out_console
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    _print_results(out_console(), scaf_records)
+    legend = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("rate checks ("))
+    assert "LHS is the fitted slope" in legend and "ratio = slope / predicted" in legend
+    named = set(legend[legend.index("(") + 1:legend.index(")")].split(", "))
+    # the rows whose record carries a fitted slope, and no other row (a shape check has none)
+    assert named == {v.id for v in scaf_records if (v.to_dict().get("series") or {}).get("fit_slope") is not None
+                     or v.kind == "rate"} - {v.id for v in scaf_records if v.measured}
+    assert "SCAF.T2.construction" not in named and "SCAF.T1.sampling.rate" in named
