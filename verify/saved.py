@@ -24,7 +24,8 @@ def check_search(r: Mapping[str, Any], w: str) -> None:
     for name in ("seed", "evaluations", "admissible"):
         get(r, name, int, w)
     best = get(r, "best", Mapping, w)
-    get(best, "point", Mapping, w + ".best")
+    if best or r["admissible"]:  # a search that found no admissible point has no best point
+        get(best, "point", Mapping, w + ".best")
     get(r, "default", Mapping, w)
     c = get(r, "confirmation", Mapping, w)
     if "status" in c:  # nothing confirmed (no admissible point, or interrupted): a status, never a verdict

@@ -35,3 +35,19 @@ def test_one_finding_per_scenario_shrunk_first_then_largest_ratio(tmp_path):
     assert saved_findings(["FAST.T2"], root=runs) and saved_findings(["FAST.T2@corrected"], root=runs)
     assert saved_findings(["FAST.T1"], root=runs) == []
     assert saved_findings(root=tmp_path / "absent") == []
+
+
+def test_a_search_with_no_admissible_point_reads_back(tmp_path):
+    """falsify writes an empty ``best`` when no point was admissible; its own reader must accept that record."""
+    from verify.saved import check_search
+
+    rec = json.loads((SAVED / "exact-FAST.T2@corrected.stratified-seed0.json").read_text())
+    empty = {**rec, "admissible": 0, "best": {}, "confirmation": {"status": "no admissible point",
+                                                                   "reason": "no admissible point was found"}}
+    check_search(empty, "record")  # no exception
+    import pytest
+
+    from bounds.core.record import BadRecord
+
+    with pytest.raises(BadRecord, match="best.point"):  # a search with admissible points must name its best
+        check_search({**empty, "admissible": 3}, "record")
