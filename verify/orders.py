@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -208,14 +208,24 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     row.fit_residuals = {"power": [lres_p, rres_p], "exponential": [lres_e, rres_e]}
     row.moved = _moved_powers(xs, [e.values for e in ests])
     row.rhs_leading = leading_exponents(res, ests[-1].values, row.moved, float(xs[-1]), ray.end)
-    _classify(row, scenario, ray, pts, xs, lhs / rhs, lf, rf, confirm_trials, seed)
+    _classify(row, scenario, _Samples(ray, pts, xs, lhs / rhs), (lf, rf), confirm_trials, seed)
     return row
 
 
-def _classify(row: RayOrder, scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray, ratios: np.ndarray,
-              lf: Any, rf: Any, confirm_trials: int, seed: int) -> None:
+class _Samples(NamedTuple):
+    """One ray's evaluations: the points, their coordinate on the ray's axis and their LHS/RHS."""
+
+    ray: Ray
+    pts: list[dict]
+    xs: np.ndarray
+    ratios: np.ndarray
+
+
+def _classify(row: RayOrder, scenario: Scenario, samples: _Samples, fits: tuple[Any, Any], confirm_trials: int,
+              seed: int) -> None:
     """The row's finding from the two fits (module docstring's statement); a deficiency of at least
     CONFIRM_TOL is extrapolated and tried, one under ORDER_TOL counts only where it is confirmed."""
+    ray, (lf, rf) = samples.ray, fits
     sign = _limit_sign(ray)
     # sign (e_L - e_R) with the LHS's interval: > 0, the ratio grows toward the limit; < 0, it shrinks
     lo_d, hi_d = sorted((sign * (lf.low - rf.slope), sign * (lf.high - rf.slope)))
@@ -231,7 +241,7 @@ def _classify(row: RayOrder, scenario: Scenario, ray: Ray, pts: list[dict], xs: 
     said = (f"LHS {unit} {ray.axis} {lf.slope:.3g} [{lf.low:.3g}, {lf.high:.3g}], RHS {rf.slope:.3g} "
             f"(fitted on the same points, {row.model} model)")
     if lo_d > CONFIRM_TOL:
-        row.violation = _extrapolate(scenario, ray, pts, xs, ratios, lf.slope - rf.slope, confirm_trials, seed,
+        row.violation = _extrapolate(scenario, samples, lf.slope - rf.slope, confirm_trials, seed,
                                      row.model)
         confirmed = row.violation["confirmation"].get("verdict") == "violated"
         grows = (f"x^{lf.slope - rf.slope:+.3g}" if row.model == "power"
@@ -254,10 +264,11 @@ def _classify(row: RayOrder, scenario: Scenario, ray: Ray, pts: list[dict], xs: 
     row.why = said
 
 
-def _extrapolate(scenario: Scenario, ray: Ray, pts: list[dict], xs: np.ndarray, ratios: np.ndarray, gap: float,
-                 confirm_trials: int, seed: int, model: str = "power") -> dict[str, Any]:
+def _extrapolate(scenario: Scenario, samples: _Samples, gap: float, confirm_trials: int, seed: int,
+                 model: str = "power") -> dict[str, Any]:
     """The ray's point where the ratio (x^gap, or exp(gap x) under the exponential model) reaches TARGET
     (clipped to the axis), evaluated and confirmed."""
+    ray, pts, xs, ratios = samples
     from verify.falsify import confirm
 
     i = int(np.argmax(ratios))
