@@ -2,6 +2,7 @@
 point (``bounds.plugins._none_declared``, issue 30's start-up): its answer is compared with
 ``importlib.metadata`` itself on the same ``sys.path``, and it defers to it wherever it could miss one."""
 
+import importlib
 import importlib.machinery
 import sys
 import zipfile
@@ -21,16 +22,19 @@ def _dist(root, name, entry_points):
 
 
 def _found(group="convbound.results"):
+    importlib.invalidate_caches()  # the folders were just written (see the fixture)
     return [ep.name for ep in metadata.entry_points(group=group)]
 
 
 @pytest.fixture()
 def site(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "path", [str(tmp_path)])
-    # only the standard path finder: another test in the same worker may have left a finder of its own,
-    # which rightly sends the reading to importlib.metadata (tested below) but is not what these tests ask
-    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not hasattr(f, "find_distributions")
-                                           or f is importlib.machinery.PathFinder])
+    # the interpreter's own finders only: a test elsewhere in the worker may have left a distribution finder
+    # (which rightly sends the reading to importlib.metadata, tested below), and importlib.metadata caches
+    # folder listings by modification time, which a folder written within the same clock tick can defeat
+    monkeypatch.setattr(sys, "meta_path", [importlib.machinery.BuiltinImporter, importlib.machinery.FrozenImporter,
+                                           importlib.machinery.PathFinder])
+    importlib.invalidate_caches()
     _dist(tmp_path, "other", "[console_scripts]\nother = other:main\n")
     _dist(tmp_path, "bare", None)  # no entry_points.txt at all
     return tmp_path
