@@ -48,7 +48,7 @@ import numpy as np
 
 from bounds.core.errors import UserInputError
 from verify.pep.banded_build import Banded, Key, build_banded, chordal_cliques
-from verify.pep.psd import clique_cones, prove_psd
+from verify.pep.psd import clarabel_min, clique_cones, float_above, prove_psd
 from verify.pep.setting import Setting, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, Size, _machine_gb, banded_estimate
 
@@ -117,12 +117,7 @@ def solve_banded_sdp(pb: Banded, keys: list[Key], cliques: list[list[int]], delt
         qvec[col[key]] -= float(c)
     for a in range(pb.d):
         qvec[col[(a, a)]] -= delta
-    settings = clarabel.DefaultSettings()
-    settings.verbose = VERBOSE
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
-    settings.max_iter = 400
-    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qvec, A, np.array(b), cones, settings)
-    sol = solver.solve()
+    sol = clarabel_min(qvec, A, b, cones, TOL, VERBOSE)
     status = str(sol.status)
     if "Solved" not in status:
         return BandSolved(status, None, None, None, None, time.perf_counter() - t0, delta)
@@ -184,9 +179,7 @@ def recheck_banded(pb: Banded, sol: BandSolved, filled: set[Key]) -> dict[str, A
     out.update(info, seconds=time.perf_counter() - t0)
     if not ok:
         return out
-    bound = float(tau)
-    if Fraction(bound) < tau:
-        bound = math.nextafter(bound, math.inf)
+    bound = float_above(tau)
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 

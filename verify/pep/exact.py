@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from verify.pep.psd import float_above
 from verify.pep.sdp import Problem, Solved, Vec, build
 
 _GRID = 2**40
@@ -111,9 +112,7 @@ def recheck(s_or_pb: Any, sol: Solved) -> dict[str, Any]:
     out["seconds"] = time.perf_counter() - t0
     if failed:
         return {**out, "reason": failed}
-    bound = float(tau)
-    if Fraction(bound) < tau:
-        bound = math.nextafter(bound, math.inf)
+    bound = float_above(tau)
     return {**out, "ok": True, "bound": bound, "tau": tau, "betas": betas, "bound_exact": f"{tau.numerator}/{tau.denominator}"
             if tau.denominator < 10**60 else None}
 

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from bounds.core.errors import UserInputError
+from verify.pep.psd import float_above
 from verify.pep.setting import Setting, validate, validate_scale
 
 _MAX_ITERATIONS = 10**6
@@ -66,12 +67,7 @@ def round_line(s: Setting, D: float, solver: str = "CLARABEL") -> Line:
     betas: list[Fraction] = rc["betas"]
     rho = betas[0]  # the first bound is the initial distance (verify.pep.sdp.build)
     c = rc["tau"] - rho * Fraction(repr(float(D)))
-    return Line(D, _up(rho), _up(c), sol.status == "optimal", sol.status)
-
-
-def _up(q: Fraction) -> float:
-    v = float(q)
-    return math.nextafter(v, math.inf) if Fraction(v) < q else v
+    return Line(D, float_above(rho), float_above(c), sol.status == "optimal", sol.status)
 
 
 def certificate(s: Setting, solver: str = "CLARABEL", tangents: int = 3) -> list[Line]:

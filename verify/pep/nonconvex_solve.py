@@ -30,7 +30,7 @@ import numpy as np
 
 from verify.pep.banded import Key, chordal_cliques
 from verify.pep.nonconvex import NCProblem
-from verify.pep.psd import GRID, clique_cones, prove_psd
+from verify.pep.psd import GRID, clarabel_min, clique_cones, float_above, prove_psd
 
 DELTAS = (3e-9, 1e-8, 1e-7, 1e-6)
 TOL = 1e-8
@@ -101,11 +101,7 @@ def solve_clarabel(pb: NCProblem, cliques: list[list[int]], filled: list[Key], d
         qv[ng + v] -= float(c)
     for a in range(pb.d):
         qv[col[(a, a)]] -= delta
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
-    settings.max_iter = 400
-    sol = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qv, A, np.array(b), cones, settings).solve()
+    sol = clarabel_min(qv, A, b, cones, TOL)
     status = str(sol.status)
     if "Solved" not in status:
         return NCSolved(status, None, None, None, delta, time.perf_counter() - t0, filled, len(cliques),
@@ -184,9 +180,7 @@ def recheck(pb: NCProblem, sol: NCSolved) -> dict[str, Any]:
     out.update(info, seconds=time.perf_counter() - t0)
     if not ok:
         return out
-    bound = float(tau)
-    if Fraction(bound) < tau:
-        bound = math.nextafter(bound, math.inf)
+    bound = float_above(tau)
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 

@@ -97,3 +97,23 @@ def clique_cones(cliques: Any, col: Mapping[Key, int], row: int, ri: list[int], 
                 row += 1
         cones.append(clarabel.PSDTriangleConeT(m))
     return row, cones
+
+
+def float_above(q: Fraction) -> float:
+    """The smallest float at least ``q``: a certified upper bound stays one once it is rounded to float64."""
+    v = float(q)
+    return math.nextafter(v, math.inf) if Fraction(v) < q else v
+
+
+def clarabel_min(q: np.ndarray, A: Any, b: Any, cones: list[Any], tol: float, verbose: bool = False) -> Any:
+    """Clarabel's solution of min q.x subject to b - A x in ``cones`` (a linear objective: no quadratic part),
+    gap and feasibility tolerances ``tol``, at most 400 iterations; both PEP routes' SDPs are solved here."""
+    import clarabel
+    import scipy.sparse as sp
+
+    settings = clarabel.DefaultSettings()
+    settings.verbose = verbose
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = tol
+    settings.max_iter = 400
+    n = len(q)
+    return clarabel.DefaultSolver(sp.csc_matrix((n, n)), q, A, np.array(b), cones, settings).solve()

@@ -279,7 +279,7 @@ def solve_tree_sdp(t: TreePEP, delta: float = DELTA) -> TreeSolved:
     import clarabel
     import scipy.sparse as sp
 
-    from verify.pep.psd import clique_cones
+    from verify.pep.psd import clarabel_min, clique_cones
 
     t0 = time.perf_counter()
     col = {k: j for j, k in enumerate(t.keys)}
@@ -314,13 +314,7 @@ def solve_tree_sdp(t: TreePEP, delta: float = DELTA) -> TreeSolved:
         qvec[col[key]] -= float(c)
     for a in range(t.d):
         qvec[col[(a, a)]] -= delta
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = TOL
-    settings.max_iter = 400
-    solver = clarabel.DefaultSolver(sp.csc_matrix((nv, nv)), qvec, A, np.array(b), [clarabel.NonnegativeConeT(nlin),
-                                                                                   *cones], settings)
-    sol = solver.solve()
+    sol = clarabel_min(qvec, A, b, [clarabel.NonnegativeConeT(nlin), *cones], TOL)
     status = str(sol.status)
     if "Solved" not in status:
         return TreeSolved(status, None, None, None, None, time.perf_counter() - t0, delta)
@@ -332,7 +326,7 @@ def solve_tree_sdp(t: TreePEP, delta: float = DELTA) -> TreeSolved:
 
 def recheck_tree(t: TreePEP, sol: TreeSolved) -> dict[str, Any]:
     """Round the multipliers, restore the value balance exactly, form S in integers, prove it PSD (module doc)."""
-    from verify.pep.psd import prove_psd
+    from verify.pep.psd import float_above, prove_psd
 
     t0 = time.perf_counter()
     out: dict[str, Any] = {"ok": False, "bound": None}
@@ -382,9 +376,7 @@ def recheck_tree(t: TreePEP, sol: TreeSolved) -> dict[str, Any]:
     out.update(info, seconds=time.perf_counter() - t0)
     if not ok:
         return out
-    bound = float(tau)
-    if Fraction(bound) < tau:
-        bound = math.nextafter(bound, math.inf)
+    bound = float_above(tau)
     return {**out, "ok": True, "bound": bound, "tau": tau}
 
 
