@@ -132,7 +132,10 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
             if bad or not use:
                 raise UserInputError(f"--problems {','.join(words) or repr(problems)}: {scenario.id} admits "
                                      f"{', '.join(p.choices)} (or all)")
-        space.append(dataclasses.replace(p, choices=use, searched=None))
+        # the default point stays inside the cut axis: an axis left with one value is fixed at its default
+        # by every optimiser, so a default outside ``use`` would search only the family it excluded
+        default = p.default if p.default in use else use[0]
+        space.append(dataclasses.replace(p, choices=use, searched=None, default=default))
     return dataclasses.replace(scenario, space=tuple(space))
 
 

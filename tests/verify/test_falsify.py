@@ -228,6 +228,18 @@ def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
     assert "nonconvex" in t1.choices and "logistic" in t1.choices
 
 
+@pytest.mark.parametrize("optimiser", ["random", "stratified"])
+def test_problems_that_exclude_the_default_family_are_the_only_ones_drawn(optimiser):
+    # FAST.T1's default point is 'nonconvex'; --problems quadratic once left the axis with one value
+    # fixed at that excluded default, so every point was drawn from the family the user had left out
+    from verify.optimisers import make_optimiser
+    from verify.search_options import search_space
+
+    space = search_space(get("FAST.T1"), "quadratic")
+    points = make_optimiser(optimiser, space, seed=0, population=8, budget=16, terms=None).ask(8)
+    assert [p["problem"] for p in points] == ["quadratic"] * 8
+
+
 def test_a_narrowed_search_says_so_in_its_record():
     rec = search(get("FAST.T2"), budget=2, trials=4, confirm_trials=4, population=2, seed=3)
     doc = rec.to_dict()
