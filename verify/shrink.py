@@ -8,7 +8,9 @@ low end, which each scenario's axis docs say stands for 0, the random draw to 0)
 simplest value first, then geometrically closer to where it was; then every real coordinate rounded to
 one, then two significant digits. A move is kept when the point is still admissible and its LHS/RHS
 stays above 1 (scored exactly where ``verify.exact_score`` applies, else on ``trials`` Monte Carlo
-trials with the interval's low end above the RHS); the final point is confirmed again by ``confirm``.
+trials with the interval's low end above the RHS); a move to a point that the search's per-point cost
+budget would cut (``verify.cost``) is not tried; the final point is confirmed again by ``confirm``. The
+caller passes the space searched (``verify.search_options.search_space``), so no move leaves its families.
 **Statement**: the record keeps both points, the moves kept and the confirmation of each; a shrunk
 point is *a* simpler violation, not the simplest one (greedy, not exhaustive).
 """
@@ -70,10 +72,13 @@ def _round(x: float, digits: int) -> float:
 
 def violates_fn(scenario: Scenario, *, trials: int, seed: int) -> Callable[[Mapping[str, Any]], bool]:
     """``point -> still a violation`` (admissible; exact ratio > 1, or Monte Carlo interval above the RHS)."""
+    from verify.cost import point_fidelity
     from verify.verdict import RHS_REL
 
     def violates(point: Mapping[str, Any]) -> bool:
         try:
+            if point_fidelity(scenario, point, trials)[0] == "cut":  # the search's per-point budget holds here
+                return False  # too: a move to a point it would not score is not tried (R = 10^6 simulated: hours)
             est = evaluate_point(scenario, point, trials=trials, seed=seed)
         except Exception:  # a point the builder or the result refuses is no counterexample
             return False
