@@ -1,136 +1,258 @@
-"""Closed forms of small linear counterexamples: the LHS of a scalar FedAvg instance from its moment recursion.
+"""Closed forms of small linear counterexamples: the LHS of a scalar-state instance from its declared moment recursion.
 
-**Setting**: a shrunk counterexample (``verify.shrink``) whose instance is scalar (d = 1) local SGD (FedAvg,
-server step 1) on quadratics F_i(x) = a/2 (x - b_i)^2 with one curvature a, client optima centred on x*
-(mean_i b_i = x*), noise of variance sigma^2 per local step, m of M clients drawn uniformly without
-replacement each round (m = M: all), x_0 given.
-**Quantity**: s_R = E (x_R - x*)^2, derived with sympy: with B = 1 - eta a and u_i = b_i - x*, one round is
-e+ = B^K e + (1 - B^K) ubar_S - (eta/m) sum_{i in S} sum_k B^(K-1-k) xi_{i,k}, so
-s_{r+1} = B^(2K) s_r + (1 - B^K)^2 V_S + (eta^2 sigma^2 / m) sum_{k<K} B^(2k),
-V_S = E ubar_S^2 = (M - m)/(m (M - 1)) (1/M) sum_i u_i^2 (sampling without replacement); sympy sums the
-geometric series and solves the affine recursion (``rsolve``) for s_R; the stationary value is its limit.
-**Statement**: the printed LHS(R) beside the result's RHS(R) (the result's own sympy terms, every other
-input at the point), and the ranges of R within the horizon axis where LHS > RHS, found on integers by
-scanning a log grid and bisecting each sign change of the two closed forms (float64 at each R).
+**Setting**: a shrunk counterexample (``verify.shrink``) whose exact path reads declarations only
+(:mod:`quadratics.exact.declare`): the algorithm declares its round as an affine map of a state of D = 1 number
+(``Algorithm.linear`` -> ``RoundMap``, period 1), the pattern a law that is the same every round (``Law``, period 1;
+no Markov chain, no per-trial draw), the measure a quadratic form of e = x - x* at one round or averaged over rounds
+(``QuadraticMeasure``). Nothing is recognised by name: a renamed or user-written algorithm that declares the same
+round gets the same closed form.
+**Quantity**: with u the client features (1, q_1..q_M, 1_1..1_M), one round is e' = A e + c + n with A = sum_f u_f
+B_f, c = sum_f u_f c_f (the declared coefficients) and zero-mean noise n of variance sum_i E[(q_i, 1_i) N_i (q_i,
+1_i)^T] (the declared blocks N_i); so mu_r = E e_r and s_r = E e_r^2 follow the triangular affine recursion
+  mu_{r+1} = E[A] mu_r + E[c],   s_{r+1} = E[A^2] s_r + 2 E[A c] mu_r + E[c^2] + E[n^2],
+whose coefficients are read from the declared B, c, N and the law's first moments E[u] and second moments
+E[u u^T] (``Law.moments`` -> ``Pairwise``) in exact rational arithmetic of those float64 numbers. sympy sums the
+geometric series (numbers as 40-digit Floats): mu_r, s_r in closed form, the measure's form Q s_r + c mu_r + s at
+its round or averaged over its rounds, as a function of the horizon R.
+**Statement**: the printed LHS(R) beside the result's RHS(R) (its own sympy terms, every other input at the
+point), their values at the point's R with the exact path's value beside them, and the ranges of R within the
+horizon axis where LHS > RHS, found on integers by scanning a log grid and bisecting each sign change (mpmath,
+30 digits). How the measure's rounds and the RHS's other inputs move with R is read by building the instance at
+R, R + 1 and 2R: the closed form is derived only where the measure's rounds shift with R (at round R + k, or a
+mean over a fixed first round to R + k) and the round map, law and other inputs do not change.
 Instances outside the setting return ``{"derived": False, "why": ...}``: nothing is guessed.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from verify.scenario import Scenario
 
-__all__ = ["derive", "scalar_fedavg_lhs"]
+__all__ = ["ClosedLHS", "Recursion", "closed_lhs", "derive", "lhs_of_R", "recursion"]
+
+DIGITS = 40  # sympy Float precision of the coefficients (exact rationals of float64 numbers, rounded here)
+SETTING = "scalar declared state (D = 1), law and round map the same every round (verify/closed_form.py)"
 
 
-@functools.lru_cache(maxsize=1)
-def scalar_fedavg_lhs():
-    """The symbolic s_R (sympy) and its symbols: (expr, stationary, symbols dict); derived once a process."""
-    import sympy as sp
-
-    eta, a, sigma, V, s0 = sp.symbols("eta a sigma V_S s_0", nonnegative=True)
-    K, R, m, k, r = sp.symbols("K R m k r", integer=True, positive=True)
-    B = 1 - eta * a
-    noise = eta**2 * sigma**2 / m * sp.summation(B ** (2 * k), (k, 0, K - 1))
-    A, C = B ** (2 * K), (1 - B**K) ** 2 * V + noise
-    a_, c_ = sp.symbols("A C", positive=True)  # rsolve wants the coefficients as symbols; substituted after
-    s = sp.Function("s")
-    sol = sp.rsolve(s(r + 1) - a_ * s(r) - c_, s(r), {s(0): s0})
-    expr = sol.subs(r, R).subs({a_: A, c_: C})
-    stationary = C / (1 - A)
-    return expr, stationary, dict(eta=eta, a=a, sigma=sigma, V_S=V, s_0=s0, K=K, R=R, m=m)
+def _fr(x: Any) -> Fraction:
+    return Fraction(float(x))  # exact: every float64 is a rational
 
 
-def _uniform_m(pat: Any) -> int | str:
-    """m when the pattern's declared law (quadratics.exact) is uniform m of M, weights 1/m, every round alike:
-    read from what it declares (its moments), not from its name; else why not."""
-    from quadratics.exact.declare import Law, uniform_moments
-    from quadratics.exact.evaluate import declared_law
+def _np(t: Any) -> np.ndarray | None:
+    return None if t is None else np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)
 
-    law = declared_law(pat)
+
+def _scalar_form(form: tuple[Any, Any, Any]) -> tuple[Fraction, Fraction, Fraction]:
+    """(Q, c, s) of a declared form on a scalar model, as exact rationals."""
+    return tuple(_fr(np.ravel(_np(v))[0]) for v in form)  # type: ignore[return-value,index]
+
+
+class Recursion(dict):
+    """The scalar moment recursion's coefficients as exact rationals: ``EA`` = E[A], ``EA2`` = E[A^2], ``Ec`` = E[c],
+    ``EAc2`` = 2 E[A c], ``Ec2n`` = E[c^2] + E[n^2]; start ``mu0`` = e_0, ``s0`` = e_0^2."""
+
+
+def _second(pairs: Any, x: list[Fraction], y: list[Fraction]) -> Fraction:
+    """E[(u.x)(u.y)] over the 2M client features from the declared ``Pairwise`` (between clients (V W V^T), the
+    same client ``same[i]``), exactly in rationals: O(M r + r^2), never the 2M x 2M matrix."""
+    V, W, same = pairs.V, pairs.W, pairs.same
+    M, rk = same.shape[0], V.shape[1]
+    Vx = [sum((_fr(V[f, k]) * x[f] for f in range(2 * M)), Fraction(0)) for k in range(rk)]
+    Vy = [sum((_fr(V[f, k]) * y[f] for f in range(2 * M)), Fraction(0)) for k in range(rk)]
+    out = sum((Vx[k] * _fr(W[k, j]) * Vy[j] for k in range(rk) for j in range(rk)), Fraction(0))
+    for i in range(M):  # replace the low-rank part's own 2 x 2 block by the declared same-client block
+        xi, yi = (x[i], x[M + i]), (y[i], y[M + i])
+        rows = [[_fr(V[i, k]) for k in range(rk)], [_fr(V[M + i, k]) for k in range(rk)]]
+        for a in range(2):
+            for b in range(2):
+                own = sum((rows[a][k] * _fr(W[k, j]) * rows[b][j] for k in range(rk) for j in range(rk)), Fraction(0))
+                out += xi[a] * (_fr(same[i, a, b]) - own) * yi[b]
+    return out
+
+
+def recursion(rm: Any, law: Any) -> Recursion | str:
+    """The coefficients of the scalar recursion (module docstring) from a declared ``RoundMap`` and ``Law``, or why
+    the instance is outside the setting."""
+    from quadratics.exact.declare import Law
+
+    if rm.D != 1:
+        return f"state of {rm.D} numbers (RoundMap.D): derived only for a scalar state (D = 1)"
+    if rm.period != 1:
+        return f"the declared round map has period {rm.period}: derived only where every round is the same map"
     if not isinstance(law, Law) or law.period != 1:
-        return "the pattern declares no round-invariant law: derived only for uniform m of M"
+        return "the pattern declares no law that is the same every round (period 1): derived only for such laws"
+    co = rm.coefficients(0)
+    B, c, noise = _np(co.B), _np(co.c), _np(co.noise)
+    assert B is not None and c is not None
     Eu, pairs = law.moments(law.key(0))
     M = int(law.M)
-    m = int(round(float(np.sum(Eu[M:]))))  # E[number of participants]: the 1_i features sum to m
-    if not 1 <= m <= M:
-        return "the declared law draws no client: derived only for uniform m of M"
-    ref, ref_pairs = uniform_moments(M, m)
-    same = np.allclose(Eu, ref, rtol=1e-12, atol=1e-15) and np.allclose(
-        pairs.V @ pairs.W @ pairs.V.T, ref_pairs.V @ ref_pairs.W @ ref_pairs.V.T, rtol=1e-12, atol=1e-15) and \
-        np.allclose(pairs.same, ref_pairs.same, rtol=1e-12, atol=1e-15)
-    return m if same else f"the declared law ({law.describe or 'unnamed'}) is not uniform m of M with weights 1/m"
+    if B.shape != (2 * M + 1, 1, 1) or c.shape != (2 * M + 1, 1):
+        return f"the declared round map has B {B.shape}, c {c.shape} for {M} clients (expected [2M + 1, 1, 1])"
+    b0, g0 = _fr(B[0, 0, 0]), _fr(c[0, 0])
+    b, g, m1 = [_fr(v) for v in B[1:, 0, 0]], [_fr(v) for v in c[1:, 0]], [_fr(v) for v in np.ravel(Eu)]
+    Eb, Eg = sum((p * v for p, v in zip(m1, b)), Fraction(0)), sum((p * v for p, v in zip(m1, g)), Fraction(0))
+    var_n = Fraction(0)
+    if noise is not None:  # client i's noise enters with its own (q_i, 1_i): E[n^2] = sum_i <same_i, N_i>
+        var_n = sum((_fr(pairs.same[i, a, bb]) * _fr(noise[i, a, bb, 0, 0])
+                     for i in range(M) for a in range(2) for bb in range(2)), Fraction(0))
+    e0 = _fr(_np(rm.z0)[0]) - _fr(_np(rm.z_ref)[0])  # type: ignore[index]
+    return Recursion(EA=b0 + Eb, EA2=b0 * b0 + 2 * b0 * Eb + _second(pairs, b, b), Ec=g0 + Eg,
+                     EAc2=2 * (b0 * g0 + b0 * Eg + g0 * Eb + _second(pairs, b, g)),
+                     Ec2n=g0 * g0 + 2 * g0 * Eg + _second(pairs, g, g) + var_n, mu0=e0, s0=e0 * e0)
 
 
-def _setting(scenario: Scenario, point: Mapping[str, Any]) -> tuple[dict[str, float] | None, str]:
-    """The instance's numbers in the closed form's setting, or None and why not."""
+def lhs_of_R(rec: Mapping[str, Fraction], form: tuple[Any, Any, Any], kind: str, first: int, shift: int) -> Any:
+    """The measure as a sympy expression in the symbol ``R``: E[Q e_x^2 + c e_x + s] at round R + shift
+    (``kind="final"``) or its mean over rounds first..R + shift (``kind="mean"``), from the recursion ``rec``;
+    or why not (a string) where the recursion is degenerate.
+
+    Derivation (a = E[A], b = E[A^2], a != b, neither 1): mu_r = mu* + (mu_0 - mu*) a^r with mu* = E[c] / (1 - a);
+    s_r = s* + D a^r + (s_0 - s* - D) b^r with s* = (E[c^2] + E[n^2] + 2 E[A c] mu*) / (1 - b) and
+    D = 2 E[A c] (mu_0 - mu*) / (a - b) (substitute: D a^(r+1) = b D a^r + 2 E[A c] (mu_0 - mu*) a^r). So the
+    measure at round r is K0 + K1 a^r + K2 b^r, and its mean over n rounds from ``first`` sums two geometric series.
+    K0, K1, K2 are computed in exact rationals, then written as 40-digit sympy Floats."""
+    import sympy as sp
+
+    a, b = rec["EA"], rec["EA2"]
+    if a == 1 or b == 1 or a == b:
+        return ("degenerate recursion (E[A] = 1, E[A^2] = 1 or E[A] = E[A^2]: a participation or step that "
+                "leaves the state unmoved or deterministic 0/1): not derived")
+    Q, cv, s = _scalar_form(form)
+    mu_st = rec["Ec"] / (1 - a)
+    s_st = (rec["Ec2n"] + rec["EAc2"] * mu_st) / (1 - b)
+    D = rec["EAc2"] * (rec["mu0"] - mu_st) / (a - b)
+    K0, K1, K2 = Q * s_st + cv * mu_st + s, Q * D + cv * (rec["mu0"] - mu_st), Q * (rec["s0"] - s_st - D)
+    hp = lambda v: sp.Float(sp.Rational(v.numerator, v.denominator), DIGITS)  # noqa: E731
+    R = sp.Symbol("R", integer=True, positive=True)
+    if kind == "final":
+        return hp(K0) + hp(K1) * hp(a) ** (R + shift) + hp(K2) * hp(b) ** (R + shift)
+    n = R + shift - first + 1
+    series = (hp(K1 * a ** first / (1 - a)) * (1 - hp(a) ** n) + hp(K2 * b ** first / (1 - b)) * (1 - hp(b) ** n))
+    return sp.expand(hp(K0) + series / n)
+
+
+def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: Recursion) -> tuple[Any, int, int] | str:
+    """(declared measure at the point, its first round, shift k: its last round is R + k), read by building the
+    instance at R + 1 and 2R: its rounds must shift with R (a first round of a mean fixed), and the round map, the
+    law and every other input must stay as they are (else LHS(R) at fixed coefficients is not the scenario's)."""
+    from quadratics.exact.plan import declared_law, declared_round
+    from verify.measures import declared_measure
+
+    R = int(inst.rounds)
+    spec = declared_measure(inst.measure)
+    if isinstance(spec, str):
+        return spec
+    if spec.kind not in ("final", "mean"):
+        return f"the measure declares kind {spec.kind!r}: derived for 'final' and 'mean'"
+    shift = int(spec.last) - R
+    for R2 in (R + 1, 2 * R):
+        other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
+        sp2 = declared_measure(other.measure)
+        if isinstance(sp2, str) or sp2.kind != spec.kind or int(sp2.last) != R2 + shift or \
+                (spec.kind == "mean" and int(sp2.first) != int(spec.first)):
+            return "the measure's rounds do not move with R as at round R + k or a mean over a fixed first to R + k"
+        moved = sorted(k for k in inst.values if k != "R" and other.values.get(k) != inst.values[k])
+        if moved:
+            return f"the inputs {', '.join(moved)} change with R: no closed form in R with them fixed"
+        law2 = declared_law(other.pattern)
+        rm2 = declared_round(other.problem, other.algorithm, getattr(law2, "aux", {}))
+        if isinstance(rm2, str) or recursion(rm2, law2) != rec:
+            return "the declared round map or law changes with R: no closed form in R at fixed coefficients"
+    return spec, int(spec.first), shift
+
+
+class ClosedLHS(NamedTuple):
+    """A derived LHS: the recursion's coefficients, LHS(R) (sympy, in the symbol R), the declared measure's
+    description and its limit as R -> infinity (None where the recursion does not contract)."""
+
+    recursion: Recursion
+    lhs: Any
+    measure: str
+    stationary: float | None
+
+
+def closed_lhs(scenario: Scenario, point: Mapping[str, Any]) -> ClosedLHS | str:
+    """The closed-form LHS(R) of ``scenario`` at ``point`` from its declarations, or why it is not derived."""
+    from quadratics.exact.plan import declared_law, declared_round
+
+    if not any(p.name == "R" for p in scenario.space):
+        return f"scenario {scenario.id} has no horizon axis R"
     inst = scenario.build(scenario.point(point))
-    pb, alg, pat = inst.problem, inst.algorithm, inst.pattern
-    if str(getattr(alg, "name", "")).lower() != "fedavg":
-        return None, f"algorithm {getattr(alg, 'name', '?')}: derived only for FedAvg (local SGD, server step 1)"
-    why = _uniform_m(pat)
-    if isinstance(why, str):
-        return None, why
-    if int(getattr(pb, "d", 0)) != 1:
-        return None, f"dimension {getattr(pb, 'd', '?')}: derived only for scalar instances (d = 1)"
-    lam = getattr(pb, "lam", None)
-    A = getattr(pb, "A", None)
-    curv = np.ravel(lam) if lam is not None else np.ravel(A) if A is not None else None
-    if curv is None or not np.allclose(curv, curv[0], rtol=0, atol=1e-15):
-        return None, "clients' curvatures differ or are not declared (lam / A)"
-    u = np.ravel(pb.b) - float(np.ravel(pb.x_star)[0])
-    if abs(u.mean()) > 1e-12 * max(1.0, np.abs(u).max()):
-        return None, "client optima not centred on x* (mean_i b_i != x*)"
-    M, m = int(pat.M), why
-    V = (M - m) / (m * (M - 1)) * float(np.mean(u**2)) if M > 1 else 0.0
-    eta, K = float(inst.values["eta"]), int(inst.values["K"])
-    if float(getattr(alg, "eta_g", 1.0) if hasattr(alg, "eta_g") else 1.0) != 1.0:
-        return None, "server step != 1"
-    e0 = float(np.ravel(pb.x0)[0] - np.ravel(pb.x_star)[0])
-    return dict(eta=eta, a=float(curv[0]), sigma=float(pb.sigma), V_S=V, s_0=e0**2, K=K, m=m,
-                R=int(inst.rounds)), ""
+    law = declared_law(inst.pattern)
+    if isinstance(law, str):
+        return law
+    rm = declared_round(inst.problem, inst.algorithm, getattr(law, "aux", {}))
+    if isinstance(rm, str):
+        return rm
+    rec = recursion(rm, law)
+    if isinstance(rec, str):
+        return rec
+    try:
+        x = rm.block("x")
+    except KeyError:
+        return "the declared round map has no state block named 'x' (the model)"
+    if (x.start, x.stop) != (0, 1):
+        return "the declared state's only number is not the model x"
+    found = _measure_in_R(scenario, point, inst, rec)
+    if isinstance(found, str):
+        return found
+    spec, first, shift = found
+    form = spec.form(inst.problem)
+    expr = lhs_of_R(rec, form, spec.kind, first, shift)
+    if isinstance(expr, str):
+        return expr
+    return ClosedLHS(rec, expr, spec.describe, _stationary(rec, form))
+
+
+def _stationary(rec: Mapping[str, Fraction], form: tuple[Any, Any, float]) -> float | None:
+    """The limit of the measure as R -> infinity (the recursion's fixed point), None where it does not contract."""
+    if not (abs(rec["EA"]) < 1 and 0 <= rec["EA2"] < 1):
+        return None
+    mu = rec["Ec"] / (1 - rec["EA"])
+    s = (rec["Ec2n"] + rec["EAc2"] * mu) / (1 - rec["EA2"])
+    Q, cv, c0 = _scalar_form(form)
+    return float(Q * s + cv * mu + c0)
 
 
 def derive(scenario: Scenario, point: Mapping[str, Any]) -> dict[str, Any]:
     """LHS(R) and RHS(R) at ``point`` (every input but R fixed), their values at the point's R, the exact
     numeric LHS beside them, and the ranges of R where LHS > RHS."""
+    import mpmath
     import sympy as sp
 
     import bounds
     from verify.scenario import evaluate_point
 
-    nums, why = _setting(scenario, point)
-    if nums is None:
-        return {"derived": False, "why": why}
-    expr, stat, syms = scalar_fedavg_lhs()
-    R = syms["R"]
-    fixed = {syms[k]: sp.nsimplify(v) if isinstance(v, int) else sp.Float(v, 30) for k, v in nums.items() if k != "R"}
-    lhs_R = expr.subs(fixed)
+    found = closed_lhs(scenario, point)
+    if isinstance(found, str):
+        return {"derived": False, "why": found}
+    rec, lhs_R, measure, stationary = found
+    R = next(iter(lhs_R.free_symbols), sp.Symbol("R", integer=True, positive=True))
     est = evaluate_point(scenario, point, trials=2, seed=0)
     res = bounds.get(scenario.result)
     rsym = next((s for s in res.rhs.free_symbols if s.name == "R"), None)
     others = {s: sp.Float(est.values[s.name], 30) for s in res.rhs.free_symbols if s is not rsym and s.name in est.values}
     rhs_R = res.rhs.subs(others).subs(rsym, R) if rsym is not None else res.rhs.subs(others)
-    f_l, f_r = sp.lambdify(R, lhs_R, "mpmath"), sp.lambdify(R, rhs_R, "mpmath")
-    at = int(nums["R"])
-    value = float(f_l(at))
-    out = {"derived": True, "setting": "scalar FedAvg, uniform m of M, one curvature (verify/closed_form.py)",
-           "numbers": nums, "lhs_of_R": str(sp.N(lhs_R, 8)), "rhs_of_R": str(sp.N(rhs_R, 8)),
-           "stationary_lhs": float(stat.subs(fixed)), "lhs_closed_form": value, "lhs_exact_path": est.lhs,
-           "rel_diff": abs(value - est.lhs) / max(abs(est.lhs), 1e-300), "exact_bound": (est.ci[1] - est.ci[0]) / 2,
-           "agrees": abs(value - est.lhs) <= max((est.ci[1] - est.ci[0]) / 2, 1e-10 * abs(est.lhs)),
-           "rhs_at_point": float(f_r(at)),
-           "free_parameter": "R"}
-    axis = next((p for p in scenario.space if p.name == "R"), None)
-    if axis is not None:
-        g_l, g_r = sp.lambdify(R, lhs_R, "math"), sp.lambdify(R, rhs_R, "math")  # float64 for the scan
-        out["violated_for_R"] = _ranges(lambda r: float(g_l(r)) > float(g_r(r)), int(axis.low), int(axis.high))
+    with mpmath.workdps(30):
+        f_l, f_r = sp.lambdify(R, lhs_R, "mpmath"), sp.lambdify(R, rhs_R, "mpmath")
+        at = int(scenario.point(point)["R"])
+        value, rhs_at = float(f_l(at)), float(f_r(at))
+        half = (est.ci[1] - est.ci[0]) / 2
+        out = {"derived": True, "setting": SETTING, "measure": measure,
+               "numbers": {**{k: float(v) for k, v in rec.items()}, "R": at},
+               "lhs_of_R": str(sp.N(lhs_R, 8)), "rhs_of_R": str(sp.N(rhs_R, 8)), "stationary_lhs": stationary,
+               "lhs_closed_form": value, "lhs_exact_path": est.lhs,
+               "rel_diff": abs(value - est.lhs) / max(abs(est.lhs), 1e-300), "exact_bound": half,
+               "agrees": abs(value - est.lhs) <= max(half, 1e-10 * abs(est.lhs)), "rhs_at_point": rhs_at,
+               "free_parameter": "R"}
+        axis = next(p for p in scenario.space if p.name == "R")
+        out["violated_for_R"] = _ranges(lambda r: bool(f_l(r) > f_r(r)), int(axis.low), int(axis.high))
     return out
 
 
