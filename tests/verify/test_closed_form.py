@@ -33,7 +33,8 @@ def test_fast_t1_shrunk_violation_closed_form_agrees_with_the_exact_path():
     assert abs(out["lhs_closed_form"] - ex.value) <= 1e-10 * abs(ex.value)
     assert out["lhs_closed_form"] / out["rhs_at_point"] == pytest.approx(11.05, abs=0.005)
     assert any(a <= 28104 <= b for a, b in out["violated_for_R"]), out["violated_for_R"]
-    assert out["measure"] == "mean of E grad_sq over rounds 1..28104"
+    assert out["measure"] == "mean of E grad_sq over rounds 1..28104 (in R: mean over rounds 1..R)"
+    assert out["compared_with"] == "exact path"
 
 
 def _hand_mean(R, outcomes, Q, c, s, e0, first=1):
@@ -84,9 +85,9 @@ def _declared_two_client_round():
 @pytest.mark.parametrize("kind", ["final", "mean"])
 def test_declared_user_round_with_drift_and_a_linear_measure_matches_enumeration(kind):
     from quadratics.exact.declare import uniform_law
-    from verify.closed_form import lhs_of_R, recursion
+    from verify.closed_form import lhs_of_R, moment_recursion
 
-    rec = recursion(_declared_two_client_round(), uniform_law(2, 1))
+    rec = moment_recursion(_declared_two_client_round(), uniform_law(2, 1))
     assert not isinstance(rec, str), rec
     # client 1 drawn: A = 0.75, c = 0.5, Var n = 0.01; client 2: A = 0.6, c = 0.2, Var n = 0.04 + 0.01
     outcomes = [(0.75, 0.5, 0.01), (0.6, 0.2, 0.05)]
@@ -126,3 +127,63 @@ def test_an_algorithm_that_declares_nothing_is_refused_with_its_reason():
 
     got = closed_lhs(dataclasses.replace(sc, id="USER.T1", build=build), FAST_T1_POINT)
     assert got == "algorithm 'opaque' declares no affine round (Algorithm.linear): simulated"
+
+
+def _declared_triangular_round(feed):
+    """A user's round on 2 clients and a state of 2 numbers, features (1, q_1, q_2, 1_1, 1_2): B_f diagonal, except
+    that the first coordinate feeds the second by ``feed`` in B_0 (lower triangular: the moments stay triangular)."""
+    from quadratics.exact.declare import RoundCoefficients, RoundMap
+
+    t = lambda x: torch.tensor(x, dtype=torch.float64)  # noqa: E731
+    B = t(np.array([np.diag(v) for v in ([0.9, 0.8], [-0.2, -0.1], [-0.3, 0.05], [0.05, 0.0], [0.0, 0.0])]))
+    B[0, 1, 0] = feed
+    c = t([[0.1, -0.2], [0.4, 0.1], [-0.2, 0.3], [0.0, 0.0], [0.3, 0.0]])
+    noise = torch.zeros(2, 2, 2, 2, 2, dtype=torch.float64)
+    noise[0, 0, 0] = t([[0.01, 0.002], [0.002, 0.02]])  # client 1: q_1^2 N
+    noise[1, 1, 1] = t([[0.04, 0.0], [0.0, 0.01]])  # client 2: 1_2 N + 2 q_2 1_2 N'
+    noise[1, 0, 1] = noise[1, 1, 0] = t([[0.005, 0.0], [0.0, 0.0]])
+    co = RoundCoefficients(B, c, noise, 1.0, 1)
+    return RoundMap((("x", 2),), t([1.0, -0.5]), t([0.25, 0.5]), lambda r: co)
+
+
+@pytest.mark.parametrize("kind", ["final", "mean"])
+@pytest.mark.parametrize("feed", [0.0, 0.15])
+def test_declared_triangular_round_of_two_coordinates_matches_enumeration(kind, feed):
+    from quadratics.exact.declare import uniform_law
+    from verify.closed_form import lhs_of_R, moment_recursion
+
+    rec = moment_recursion(_declared_triangular_round(feed), uniform_law(2, 1))
+    assert not isinstance(rec, str), rec
+    # client 1 drawn: A = diag(0.9 - 0.2 + 0.05, 0.8 - 0.1), c = (0.1 + 0.4, -0.2 + 0.1), Cov n = N_1;
+    # client 2: A = diag(0.9 - 0.3, 0.8 + 0.05), c = (0.1 - 0.2 + 0.3, -0.2 + 0.3), Cov n = [[0.04 + 0.01, 0], [0, 0.01]]
+    lower = np.array([[0.0, 0.0], [feed, 0.0]])  # and A[1, 0] = feed in both
+    outcomes = [(np.diag([0.75, 0.7]) + lower, np.array([0.5, -0.1]), np.array([[0.01, 0.002], [0.002, 0.02]])),
+                (np.diag([0.6, 0.85]) + lower, np.array([0.2, 0.1]), np.array([[0.05, 0.0], [0.0, 0.01]]))]
+    Q, cv, s = np.array([[2.0, 0.5], [0.5, 1.0]]), np.array([0.3, -0.1]), 0.1
+    m = np.array([0.75, -1.0])
+    S, vals = np.outer(m, m), []
+    for _ in range(400):
+        vals.append(np.trace(Q @ S) + cv @ m + s)
+        m, S = (sum(A @ m + b for A, b, _ in outcomes) / 2,
+                sum(A @ S @ A.T + np.outer(A @ m, b) + np.outer(b, A @ m) + np.outer(b, b) + N for A, b, N in outcomes) / 2)
+    vals.append(np.trace(Q @ S) + cv @ m + s)
+    expr = lhs_of_R(rec, (Q, cv, s), kind, 1, 0)
+    R = next(iter(expr.free_symbols))
+    for r in (1, 3, 40, 400):
+        hand = vals[r] if kind == "final" else float(np.mean(vals[1:r + 1]))
+        assert float(expr.subs(R, r).evalf(30)) == pytest.approx(hand, rel=1e-12), r
+
+
+def test_fast_t1_two_coordinates_agree_with_the_exact_path_and_a_rotated_one_is_refused():
+    from verify.closed_form import closed_lhs
+    from verify.exact_score import exact_lhs
+
+    sc = _fast_t1()
+    pt = dict(problem="quadratic", M=3, m_frac=0.5, K=2, R=300, d=2, sigma=0.5, zeta=1.0, eta_frac=0.3)
+    got = closed_lhs(sc, pt)
+    assert not isinstance(got, str), got
+    ex = exact_lhs(sc.build(sc.point(pt)))
+    R = next(iter(got.lhs.free_symbols))
+    assert float(got.lhs.subs(R, 300).evalf(30)) == pytest.approx(ex.value, rel=1e-10)
+    rotated = closed_lhs(sc, dict(pt, problem="quadratic-rotated"))
+    assert rotated.startswith("the moment recursion is not triangular")
