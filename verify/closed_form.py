@@ -178,7 +178,7 @@ def _solve(rec: MomentRecursion) -> list[dict[Fraction, Fraction]] | str:
 
 def _row(rec: MomentRecursion, form: tuple[Any, Any, Any]) -> list[Fraction]:
     """The measure's row L with L v = E[e_x^T Q e_x + c^T e_x + s] (rationals)."""
-    Q, cv, s = (_np(v) for v in form)
+    Q, cv, s = (np.asarray(v.detach().cpu() if hasattr(v, "detach") else v, dtype=float) for v in form)
     lo, D = rec.x[0], rec.D
     iu = [(i, j) for i in range(D) for j in range(i, D)]
     L = [_fr(np.ravel(s)[0])] + [Fraction(0)] * (D + len(iu))
