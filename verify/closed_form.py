@@ -69,7 +69,9 @@ class MomentRecursion:
 def _gram(vecs: list[tuple[Fraction, list[Fraction]]], Eu: list[Fraction], pairs: Any) -> list[list[Fraction]]:
     """E[(x_0 + u.x)(y_0 + u.y)] for every pair of the declared feature vectors (constant part, 2M client parts),
     exactly in rationals from the declared ``Pairwise``: between clients (V W V^T), for the same client
-    ``same[i]``; O(M r) per vector and O(r^2 + M) per pair, never the 2M x 2M matrix."""
+    ``same[i]``; O(M r) per vector and O(r^2 + M) per pair, never the 2M x 2M matrix. Python loops: exact
+    rationals have no vectorised form (measured 0.04 s at M = 100 and 0.7 s at M = 1,000 for a scalar state, 0.5 s
+    at M = 100 for a state of 3, at load 12 on 2 cores); a shrunk counterexample has few clients."""
     V, W, same = pairs.V, pairs.W, pairs.same
     M, rk = same.shape[0], V.shape[1]
     Vf = [[_fr(V[f, k]) for k in range(rk)] for f in range(2 * M)]
@@ -243,7 +245,10 @@ def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: 
         return f"the measure declares kind {spec.kind!r}: derived for 'final' and 'mean'"
     shift = int(spec.last) - R
     for R2 in (R + 1, 2 * R):
-        other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
+        try:
+            other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
+        except Exception as e:  # a builder (a plugin's too) that refuses R2: said, and nothing is derived
+            return f"the instance could not be built at R = {R2} to read how the measure moves with R ({e})"
         sp2 = declared_measure(other.measure)
         if isinstance(sp2, str) or sp2.kind != spec.kind or int(sp2.last) != R2 + shift or \
                 (spec.kind == "mean" and int(sp2.first) != int(spec.first)):
