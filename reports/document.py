@@ -280,7 +280,8 @@ def closed_form_text(s: Mapping[str, Any]) -> str:
         return ""
     where = ", ".join(f"[{a}, {b}]" for a, b in cf.get("violated_for_R") or []) or "none in the axis"
     return (f"LHS(R) = {cf.get('lhs_of_R')} against RHS(R) = {cf.get('rhs_of_R')} ({cf.get('setting')}); "
-            f"at the point LHS {fmt(cf.get('lhs_closed_form'))} (exact path {fmt(cf.get('lhs_exact_path'))}); "
+            f"at the point LHS {fmt(cf.get('lhs_closed_form'))} ({cf.get('compared_with', 'exact path')} "
+            f"{fmt(cf['lhs_exact_path'] if cf.get('lhs_exact_path') is not None else cf.get('lhs_monte_carlo'))}); "
             f"LHS > RHS for R in {where}")
 
 

@@ -25,8 +25,11 @@ def shrink_into(doc: dict[str, Any], sc: Any, rec: Any, *, trials: int, confirm_
     click.echo("shrunk point: " + ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                            for k, v in sr.shrunk.items()))
     if cf.get("derived"):
-        click.echo(f"closed form ({cf['setting']}): LHS(R) = {cf['lhs_of_R']}  vs  RHS(R) = {cf['rhs_of_R']}; at "
-                   f"R = {cf['numbers']['R']}: {cf['lhs_closed_form']:.10g} (exact path {cf['lhs_exact_path']:.10g}) vs "
-                   f"{cf['rhs_at_point']:.10g}; violated for R in {cf.get('violated_for_R')}")
+        beside = cf.get("lhs_exact_path")
+        beside = beside if beside is not None else cf.get("lhs_monte_carlo")
+        click.echo(f"closed form ({cf['setting']}; measure {cf.get('measure')}): LHS(R) = {cf['lhs_of_R']}  vs  "
+                   f"RHS(R) = {cf['rhs_of_R']}; at R = {cf['numbers']['R']}: {cf['lhs_closed_form']:.10g} "
+                   f"({cf.get('compared_with', 'exact path')} {beside:.10g}) vs {cf['rhs_at_point']:.10g}; "
+                   f"violated for R in {cf.get('violated_for_R')}")
     else:
         click.echo(f"closed form: not derived ({cf.get('why', 'not asked')})")

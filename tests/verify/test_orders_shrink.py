@@ -53,8 +53,8 @@ def test_closed_form_matches_exact_and_an_independent_iteration(planted):
 def test_closed_form_refuses_what_it_does_not_cover(planted):
     from verify.closed_form import derive
 
-    out = derive(planted("PLANT.noise-10x"), dict(d=3))
-    assert out == {"derived": False, "why": "dimension 3: derived only for scalar instances (d = 1)"}
+    out = derive(planted("PLANT.noise-10x"), dict(d=4))
+    assert out == {"derived": False, "why": "state of 4 numbers (RoundMap.D): derived only for a state of at most 3"}
 
 
 def test_shrink_keeps_both_points_and_reaches_the_simplest_instance(planted):
