@@ -198,24 +198,32 @@ notebook_face(lambda e: f"{e.key}: {_value_text(e.value)} ({', '.join(e.terms)})
 
 
 # Evaluation
-def _compiled(result: Result, expr: sp.Expr, floats: bool = False):
-    """``(argument names, function)`` of ``expr``, compiled once per result: for numpy arrays, or with
-    ``floats`` for :class:`bounds.floats.Checked` floats (the same printer's arithmetic, module ``math``)."""
+def _compiled(result: Result, expr: sp.Expr):
     # Keyed by the expression: equal expressions share one function, different ones never do.
-    key = (expr, floats)
-    if key not in result._cache:
-        syms = sorted(expr.free_symbols, key=lambda s: s.name)
-        if floats:
-            fn = sp.lambdify(syms, expr, modules=[checked_math(), "math"])
-        else:
-            import numpy as np
+    if expr not in result._cache:
+        import numpy as np
 
-            # The numpy module itself, not the name "numpy": the same NumPy printer and the same numpy
-            # functions, without sympy's `from numpy import *` (which loads numpy.f2py, testing, ma, ...:
-            # about 0.3 s of every `check`). tests/bounds/test_registry_index.py compares the two.
-            fn = sp.lambdify(syms, expr, modules=np)
+        syms = sorted(expr.free_symbols, key=lambda s: s.name)
+        # The numpy module itself, not the name "numpy": the same NumPy printer and the same numpy
+        # functions, without sympy's `from numpy import *` (which loads numpy.f2py, testing, ma, ...:
+        # about 0.3 s of every `check`). tests/bounds/test_registry_index.py compares the two.
+        fn = sp.lambdify(syms, expr, modules=np)
+        result._cache[expr] = ([s.name for s in syms], fn)
+    return result._cache[expr]
+
+
+def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float]) -> list[float] | None:
+    """Every expression of ``exprs`` at Python floats (:func:`bounds.floats.call_floats`), or None.
+
+    One function per tuple, compiled once per result with module ``math`` (the same printer's
+    arithmetic as the numpy path) and no docstring: half the cost of one lambdify per expression.
+    """
+    key = ("floats", exprs)  # a tuple: never equal to an expression, the numpy functions' keys
+    if key not in result._cache:
+        syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
+        fn = sp.lambdify(syms, list(exprs), modules=[checked_math(), "math"], docstring_limit=0)
         result._cache[key] = ([s.name for s in syms], fn)
-    return result._cache[key]
+    return call_floats(*result._cache[key], bound)
 
 
 def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -270,17 +278,22 @@ def evaluate(result: Result, values: Mapping[str, Any]) -> Evaluation:
     """Right side total and per term at ``values`` (vectorised over array inputs)."""
     floats = bind_floats(result, values)
     found = None if floats is None else _evaluate_floats(result, floats)
-    return found if found is not None else _evaluate_bound(result, bind(result, values))
+    return found[0] if found is not None else _evaluate_bound(result, bind(result, values))
 
 
-def _evaluate_floats(result: Result, bound: dict[str, float]) -> Evaluation | None:
-    """:func:`_evaluate_bound` at Python floats; None where a value leaves float64's range or is not
-    finite, or there is no term (the numpy path reports those)."""
+def _evaluate_floats(result: Result, bound: dict[str, float], more: tuple[sp.Expr, ...] = ()
+                     ) -> tuple[Evaluation, list[float]] | None:
+    """:func:`_evaluate_bound` at Python floats, and the values of ``more`` expressions (compiled with the
+    terms into one function); None where a value leaves float64's range or is not finite, or there is no
+    term (the numpy path reports those)."""
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")
-    values = call_floats([_compiled(result, t.expr, floats=True) for t in result.terms], bound)
-    if not values or not math.isfinite(total := sum(values)):
+    if not result.terms:
         return None
-    return Evaluation(result.key, total, dict(zip((t.name for t in result.terms), values)))
+    values = _floats(result, (*(t.expr for t in result.terms), *more), bound)
+    if values is None or not math.isfinite(total := sum(values[:len(result.terms)])):
+        return None
+    terms = dict(zip((t.name for t in result.terms), values))
+    return Evaluation(result.key, total, terms), values[len(result.terms):]
 
 
 def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluation:
@@ -382,14 +395,13 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
 
 def _check_floats(result: Result, bound: dict[str, float], decided: Decisions | None) -> CheckReport | None:
     """:func:`check` at Python floats; None where a value leaves float64's range or is not finite."""
-    evaluation = _evaluate_floats(result, bound)
-    if evaluation is None:
-        return None
+    _missing(result, result.required_for_terms(), bound, "evaluate its bound")  # refused before any hypothesis
     pending = [(h, _unevaluated(result, h, bound)) for h in result.hypotheses]
-    sides = call_floats([_compiled(result, side, floats=True) for h, opened in pending if opened is None
-                         for side in (h.relation.lhs, h.relation.rhs)], bound)
-    if sides is None:
+    found = _evaluate_floats(result, bound, tuple(side for h, opened in pending if opened is None
+                                                  for side in (h.relation.lhs, h.relation.rhs)))
+    if found is None:
         return None
+    evaluation, sides = found
     at = iter(sides)
     conditions = tuple(opened if opened is not None else _decide_floats(result, h, next(at), next(at))
                        for h, opened in pending)

@@ -69,12 +69,11 @@ def checked_math() -> dict[str, Any]:
     return {name: _function(fn) for name, fn in vars(math).items() if callable(fn) and not name.startswith("_")}
 
 
-def call_floats(fns: Sequence[tuple[Sequence[str], Callable[..., Any]]], bound: dict[str, float]) -> list[float] | None:
-    """Each compiled function at ``bound`` as a plain float, or None if any leaves float64's range or is
-    undefined (the caller's numpy path decides and reports those values)."""
-    args = {name: Checked(x) for name, x in bound.items()}
+def call_floats(names: Sequence[str], fn: Callable[..., Any], bound: dict[str, float]) -> list[float] | None:
+    """``fn`` (a lambdified list of expressions of the symbols ``names``) at ``bound``, as plain floats; None
+    if any operation leaves float64's range or a value is undefined (the caller's numpy path decides and
+    reports those values)."""
     try:
-        out = [float(_finite(fn(*(args[n] for n in names)))) for names, fn in fns]
+        return [float(_finite(v)) for v in fn(*(Checked(bound[n]) for n in names))]
     except (ArithmeticError, ValueError):
         return None
-    return out
