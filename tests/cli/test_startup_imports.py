@@ -88,7 +88,17 @@ def test_check_and_show_import_only_their_command_module_and_no_distribution_met
         assert out["code"] in (0, None)
         assert out["commands"] == ["reports.cli.cmd_bounds"], argv
         assert out["metadata"] is declared, argv
-        assert out["numpy"] is (argv[0] == "check"), argv  # show evaluates nothing: numpy is not loaded
+        # show evaluates nothing; check at one number per symbol evaluates with Python floats (bounds.floats)
+        assert out["numpy"] is False, argv
+
+
+def test_check_loads_numpy_only_where_its_values_need_it():
+    # an overflow inside a term (K*R > float64's max) is reported by the numpy path, which re-evaluates in
+    # long double: the same probe must then see numpy, or the test above proves nothing
+    at_overflow = [*T1[:-2], "K=100000", "R=1e305", "eta_c=1"]
+    at_overflow.remove("K=5")
+    out = _loaded(["check", "FAST.T1", *at_overflow])
+    assert out["code"] in (0, None) and out["numpy"] is True
 
 
 def test_help_still_lists_every_command_and_an_unknown_one_is_one_line():
