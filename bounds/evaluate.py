@@ -221,7 +221,10 @@ def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float])
     key = ("floats", exprs)  # a tuple: never equal to an expression, the numpy functions' keys
     if key not in result._cache:
         syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
-        fn = sp.lambdify(syms, list(exprs), modules=[checked_math(), "math"], docstring_limit=0)
+        # one name with two sets of assumptions (a term's L positive, a hypothesis's L real) is two
+        # arguments bound to the same value: dummies give them distinct names in the code
+        twice = len({s.name for s in syms}) < len(syms)
+        fn = sp.lambdify(syms, list(exprs), modules=[checked_math(), "math"], docstring_limit=0, dummify=twice)
         result._cache[key] = ([s.name for s in syms], fn)
     return call_floats(*result._cache[key], bound)
 
