@@ -110,3 +110,15 @@ def test_help_still_lists_every_command_and_an_unknown_one_is_one_line():
     assert listed == set(_commands()) and {"check", "show", "simulate", "worst-case"} <= listed
     out = _loaded(["chekc", "FAST.T1"])
     assert out["code"] == 2
+
+
+def test_only_the_program_leaves_its_objects_to_the_os_at_exit():
+    # main() as the program (no argv: console script, python -m) freezes what is alive, so the exit skips full
+    # collections; main(argv) from a caller whose process lives on (tests, notebooks) must freeze nothing
+    probe = ("import gc, sys\nfrom reports.cli.main import main\nsys.argv = ['convbound', '--version']\n"
+             "for args in ([['--version']], []):\n    try:\n        main(*args)\n    except SystemExit:\n        pass\n"
+             "    print(gc.get_freeze_count(), file=sys.stderr)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=300)
+    after_call, after_program = (int(n) for n in proc.stderr.split())
+    assert after_call == 0 and after_program > 1000
