@@ -226,7 +226,8 @@ def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float])
         twice = len({s.name for s in syms}) < len(syms)
         fn = sp.lambdify(syms, list(exprs), modules=[checked_math(), "math"], docstring_limit=0, dummify=twice)
         result._cache[key] = ([s.name for s in syms], fn)
-    return call_floats(*result._cache[key], bound)
+    names, fn = result._cache[key]
+    return call_floats(names, fn, bound)
 
 
 def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
