@@ -68,7 +68,7 @@ def bind_floats(result: Result, values: Mapping[str, Any]) -> dict[str, float] |
             return None
         if isinstance(raw, str):
             x = _parse_text(key, raw, domain)
-        elif type(raw) in (int, float):  # exactly: bool and numpy scalars take the numpy path
+        elif type(raw) is float or (type(raw) is int and abs(raw) < 2**1023):  # not bool, numpy or a huge int
             x = float(raw)
         else:
             return None

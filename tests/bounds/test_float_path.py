@@ -147,6 +147,7 @@ def test_bind_floats_leaves_to_bind_what_it_cannot_take():
     res = get("FAST.T1")
     assert bind_floats(res, {"L": "1", "sigma2": "0.25"}) == {"L": 1.0, "sigma": 0.5}
     assert bind_floats(res, {"L": np.float64(1.0)}) is None  # numpy values keep numpy results
+    assert bind_floats(res, {"R": 10**400}) is None and bind_floats(res, {"R": True}) is None
     assert bind_floats(res, {"L": "-1"}) is None  # refused by bind, with its message
     assert bind_floats(res, {"sigma2": "-1"}) is None
     assert bind_floats(res, {"sigma": "1", "sigma2": "1"}) is None
