@@ -1,22 +1,33 @@
 """Evaluate a result's right side (total and per term) and check its hypotheses.
 
 Values may be scalars or numpy arrays (broadcast together) so a sweep over 10^6 grid points is one
-vectorised call; expressions are compiled once per result with ``sympy.lambdify``.
+vectorised call; expressions are compiled once per result with ``sympy.lambdify``. Inputs that are one
+Python number per scalar symbol are evaluated first with Python floats and the ``math`` module
+(:mod:`bounds.floats`: `check` then imports no numpy); any value that leaves float64's range or is not
+finite there sends them to the numpy path, so such values are reported exactly as for arrays.
+Scalar results are then Python floats and bools rather than 0-d arrays.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sympy as sp
 
-from bounds.core.errors import UserInputError, clip, unknown
+from bounds.binding import bind, bind_floats
+from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
+from bounds.floats import call_floats, checked_math
 from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
-from bounds.symbols import Domain, SymbolInfo
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["BOUNDARY_RTOL", "CHECK_VERDICTS", "OPEN_KINDS", "CheckReport", "ConditionCheck", "Evaluation", "bind",
+           "check", "check_hypothesis", "check_unencoded", "evaluate", "evaluate_terms_fast", "overall", "verdict_of"]
 
 # Relative tolerance below which a margin is reported as 'at the boundary' rather than violated:
 # hypotheses like eta <= 1/(8LK) must accept the cap itself despite rounding.
@@ -62,8 +73,7 @@ class ConditionCheck:
         return {
             "name": self.name,
             "relation": self.relation,
-            "holds": self.holds if self.holds is None or isinstance(self.holds, bool)
-            else np.asarray(self.holds, dtype=object).tolist(),
+            "holds": self.holds if self.holds is None or isinstance(self.holds, bool) else _object_list(self.holds),
             "lhs": _out(self.lhs),
             "rhs": _out(self.rhs),
             "margin": _out(self.margin),
@@ -144,7 +154,17 @@ def verdict_of(conditions: tuple[ConditionCheck, ...] | list[ConditionCheck]) ->
     return "unverified"
 
 
+def _object_list(holds: Any) -> list[Any]:
+    import numpy as np
+
+    return np.asarray(holds, dtype=object).tolist()
+
+
 def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return short(value, 6)
+    import numpy as np
+
     arr = np.asarray(value)
     return short(float(arr), 6) if arr.ndim == 0 else f"array of shape {arr.shape}"
 
@@ -152,7 +172,7 @@ def _value_text(value: Any) -> str:
 def _state(c: ConditionCheck) -> str:
     if c.holds is None:
         return c.open or "open"
-    if isinstance(c.holds, (bool, np.bool_)):
+    if isinstance(c.holds, bool) or type(c.holds).__name__ == "bool_":  # numpy's bool, without importing numpy
         return "holds" if c.holds else "fails"
     return "per entry (array)"
 
@@ -177,93 +197,12 @@ notebook_face(lambda e: f"{e.key}: {_value_text(e.value)} ({', '.join(e.terms)})
               rows=lambda e: [(k, _value_text(v)) for k, v in e.terms.items()])(Evaluation)
 
 
-# Binding user values
-def bind(result: Result, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
-    """Validate user values against the result's symbols and add the aggregates they determine.
-
-    Accepts numbers, arrays, or strings (``"0.5"``, vectors ``"0.375,0.5"``, matrices ``"1,0;0,1"``);
-    ``<name>2`` gives the square of a symbol declared ``squared_input``.
-    """
-    infos = result.symbol_map
-    bound: dict[str, np.ndarray] = {}
-    for key, raw in values.items():
-        name, squared = _resolve(result, key)
-        info = infos[name]
-        arr = _as_array(key, raw, info)
-        if squared:
-            if np.any(arr < 0):
-                raise UserInputError(f"{key}={_short(arr)} is a square and must be >= 0")
-            arr = np.sqrt(arr)
-        if name in bound:
-            raise UserInputError(f"{name} given twice (as {name} and {name}2)")
-        bound[name] = info.validate(arr)
-    for agg in result.aggregates:
-        if agg.name not in bound and all(i in bound for i in agg.inputs):
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # non-finite: see check
-                bound[agg.name] = np.asarray(agg.fn(*(bound[i] for i in agg.inputs)), dtype=float)
-    return bound
-
-
-def _resolve(result: Result, key: str) -> tuple[str, bool]:
-    infos = result.symbol_map
-    if key in infos:
-        return key, False
-    if key.endswith("2") and key[:-1] in infos and infos[key[:-1]].squared_input:
-        return key[:-1], True
-    valid = list(infos) + [f"{n}2" for n, i in infos.items() if i.squared_input]
-    raise unknown(f"symbol for {result.key}", key, valid)
-
-
-def _as_array(key: str, raw: Any, info: SymbolInfo) -> np.ndarray:
-    """A user's value as an array; programmatic arrays may carry leading batch axes (sweeps)."""
-    if isinstance(raw, str):
-        return _parse_text(key, raw, info.domain)
-    try:
-        return np.asarray(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise UserInputError(f"{key}={clip(raw)} is not a number or an array with equal-length rows") from None
-
-
-def _shape_hint(domain: Domain) -> str:
-    if domain.is_matrix:
-        return " matrix (rows separated by ';', for example 1,0;0,1)"
-    if domain.is_vector:
-        return " list (for example 0.375,0.5)"
-    return " (for example 0.5)"
-
-
-def _parse_text(key: str, raw: str, domain: Domain) -> np.ndarray:
-    """Numbers typed by a user: ``0.5``, a vector ``0.375,0.5`` or a matrix ``1,0;0,1`` (strict shapes)."""
-    rows = [row.split(",") for row in raw.split(";")]
-    if any(not x.strip() for row in rows for x in row):
-        raise UserInputError(f"{key}={clip(raw)} has an empty entry; give a number{_shape_hint(domain)}")
-    try:
-        nums = [[float(x) for x in row] for row in rows]
-    except ValueError:
-        raise UserInputError(f"{key}={clip(raw)} is not a number{_shape_hint(domain)}") from None
-    if len({len(row) for row in nums}) > 1:
-        raise UserInputError(f"{key}={clip(raw)} is ragged: rows have {', '.join(str(len(r)) for r in nums)} "
-                             f"entries; give a{_shape_hint(domain).removeprefix(' ')} with equal rows")
-    if domain.is_matrix:
-        return np.asarray(nums, dtype=float)
-    if len(nums) > 1:
-        what = "a vector" if domain.is_vector else "a scalar"
-        raise UserInputError(f"{key} is {what}; got a matrix {clip(raw)} (give a{_shape_hint(domain).removeprefix(' ')})")
-    if domain.is_vector:
-        return np.asarray(nums[0], dtype=float)
-    if len(nums[0]) != 1:
-        raise UserInputError(f"{key} is a scalar; got {clip(raw)} (give one number, for example {key}=0.5)")
-    return np.asarray(nums[0][0], dtype=float)
-
-
-def _short(arr: np.ndarray) -> str:
-    return np.array2string(np.asarray(arr), threshold=4)
-
-
 # Evaluation
 def _compiled(result: Result, expr: sp.Expr):
     # Keyed by the expression: equal expressions share one function, different ones never do.
     if expr not in result._cache:
+        import numpy as np
+
         syms = sorted(expr.free_symbols, key=lambda s: s.name)
         # The numpy module itself, not the name "numpy": the same NumPy printer and the same numpy
         # functions, without sympy's `from numpy import *` (which loads numpy.f2py, testing, ma, ...:
@@ -273,7 +212,27 @@ def _compiled(result: Result, expr: sp.Expr):
     return result._cache[expr]
 
 
+def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float]) -> list[float] | None:
+    """Every expression of ``exprs`` at Python floats (:func:`bounds.floats.call_floats`), or None.
+
+    One function per tuple, compiled once per result with module ``math`` (the same printer's
+    arithmetic as the numpy path) and no docstring: half the cost of one lambdify per expression.
+    """
+    key = ("floats", exprs)  # a tuple: never equal to an expression, the numpy functions' keys
+    if key not in result._cache:
+        syms = sorted(set().union(*(e.free_symbols for e in exprs)), key=lambda s: s.name)
+        # one name with two sets of assumptions (a term's L positive, a hypothesis's L real) is two
+        # arguments bound to the same value: dummies give them distinct names in the code
+        twice = len({s.name for s in syms}) < len(syms)
+        fn = sp.lambdify(syms, list(exprs), modules=[checked_math(), "math"], docstring_limit=0, dummify=twice)
+        result._cache[key] = ([s.name for s in syms], fn)
+    names, fn = result._cache[key]
+    return call_floats(names, fn, bound)
+
+
 def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
+    import numpy as np
+
     names, fn = _compiled(result, expr)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = fn(*(bound[n] for n in names))
@@ -288,6 +247,8 @@ def _call_checked(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]
     (numpy longdouble, wider range on x86) and entries that disagree are marked; where longdouble
     is no wider than float64, every entry is marked.
     """
+    import numpy as np
+
     names, fn = _compiled(result, expr)
     args = [bound[n] for n in names]
     try:
@@ -319,10 +280,29 @@ def _missing(result: Result, needed: frozenset[str], bound: Mapping[str, Any], w
 
 def evaluate(result: Result, values: Mapping[str, Any]) -> Evaluation:
     """Right side total and per term at ``values`` (vectorised over array inputs)."""
-    return _evaluate_bound(result, bind(result, values))
+    floats = bind_floats(result, values)
+    found = None if floats is None else _evaluate_floats(result, floats)
+    return found[0] if found is not None else _evaluate_bound(result, bind(result, values))
+
+
+def _evaluate_floats(result: Result, bound: dict[str, float], more: tuple[sp.Expr, ...] = ()
+                     ) -> tuple[Evaluation, list[float]] | None:
+    """:func:`_evaluate_bound` at Python floats, and the values of ``more`` expressions (compiled with the
+    terms into one function); None where a value leaves float64's range or is not finite, or there is no
+    term (the numpy path reports those)."""
+    _missing(result, result.required_for_terms(), bound, "evaluate its bound")
+    if not result.terms:
+        return None
+    values = _floats(result, (*(t.expr for t in result.terms), *more), bound)
+    if values is None or not math.isfinite(total := sum(values[:len(result.terms)])):
+        return None
+    terms = dict(zip((t.name for t in result.terms), values))
+    return Evaluation(result.key, total, terms), values[len(result.terms):]
 
 
 def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluation:
+    import numpy as np
+
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")
     checked = {t.name: _call_checked(result, t.expr, bound) for t in result.terms}
     terms = {name: value for name, (value, _) in checked.items()}
@@ -341,6 +321,8 @@ def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
 
 def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray, overflowed: np.ndarray) -> str:
     """Why a condition is not decided: which side is infinite or nan, or a float overflow inside."""
+    import numpy as np
+
     parts = []
     for side, v in (("left", lhs), ("right", rhs)):
         bad = np.asarray(v)[~np.isfinite(v)]
@@ -353,6 +335,35 @@ def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray, overflowed: np.ndarray) 
     return f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow): cannot be decided"
 
 
+def _unevaluated(result: Result, hyp: Hypothesis, bound: Mapping[str, Any]) -> ConditionCheck | None:
+    """The open check of a hypothesis that needs constants the sources do not give and the user did not;
+    None when every symbol it needs is given. A missing required symbol is refused."""
+    needed = result.required_for(hyp)
+    absent = sorted(n for n in needed if n not in bound)
+    unrec = [n for n in absent if result.symbol_map[n].unrecovered]
+    if unrec:
+        return ConditionCheck(
+            hyp.name, sp.sstr(hyp.relation), None,
+            reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
+            open="constants", needs=tuple(unrec),
+        )
+    _missing(result, needed, bound, f"check hypothesis '{hyp.name}'")
+    return None
+
+
+def _direction(result: Result, hyp: Hypothesis) -> tuple[bool, bool]:
+    """Whether the left side is the one that must be smaller, and whether the inequality is strict."""
+    rel = hyp.relation
+    if not isinstance(rel, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+        raise TypeError(f"hypothesis {hyp.name} of {result.key} must be an inequality, got {sp.sstr(rel)}")
+    return isinstance(rel, (sp.LessThan, sp.StrictLessThan)), isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
+
+
+def _decided(margin: Any, scale: Any, strict: bool) -> Any:
+    """The rule, for floats and arrays alike: slack > 0 when strict, else >= -BOUNDARY_RTOL * scale."""
+    return margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
+
+
 def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
     """One encoded hypothesis: True/False where both sides are finite, None (with a reason) otherwise.
 
@@ -360,34 +371,21 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
     -inf with -inf would make an undecidable condition look satisfied. Array inputs give an object
     array of True/False/None.
     """
-    rel = hyp.relation
-    text = sp.sstr(rel)
-    needed = result.required_for(hyp)
-    absent = sorted(n for n in needed if n not in bound)
-    if absent:
-        unrec = [n for n in absent if result.symbol_map[n].unrecovered]
-        if unrec:
-            return ConditionCheck(
-                hyp.name, text, None,
-                reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
-                open="constants", needs=tuple(unrec),
-            )
-        _missing(result, needed, bound, f"check hypothesis '{hyp.name}'")
-    lhs, lhs_bad = _call_checked(result, rel.lhs, bound)
-    rhs, rhs_bad = _call_checked(result, rel.rhs, bound)
-    if isinstance(rel, (sp.LessThan, sp.StrictLessThan)):
-        small, large = lhs, rhs
-    elif isinstance(rel, (sp.GreaterThan, sp.StrictGreaterThan)):
-        small, large = rhs, lhs
-    else:
-        raise TypeError(f"hypothesis {hyp.name} of {result.key} must be an inequality, got {text}")
+    import numpy as np
+
+    text = sp.sstr(hyp.relation)
+    opened = _unevaluated(result, hyp, bound)
+    if opened is not None:
+        return opened
+    lhs, lhs_bad = _call_checked(result, hyp.relation.lhs, bound)
+    rhs, rhs_bad = _call_checked(result, hyp.relation.rhs, bound)
+    less, strict = _direction(result, hyp)
+    small, large = (lhs, rhs) if less else (rhs, lhs)
     overflowed = lhs_bad | rhs_bad
     finite = np.isfinite(lhs) & np.isfinite(rhs) & ~overflowed
     with np.errstate(invalid="ignore", over="ignore"):
         margin = np.where(finite, large - small, np.nan)
-        scale = np.maximum(np.abs(lhs), np.abs(rhs))
-        strict = isinstance(rel, (sp.StrictLessThan, sp.StrictGreaterThan))
-        decided = margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
+        decided = _decided(margin, np.maximum(np.abs(lhs), np.abs(rhs)), strict)
     if np.ndim(finite) == 0:
         if not finite:
             return ConditionCheck(hyp.name, text, None, lhs, rhs, margin, _undecided_reason(lhs, rhs, overflowed),
@@ -397,6 +395,29 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
     holds[finite] = [bool(v) for v in np.broadcast_to(decided, np.shape(finite))[finite]]
     reason = "" if finite.all() else _undecided_reason(lhs, rhs, overflowed) + " (at the entries marked None)"
     return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason, open="" if finite.all() else "values")
+
+
+def _check_floats(result: Result, bound: dict[str, float], decided: Decisions | None) -> CheckReport | None:
+    """:func:`check` at Python floats; None where a value leaves float64's range or is not finite."""
+    _missing(result, result.required_for_terms(), bound, "evaluate its bound")  # refused before any hypothesis
+    pending = [(h, _unevaluated(result, h, bound)) for h in result.hypotheses]
+    found = _evaluate_floats(result, bound, tuple(side for h, opened in pending if opened is None
+                                                  for side in (h.relation.lhs, h.relation.rhs)))
+    if found is None:
+        return None
+    evaluation, sides = found
+    at = iter(sides)
+    conditions = tuple(opened if opened is not None else _decide_floats(result, h, next(at), next(at))
+                       for h, opened in pending)
+    conditions += tuple(check_unencoded(u, decided) for u in result.unencoded)
+    return CheckReport(result.key, evaluation, conditions, overall(conditions), _notes(evaluation))
+
+
+def _decide_floats(result: Result, hyp: Hypothesis, lhs: float, rhs: float) -> ConditionCheck:
+    less, strict = _direction(result, hyp)
+    margin = rhs - lhs if less else lhs - rhs
+    holds = bool(_decided(margin, max(abs(lhs), abs(rhs)), strict))
+    return ConditionCheck(hyp.name, sp.sstr(hyp.relation), holds, lhs, rhs, margin)
 
 
 # Decisions made outside bounds for hypotheses it cannot compute: condition name -> (holds, evidence)
@@ -425,6 +446,10 @@ def check(result: Result, values: Mapping[str, Any], decided: Decisions | None =
     if unknown_names:
         raise UserInputError(f"{result.key} has no undecidable hypothesis named {unknown_names[0]!r}; "
                              f"valid: {', '.join(sorted(names)) or 'none'}")
+    floats = bind_floats(result, values)
+    found = None if floats is None else _check_floats(result, floats, decided)
+    if found is not None:
+        return found
     bound = bind(result, values)
     evaluation = _evaluate_bound(result, bound)
     conditions = tuple(check_hypothesis(result, h, bound) for h in result.hypotheses)
@@ -433,6 +458,10 @@ def check(result: Result, values: Mapping[str, Any], decided: Decisions | None =
 
 
 def _notes(evaluation: Evaluation) -> tuple[str, ...]:
+    if isinstance(evaluation.value, float) and math.isfinite(evaluation.value):
+        return evaluation.notes
+    import numpy as np
+
     value = np.asarray(evaluation.value, dtype=float)
     if np.all(np.isfinite(value)):
         return evaluation.notes
@@ -442,8 +471,12 @@ def _notes(evaluation: Evaluation) -> tuple[str, ...]:
 
 
 def _verdicts(holds: Any) -> list[bool | None]:
-    if holds is None or isinstance(holds, (bool, np.bool_)):
-        return [None if holds is None else bool(holds)]
+    if holds is None or isinstance(holds, bool):
+        return [holds]
+    import numpy as np
+
+    if isinstance(holds, np.bool_):
+        return [bool(holds)]
     return [None if v is None else bool(v) for v in np.asarray(holds, dtype=object).ravel()]
 
 
@@ -458,8 +491,12 @@ def overall(conditions: tuple[ConditionCheck, ...]) -> bool | None:
 
 
 def _out(x: Any) -> Any:
-    if x is None:
-        return None
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, (int, float)):
+        return float(x)
+    import numpy as np
+
     arr = np.asarray(x)
     if arr.ndim == 0:
         return bool(arr) if arr.dtype == bool else float(arr)

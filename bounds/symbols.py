@@ -7,9 +7,10 @@ a one-line :class:`~bounds.core.errors.UserInputError`.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -64,15 +65,9 @@ class Domain(Enum):
 
         x = np.asarray(x, dtype=float)
         finite = np.isfinite(x)
+        if not self.is_vector:
+            return self._within(x, finite, np.round(x) == x)
         ok = {
-            Domain.POSITIVE: x > 0,
-            Domain.NONNEGATIVE: x >= 0,
-            Domain.REAL: finite,
-            Domain.PROBABILITY: (x >= 0) & (x <= 1),
-            Domain.OPEN_PROBABILITY: (x > 0) & (x <= 1),
-            Domain.POSITIVE_INTEGER: (x >= 1) & (np.round(x) == x),
-            Domain.NONNEGATIVE_INTEGER: (x >= 0) & (np.round(x) == x),
-            Domain.VECTOR_POSITIVE: x > 0,
             Domain.VECTOR_NONNEGATIVE: x >= 0,
             Domain.VECTOR_PROBABILITY: (x >= 0) & (x <= 1),
             Domain.VECTOR_RATE: (x > 0) & (x <= 1),
@@ -81,6 +76,17 @@ class Domain(Enum):
             Domain.MATRIX_PSD: finite,
         }[self]
         return ok & finite
+
+    def admits(self, x: float) -> bool:
+        """Membership of one Python float in a scalar domain (no numpy: the scalar path of `check`)."""
+        return bool(self._within(x, math.isfinite(x), x.is_integer()))
+
+    def _within(self, x: Any, finite: Any, integral: Any) -> Any:
+        """Scalar domains (floats or arrays alike): finite, inside :meth:`interval` with its open ends,
+        and integral for the integer domains. One definition for :meth:`contains` and :meth:`admits`."""
+        (low, high), (low_open, high_open) = self.interval(), self.open_ends()
+        inside = ((x > low) if low_open else (x >= low)) & ((x < high) if high_open else (x <= high))
+        return finite & inside & (integral if self.is_integer else True)
 
     def structure_error(self, x: np.ndarray) -> str | None:
         """What is wrong with the shape or structure of a matrix value (None when fine).
@@ -108,18 +114,18 @@ class Domain(Enum):
         return None
 
     def interval(self) -> tuple[float, float]:
-        """The scalar range searched by :mod:`bounds.solve` (floats; see :meth:`open_ends`)."""
-        import numpy as np
-
+        """The scalar range searched by :mod:`bounds.solve` (floats; see :meth:`open_ends`); with
+        :meth:`open_ends` it also defines membership of the scalar domains (:meth:`contains`)."""
+        inf = math.inf
         return {
-            Domain.POSITIVE: (0.0, np.inf),
-            Domain.NONNEGATIVE: (0.0, np.inf),
-            Domain.REAL: (-np.inf, np.inf),
+            Domain.POSITIVE: (0.0, inf),
+            Domain.NONNEGATIVE: (0.0, inf),
+            Domain.REAL: (-inf, inf),
             Domain.PROBABILITY: (0.0, 1.0),
             Domain.OPEN_PROBABILITY: (0.0, 1.0),
-            Domain.POSITIVE_INTEGER: (1.0, np.inf),
-            Domain.NONNEGATIVE_INTEGER: (0.0, np.inf),
-        }.get(self, (-np.inf, np.inf))
+            Domain.POSITIVE_INTEGER: (1.0, inf),
+            Domain.NONNEGATIVE_INTEGER: (0.0, inf),
+        }.get(self, (-inf, inf))
 
     def open_ends(self) -> tuple[bool, bool]:
         """Whether the low and high ends of :meth:`interval` are excluded from the domain."""

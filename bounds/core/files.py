@@ -19,7 +19,6 @@ Standard library only (the ground floor imports nothing of ours but ``bounds.cor
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from pathlib import Path
@@ -133,6 +132,8 @@ def read_json(path: str | os.PathLike[str], what: str, valid: str, *, limit: int
               not_json: str = "is not a readable JSON file") -> Any:
     """:func:`read_text` parsed as JSON; text that is not JSON is refused in one line (``not_json``: the
     words of the refusal after the path, kept per command because users and tests know them)."""
+    import json  # here: `check` and `show` import this module (plugin files) and read no JSON (issue 30)
+
     text = read_text(path, what, valid, limit=limit)
     try:
         return json.loads(text)

@@ -9,7 +9,6 @@ string, not dropped to ``null``, because an infinite bound or interval end means
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -34,4 +33,6 @@ def jsonable(obj: Any) -> Any:
 
 def strict_json(obj: Any, indent: int | None = 1) -> str:
     """``obj`` as strict JSON text (no NaN/Infinity tokens), via :func:`jsonable`."""
+    import json  # here: every command imports this module, and a text `check` needs no json (issue 30)
+
     return json.dumps(jsonable(obj), indent=indent, allow_nan=False)

@@ -5,10 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from rich.console import Console
 from rich.table import Table
 
-from reports.cli.common import echo_json, esc, id_column, out_console, parse_assignments, parse_number, text_column
+from reports.cli.common import (
+    console,
+    echo_json,
+    esc,
+    id_column,
+    out_console,
+    parse_assignments,
+    parse_number,
+    text_column,
+)
 
 _KV = click.argument("assignments", nargs=-1, metavar="KEY=VALUE...")
 _ID = click.argument("result_id", required=False, metavar="RESULT_ID")
@@ -110,7 +118,7 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
     from sympy import sstr
 
     prov = res.provenance
-    con = Console()
+    con = console()
     con.print(f"[bold]{esc(res.key)}[/bold]  " + esc(f"{res.title}  ({res.kind.value}; variant {res.variant}"
               + (", reconstructed" if res.reconstructed else "") + ")"))
     con.print(esc(f"source: {prov.seed}, {prov.locator} {prov.equation}".rstrip()))
@@ -151,7 +159,7 @@ def _show_entry(e, as_json: bool) -> None:
     if as_json:
         echo_json(e.to_dict())
         return
-    con = Console()
+    con = console()
     con.print(f"[bold]{esc(e.id)}[/bold]  " + esc(f"{e.method} {e.ref}  (survey row with no stated rate; not a result)"))
     con.print(esc(f"source: {e.seed}, {e.locator} (spec survey_methods.md)"))
     con.print(esc(f"participation model: {e.participation}"))
@@ -251,7 +259,7 @@ def _fmt_value(x) -> str:
 
 
 def _print_check(res, out: dict) -> None:
-    con = Console()
+    con = console()
     verdict = _verdict_line(out)
     con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
     if out.get("origin", "built-in") != "built-in":
