@@ -19,7 +19,8 @@ import sympy as sp
 
 from bounds.binding import bind, bind_floats
 from bounds.core.errors import UserInputError
-from bounds.core.face import notebook_face, short
+from bounds.core.face import notebook_face
+from bounds.evaluation_face import check_rows, check_summary, state, value_text
 from bounds.floats import call_floats, checked_math
 from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
 
@@ -160,41 +161,12 @@ def _object_list(holds: Any) -> list[Any]:
     return np.asarray(holds, dtype=object).tolist()
 
 
-def _value_text(value: Any) -> str:
-    if isinstance(value, float):
-        return short(value, 6)
-    import numpy as np
-
-    arr = np.asarray(value)
-    return short(float(arr), 6) if arr.ndim == 0 else f"array of shape {arr.shape}"
-
-
-def _state(c: ConditionCheck) -> str:
-    if c.holds is None:
-        return c.open or "open"
-    if isinstance(c.holds, bool) or type(c.holds).__name__ == "bool_":  # numpy's bool, without importing numpy
-        return "holds" if c.holds else "fails"
-    return "per entry (array)"
-
-
-def _check_summary(r: CheckReport) -> str:
-    given = f"; given: {', '.join(r.given)}" if r.given else ""
-    needs = f"; needs: {', '.join(r.needs)}" if r.needs else ""
-    return f"{r.key}: bound {_value_text(r.evaluation.value)}, {r.verdict}{given}{needs}"
-
-
-def _check_rows(r: CheckReport) -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = [(t, "term", _value_text(v), "") for t, v in r.evaluation.terms.items()]
-    return rows + [(c.name, _state(c), "" if c.margin is None else _value_text(c.margin), c.reason)
-                   for c in r.conditions]
-
-
-notebook_face(_check_summary, rows=_check_rows, header=("name", "state", "value / margin", "reason"))(CheckReport)
-notebook_face(lambda c: f"{c.name!r}: {_state(c)}",
+notebook_face(check_summary, rows=check_rows, header=("name", "state", "value / margin", "reason"))(CheckReport)
+notebook_face(lambda c: f"{c.name!r}: {state(c)}",
               rows=lambda c: [("relation", c.relation), ("reason", c.reason)] if c.reason else [("relation", c.relation)]
               )(ConditionCheck)
-notebook_face(lambda e: f"{e.key}: {_value_text(e.value)} ({', '.join(e.terms)})",
-              rows=lambda e: [(k, _value_text(v)) for k, v in e.terms.items()])(Evaluation)
+notebook_face(lambda e: f"{e.key}: {value_text(e.value)} ({', '.join(e.terms)})",
+              rows=lambda e: [(k, value_text(v)) for k, v in e.terms.items()])(Evaluation)
 
 
 # Evaluation
