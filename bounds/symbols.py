@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
@@ -64,23 +64,9 @@ class Domain(Enum):
 
         x = np.asarray(x, dtype=float)
         finite = np.isfinite(x)
-        ok = {
-            Domain.POSITIVE: x > 0,
-            Domain.NONNEGATIVE: x >= 0,
-            Domain.REAL: finite,
-            Domain.PROBABILITY: (x >= 0) & (x <= 1),
-            Domain.OPEN_PROBABILITY: (x > 0) & (x <= 1),
-            Domain.POSITIVE_INTEGER: (x >= 1) & (np.round(x) == x),
-            Domain.NONNEGATIVE_INTEGER: (x >= 0) & (np.round(x) == x),
-            Domain.VECTOR_POSITIVE: x > 0,
-            Domain.VECTOR_NONNEGATIVE: x >= 0,
-            Domain.VECTOR_PROBABILITY: (x >= 0) & (x <= 1),
-            Domain.VECTOR_RATE: (x > 0) & (x <= 1),
-            Domain.VECTOR_REAL: finite,
-            Domain.MATRIX_REAL: finite,
-            Domain.MATRIX_PSD: finite,
-        }[self]
-        return ok & finite
+        # only this domain's test is computed (a dict of all fourteen cost ~30 us per symbol per evaluation)
+        test = _MEMBERSHIP[self.name]
+        return finite if test is None else test(x) & finite
 
     def structure_error(self, x: np.ndarray) -> str | None:
         """What is wrong with the shape or structure of a matrix value (None when fine).
@@ -170,6 +156,25 @@ class SymbolInfo:
         if problem:
             raise UserInputError(f"{self.name} ({self.meaning}) {problem}")
         return arr
+
+
+#: Each domain's membership test of a float array (None: finiteness alone), by the domain's name.
+_MEMBERSHIP: dict[str, Any] = {
+    "POSITIVE": lambda x: x > 0,
+    "NONNEGATIVE": lambda x: x >= 0,
+    "REAL": None,
+    "PROBABILITY": lambda x: (x >= 0) & (x <= 1),
+    "OPEN_PROBABILITY": lambda x: (x > 0) & (x <= 1),
+    "POSITIVE_INTEGER": lambda x: (x >= 1) & (x.round() == x),
+    "NONNEGATIVE_INTEGER": lambda x: (x >= 0) & (x.round() == x),
+    "VECTOR_POSITIVE": lambda x: x > 0,
+    "VECTOR_NONNEGATIVE": lambda x: x >= 0,
+    "VECTOR_PROBABILITY": lambda x: (x >= 0) & (x <= 1),
+    "VECTOR_RATE": lambda x: (x > 0) & (x <= 1),
+    "VECTOR_REAL": None,
+    "MATRIX_REAL": None,
+    "MATRIX_PSD": None,
+}
 
 
 def sym(name: str, domain: Domain = Domain.POSITIVE) -> sp.Symbol:

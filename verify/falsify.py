@@ -77,13 +77,15 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
     for pt, s in zip(points, seeds):
         try:
             with plugin_guard(sc, pt):
-                kind, why = point_fidelity(sc, pt, trials)
+                # built once: sized here, scored below (a drift family's build costs about one exact evaluation)
+                inst = sc.build(sc.point(pt))
+                kind, why = point_fidelity(sc, pt, trials, instance=inst)
                 if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
                     out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan,
                                 "rhs": math.nan, "seed": int(s), "trials": int(trials), "fidelity": "cut",
                                 "cut": why})
                     continue
-                est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
+                est = evaluate_point(sc, pt, trials=trials, seed=s, device=device, instance=inst)
         except OutsideDomain as exc:
             # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
             # not a crash: skipped, counted in the record (``SearchRecord.outside_domain``)

@@ -1,0 +1,68 @@
+"""``ball_max`` stops its bisection at the first halving that changes nothing: the same bits as 200 halvings,
+and the value of a brute-force search of the sphere."""
+
+import numpy as np
+import pytest
+
+from quadratics.curvature import ball_max
+
+
+def _ball_max_200(Q, c, s, radius):
+    """The trust-region maximum with all 200 halvings (the rule before the early stop), for comparison."""
+    q, V = np.linalg.eigh(Q)
+    b = np.einsum("mdk,md->mk", V, c)
+    qmax = q.max(1, keepdims=True)
+    top = np.isclose(q, qmax, rtol=1e-12, atol=1e-300)
+    r2 = radius**2
+    lo = qmax[:, 0].copy()
+    hi = lo + np.sqrt(np.sum(b**2, 1)) / max(radius, 1e-300) + 1e-300
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            big = ~(np.sum((b / (mid[:, None] - q)) ** 2, 1) < r2)
+        lo, hi = np.where(big, mid, lo), np.where(big, hi, mid)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        e = b / (hi[:, None] - q)
+        e_hard = np.where(top, 0.0, b / (qmax - q))
+    e = np.where(np.isfinite(e), e, 0.0)
+    e_hard = np.where(np.isfinite(e_hard), e_hard, 0.0)
+    rest = r2 - np.sum(e_hard**2, 1)
+    hard = (np.abs(b * top).max(1) <= 1e-14 * (1 + np.abs(b).max(1))) & (rest >= 0)
+    k = np.argmax(top, 1)
+    e_hard[np.arange(len(k)), k] += np.sqrt(np.maximum(rest, 0.0))
+    e = np.where(hard[:, None], e_hard, e)
+    return np.sum(q * e * e + 2 * b * e, 1) + s
+
+
+def _instance(rng, M, d, scale):
+    B = rng.standard_normal((M, d, d)) * scale
+    B = 0.5 * (B + B.transpose(0, 2, 1))
+    g = rng.standard_normal((M, d)) * rng.choice([0.0, 1e-6, 1.0], size=(M, 1))  # hard cases (g = 0) included
+    return B @ B, np.einsum("mde,me->md", B, g), np.sum(g * g, 1)
+
+
+def test_same_bits_as_two_hundred_halvings():
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        M, d = int(rng.integers(1, 6)), int(rng.integers(1, 7))
+        Q, c, s = _instance(rng, M, d, 10.0 ** rng.uniform(-4, 1))
+        radius = float(10.0 ** rng.uniform(-2, 1))
+        assert ball_max(Q, c, s, radius).tobytes() == _ball_max_200(Q, c, s, radius).tobytes()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_against_a_search_of_the_circle(seed):
+    # d = 2: the maximum of a convex quadratic over the disc is on its circle; 200,001 angles, refined by
+    # a golden-section search around the best one, give it independently of the secular equation
+    rng = np.random.default_rng(seed)
+    Q, c, s = _instance(rng, 1, 2, 1.0)
+    radius = 1.5
+    f = (lambda t: radius**2 * np.einsum("...i,ij,...j->...", np.stack([np.cos(t), np.sin(t)], -1),
+                                          Q[0], np.stack([np.cos(t), np.sin(t)], -1))
+         + 2 * radius * (c[0, 0] * np.cos(t) + c[0, 1] * np.sin(t)) + s[0])
+    t = np.linspace(0, 2 * np.pi, 200_001)
+    lo, hi = t[np.argmax(f(t))] - 1e-4, t[np.argmax(f(t))] + 1e-4
+    for _ in range(80):
+        a, b = lo + (hi - lo) * 0.382, lo + (hi - lo) * 0.618
+        lo, hi = (a, hi) if f(a) < f(b) else (lo, b)
+    assert ball_max(Q, c, s, radius)[0] == pytest.approx(float(f(0.5 * (lo + hi))), rel=1e-9)  # the bisection ends at hi: e sits inside the circle by rounding
