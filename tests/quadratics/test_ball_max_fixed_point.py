@@ -4,7 +4,7 @@ and the value of a brute-force search of the sphere."""
 import numpy as np
 import pytest
 
-from quadratics.curvature import ball_max
+from quadratics.curvature import ball_max, ball_maxes
 
 
 def _ball_max_200(Q, c, s, radius):
@@ -48,6 +48,18 @@ def test_same_bits_as_two_hundred_halvings():
         Q, c, s = _instance(rng, M, d, 10.0 ** rng.uniform(-4, 1))
         radius = float(10.0 ** rng.uniform(-2, 1))
         assert ball_max(Q, c, s, radius).tobytes() == _ball_max_200(Q, c, s, radius).tobytes()
+
+
+def test_stacks_bisected_together_get_their_own_bits():
+    # rows of several stacks in one bisection: each stack's answer is the one it gets alone, d up to 16 (where
+    # numpy's row sums switch to blocked pairwise summation)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        d = int(rng.integers(1, 17))
+        stacks = [_instance(rng, int(rng.integers(1, 9)), d, 10.0 ** rng.uniform(-3, 1)) for _ in range(3)]
+        radius = float(10.0 ** rng.uniform(-1, 1))
+        got = ball_maxes(stacks, radius)
+        assert [g.tobytes() for g in got] == [_ball_max_200(*st, radius).tobytes() for st in stacks]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
