@@ -81,7 +81,20 @@ def ball_maxes(problems: list[tuple[np.ndarray, np.ndarray, np.ndarray]], radius
 
 
 def _secular_root(q: np.ndarray, b: np.ndarray, radius: float) -> np.ndarray:
-    """The upper end of the bisection for lam >= max q of sum_k (b_k / (lam - q_k))^2 = radius^2, row by row."""
+    """The upper end of the bisection for lam >= max q of sum_k (b_k / (lam - q_k))^2 = radius^2, row by row.
+
+    A row with b = 0 is not bisected (its entry is max q): :func:`_on_sphere` takes the hard case there, whose
+    value does not read ``hi`` (e = b / (hi - q) = 0), and its halvings would run about 80 times down to
+    denormals where max q = 0 (d = 1, or a shared Hessian: B = 0)."""
+    out = q.max(1)
+    live = np.any(b != 0, axis=1)
+    if live.any():
+        out[live] = _bisect(q[live], b[live], radius)
+    return out
+
+
+def _bisect(q: np.ndarray, b: np.ndarray, radius: float) -> np.ndarray:
+    """:func:`_secular_root` of rows with some b_k != 0: at most 200 halvings, stopped at their fixed point."""
     r2 = radius**2
     lo = q.max(1)
     hi = lo + np.sqrt(np.sum(b**2, 1)) / max(radius, 1e-300) + 1e-300

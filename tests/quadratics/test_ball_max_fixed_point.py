@@ -62,6 +62,19 @@ def test_stacks_bisected_together_get_their_own_bits():
         assert [g.tobytes() for g in got] == [_ball_max_200(*st, radius).tobytes() for st in stacks]
 
 
+def test_rows_with_no_linear_term():
+    # c = 0 rows (B = 0: one dimension or a shared Hessian; or g = 0) beside live rows: the value is the hard case's,
+    # max_k q_k radius^2 + s, by hand, and the bits are those of 200 halvings
+    rng = np.random.default_rng(5)
+    Q, c, s = _instance(rng, 4, 3, 1.0)
+    Q[1], c[1], Q[2], c[2] = 0.0, 0.0, np.diag([2.0, 0.5, 1.0]), 0.0
+    got = ball_max(Q, c, s, 1.5)
+    assert got.tobytes() == _ball_max_200(Q, c, s, 1.5).tobytes()
+    assert got[1] == s[1] and got[2] == pytest.approx(2.0 * 1.5**2 + s[2], rel=1e-15)
+    zero = np.zeros((2, 1, 1))
+    assert ball_max(zero, np.zeros((2, 1)), np.array([0.25, 0.0]), 3.0).tolist() == [0.25, 0.0]
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_against_a_search_of_the_circle(seed):
     # d = 2: the maximum of a convex quadratic over the disc is on its circle; 200,001 angles, refined by
