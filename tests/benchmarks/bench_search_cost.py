@@ -45,9 +45,11 @@ def one_search(case: str, budget: int) -> dict:
     from verify.scenarios import get
 
     sid, opt, seed = case.split(":")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rec = search(get(sid), **{**PROTOCOL, "budget": budget}, seed=int(seed), optimiser=opt)
-    return {"case": case, "wall_s": time.perf_counter() - t0, "evaluations": rec.evaluations,
+    # CPU seconds of this process (all its threads): on a shared machine, about what an idle core would take
+    return {"case": case, "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+            "evaluations": rec.evaluations,
             "verdict": rec.confirmation.get("verdict"), "ratio": rec.confirmation.get("ratio"),
             "fidelity": rec.fidelity.get("counts")}
 
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             row["split_s"] = split(path)
             os.unlink(path)
         rows.append(row)
-        print(f"{case}: {row['wall_s']:.1f} s, {row['evaluations']} evaluations, {row['verdict']} (load "
+        print(f"{case}: {row['wall_s']:.1f} s ({row['cpu_s']:.1f} s CPU), {row['evaluations']} evaluations, {row['verdict']} (load "
               f"{load[0]:.1f})", file=sys.stderr, flush=True)
         for part, sec in row.get("split_s", {}).items():
             print(f"    {part:40s} {sec:8.2f} s", file=sys.stderr, flush=True)
