@@ -287,7 +287,11 @@ class Result:
 
     def required_for_terms(self) -> frozenset[str]:
         """Input names the right side needs (aggregates replaced by their vector inputs)."""
-        return self._expand(frozenset(s.name for s in self.rhs.free_symbols))
+        # kept in the compiled-expression cache under a string key (no expression equals a str): the terms are
+        # fixed for this result, and walking a large RHS for its free symbols cost ~1.4 ms per evaluation
+        if "required_for_terms" not in self._cache:
+            self._cache["required_for_terms"] = self._expand(frozenset(s.name for s in self.rhs.free_symbols))
+        return self._cache["required_for_terms"]
 
     def required_for(self, hyp: Hypothesis) -> frozenset[str]:
         return self._expand(hyp.free_names)

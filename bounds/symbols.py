@@ -68,6 +68,7 @@ class Domain(Enum):
         if not self.is_vector:
             return self._within(x, finite, np.round(x) == x)
         ok = {
+            Domain.VECTOR_POSITIVE: x > 0,
             Domain.VECTOR_NONNEGATIVE: x >= 0,
             Domain.VECTOR_PROBABILITY: (x >= 0) & (x <= 1),
             Domain.VECTOR_RATE: (x > 0) & (x <= 1),
@@ -166,8 +167,9 @@ class SymbolInfo:
         arr = np.asarray(value, dtype=float)
         if arr.size == 0:
             raise UserInputError(f"{self.name} is empty; {self.name} ({self.meaning}) must be a {self.domain.describe}")
-        if not np.all(self.domain.contains(arr)):
-            bad = arr[~self.domain.contains(arr)].ravel()[0] if arr.ndim else float(arr)
+        inside = self.domain.contains(arr)
+        if not inside.all():
+            bad = arr[~inside].ravel()[0] if arr.ndim else float(arr)
             raise UserInputError(
                 f"{self.name}={_fmt(bad)} is outside its domain: {self.name} ({self.meaning}) "
                 f"must be a {self.domain.describe}"

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from verify.measures import Measured
 
 __all__ = ["ExactLHS", "PerTrialLHS", "exact_estimate", "exact_lhs", "exact_series", "monte_carlo", "per_trial_lhs",
-           "scored_exactly", "scoring"]
+           "scored_exactly", "scoring", "without_series"]
 
 _FORCE_MC: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_force_monte_carlo", default=False)
+_NO_SERIES: contextvars.ContextVar[bool] = contextvars.ContextVar("convbound_no_exact_series", default=False)
 # per-round exact curves for records are computed round by round only up to this horizon
 SERIES_MAX_ROUNDS = 5000
 
@@ -67,6 +68,20 @@ def monte_carlo() -> Iterator[None]:
         yield
     finally:
         _FORCE_MC.reset(token)
+
+
+@contextlib.contextmanager
+def without_series() -> Iterator[None]:
+    """Within this block an exactly scored point carries no per-round curve (``PointEstimate.series`` empty).
+
+    Why: a search keeps only each point's summary (``PointEstimate.to_dict``, which has no curve), and the curve
+    is a second round-by-round recursion of up to SERIES_MAX_ROUNDS rounds, about a third of an exact point's
+    cost; the value, its interval and every other field are computed as without this block."""
+    token = _NO_SERIES.set(True)
+    try:
+        yield
+    finally:
+        _NO_SERIES.reset(token)
 
 
 def _gate(inst: Any) -> Any:
@@ -200,7 +215,7 @@ def exact_series(inst: Any) -> dict[str, Any]:
     """The record's per-round curve of ``inst.curve`` from the exact recursion (empty past SERIES_MAX_ROUNDS)."""
     from quadratics.exact import METRICS, exact_curve
 
-    if not inst.curve or inst.curve not in METRICS or int(inst.rounds) > SERIES_MAX_ROUNDS:
+    if not inst.curve or inst.curve not in METRICS or int(inst.rounds) > SERIES_MAX_ROUNDS or _NO_SERIES.get():
         return {}
     curve = exact_curve(inst.problem, inst.algorithm, inst.pattern, int(inst.rounds))[inst.curve]
     return {"x": list(range(int(inst.rounds) + 1)), "lhs": curve.tolist()}

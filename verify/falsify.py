@@ -69,32 +69,36 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
 
     ``scenario_id``: a registered scenario's id, or (in-process) the scenario itself, e.g. one built in
     a notebook cell that no registry holds."""
-    from verify.cost import point_fidelity
+    from verify.exact_score import without_series
     from verify.scenarios import get
 
     sc = scenario_id if isinstance(scenario_id, Scenario) else get(scenario_id)
-    out = []
-    for pt, s in zip(points, seeds):
-        try:
-            with plugin_guard(sc, pt):
-                kind, why = point_fidelity(sc, pt, trials)
-                if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
-                    out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan,
-                                "rhs": math.nan, "seed": int(s), "trials": int(trials), "fidelity": "cut",
-                                "cut": why})
-                    continue
-                est = evaluate_point(sc, pt, trials=trials, seed=s, device=device)
-        except OutsideDomain as exc:
-            # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
-            # not a crash: skipped, counted in the record (``SearchRecord.outside_domain``)
-            out.append({"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
-                        "seed": int(s), "trials": int(trials), "skipped": str(exc)})
-            continue
-        method = dict(est.exact).get("method", "")
-        out.append({**est.to_dict(), "score": est.score,
-                    "fidelity": "exact" if method == "exact" else "per-trial" if method else "simulated",
-                    **({} if method else {"why_simulated": why})})
-    return out
+    with without_series():  # a summary has no per-round curve: not computed
+        return [_summary(sc, pt, s, trials, device) for pt, s in zip(points, seeds)]
+
+
+def _summary(sc: Scenario, pt: Mapping[str, Any], s: int, trials: int, device: str) -> dict[str, Any]:
+    """One point's plain summary (:func:`evaluate_points`): scored, cut by cost, or skipped outside the domain."""
+    from verify.cost import point_fidelity
+
+    try:
+        with plugin_guard(sc, pt):
+            # built once: sized here, scored below (a drift family's build costs about one exact evaluation)
+            inst = sc.build(sc.point(pt))
+            kind, why = point_fidelity(sc, pt, trials, instance=inst)
+            if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
+                return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
+                        "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": why}
+            est = evaluate_point(sc, pt, trials=trials, seed=s, device=device, instance=inst)
+    except OutsideDomain as exc:
+        # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
+        # not a crash: skipped, counted in the record (``SearchRecord.outside_domain``)
+        return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
+                "seed": int(s), "trials": int(trials), "skipped": str(exc)}
+    method = dict(est.exact).get("method", "")
+    return {**est.to_dict(), "score": est.score,
+            "fidelity": "exact" if method == "exact" else "per-trial" if method else "simulated",
+            **({} if method else {"why_simulated": why})}
 
 
 def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
