@@ -165,8 +165,8 @@ def register(cli: click.Group) -> None:
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="stratified", show_default=True,
-              help="random | stratified | optuna-cmaes | optuna-tpe | nevergrad-ngopt | nevergrad-cma "
-                   "(see verify.falsify)")
+              help="random | stratified | rays | seeded | climb | corners | optuna-cmaes | optuna-tpe | "
+                   "nevergrad-ngopt | nevergrad-cma (see verify.optimisers)")
 @click.option("--terms", default=None, metavar="TERM,...",
               help="stratified only: the RHS terms whose strata to aim at (default: every term)")
 @click.option("--preset", default=None, metavar="NAME",
