@@ -4,11 +4,12 @@
 low < high, and categorical ones with several choices; the problem's random ``draw`` seed is not a corner
 factor and stays at its default). A numeric factor's levels are its two ends; a categorical one's, its choices.
 **Quantity**: the *pool*: every combination of the levels, or :data:`POOL` of them drawn by the search's seed
-where there are more; each pool row is projected onto the hypotheses (where ``bounds`` decides them False at
+where there are more, with its RHS terms read at each row's corner (``bounds``: no simulation). A row the
+arrays choose is projected onto the hypotheses when it is proposed (where ``bounds`` decides them False at
 the corner, the first continuous axis that alone at its default value makes it admissible, else all of them,
 is moved toward the default point by bisection on the fraction of the log-distance, :data:`BISECT` halvings,
-and the admissible end of the bracket is kept; none: the row is left out), and its RHS terms are read there (``bounds``: no simulation). The *stratum* of term t: the pool rows
-where t is at least :data:`DOMINANT` of the RHS; one plain stratum: the whole pool.
+and the admissible end of the bracket is kept; none: the row is passed over). The *stratum* of term t: the pool
+rows where t is at least :data:`DOMINANT` of the RHS at the corner; one plain stratum: the whole pool.
 **Algorithm**: first :data:`WARMUP` draws of the wrapped optimiser (``stratified``: easy errors go there); then
 each stratum's strength-s covering array (:func:`verify.covering.covering_rows`: every s-tuple of corner
 levels that occurs in the stratum occurs in a row), the strata taking turns row by row (a row already
@@ -83,6 +84,7 @@ class CornerArrays:
         self.default = scenario.point()
         self.factors = corner_factors(scenario.space)
         self.rng = np.random.default_rng([int(seed), 0xC0])  # the corner stream, apart from the inner one's
+        self.projected: dict[int, dict[str, Any] | None] = {}  # pool row -> its admissible point (None: none)
         pool, self.points, shares = self._pool()
         terms = [t for t in (getattr(inner, "strata", None) or []) if t != "random"]
         self.strength, self.rows = self._arrays(pool, shares, terms, budget, strength)
@@ -96,7 +98,8 @@ class CornerArrays:
 
     # -- the pool -----------------------------------------------------------------------------------------
     def _pool(self) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
-        """Pool rows (level indices), their points projected onto the hypotheses, and their RHS shares."""
+        """Pool rows (level indices), their corner points and their RHS shares there (rows that cannot be built
+        are left out); whether a corner meets the hypotheses is kept for :meth:`_proposal`."""
         levels = [len(v) for _, v in self.factors]
         n = math.prod(levels)
         rows = all_rows(levels) if n <= POOL else np.stack(
@@ -104,12 +107,21 @@ class CornerArrays:
         keep, points, shares = [], [], []
         for i, row in enumerate(rows):
             pt = {**self.default, **{p.name: v[int(j)] for (p, v), j in zip(self.factors, row)}}
-            got = self._project(pt)
+            got = self._probe(pt)
             if got is not None:
+                if got[0] is not False:
+                    self.projected[len(points)] = pt
                 keep.append(i)
-                points.append(got[0])
+                points.append(pt)
                 shares.append(got[1])
         return rows[keep], points, shares
+
+    def _proposal(self, i: int) -> dict[str, Any] | None:
+        """Pool row i's point projected onto the hypotheses (None: no admissible point toward the default);
+        projected when first proposed, since only the rows the arrays choose are ever needed."""
+        if i not in self.projected:
+            self.projected[i] = self._project(self.points[i])
+        return self.projected[i]
 
     def _probe(self, point: Mapping[str, Any]) -> tuple[bool | None, dict[str, float]] | None:
         """(hypotheses decided, each term's share of the RHS) at ``point``; None where it cannot be built."""
@@ -125,13 +137,10 @@ class CornerArrays:
         share = {k: v / total for k, v in vals.items()} if math.isfinite(total) and total > 0 else {}
         return checked.hypotheses, share
 
-    def _project(self, corner: dict[str, Any]) -> tuple[dict[str, Any], dict[str, float]] | None:
-        """``corner`` where the hypotheses are not False, else the admissible point nearest it toward the default
-        point: the first continuous axis that alone, at its default, makes the corner admissible (else all of
-        them together) is moved back by bisection on the fraction of the way (BISECT halvings)."""
-        got = self._probe(corner)
-        if got is not None and got[0] is not False:
-            return corner, got[1]
+    def _project(self, corner: dict[str, Any]) -> dict[str, Any] | None:
+        """The admissible point nearest ``corner`` (where the hypotheses are False) toward the default point: the
+        first continuous axis that alone, at its default, makes the corner admissible (else all of them together)
+        is moved back by bisection on the fraction of the way (BISECT halvings)."""
         moved = [p for p, _ in self.factors if p.choices is None and not p.integer and corner[p.name] != self.default[p.name]]
         sets = [[p] for p in moved] + ([moved] if len(moved) > 1 else [])
         axes = next((a for a in sets if (self._probe(self._toward(corner, a, 1.0)) or (False,))[0] is not False), None)
@@ -145,8 +154,7 @@ class CornerArrays:
                 hi = mid
             else:
                 lo = mid
-        pt = self._toward(corner, axes, hi)
-        return pt, (self._probe(pt) or (None, {}))[1]
+        return self._toward(corner, axes, hi)
 
     def _toward(self, corner: Mapping[str, Any], axes: Sequence[Param], f: float) -> dict[str, Any]:
         out = dict(corner)
@@ -184,9 +192,12 @@ class CornerArrays:
         out, self.last_strata, self.asked = [], [], []
         for _ in range(n):
             self.count += 1
-            if self.count > WARMUP and self.rows and (self.count - WARMUP) % INTERLEAVE != 0:
+            pt = None
+            while pt is None and self.count > WARMUP and self.rows and (self.count - WARMUP) % INTERLEAVE != 0:
                 stratum, i = self.rows.pop(0)
-                out.append(dict(self.points[i]))
+                pt = self._proposal(i)  # a row with no admissible point is passed over
+            if pt is not None:
+                out.append(dict(pt))
                 self.last_strata.append(f"corner {self.strength}-way, {stratum}")
                 self.asked.append(False)
                 continue
