@@ -104,7 +104,9 @@ class CornerArrays:
         n = math.prod(levels)
         rows = all_rows(levels) if n <= POOL else np.stack(
             [self.rng.integers(0, k, POOL) for k in levels], axis=1) if levels else np.zeros((1, 0), np.int64)
-        keep, points, shares = [], [], []
+        keep: list[int] = []
+        points: list[dict[str, Any]] = []
+        shares: list[dict[str, float]] = []
         for i, row in enumerate(rows):
             pt = {**self.default, **{p.name: v[int(j)] for (p, v), j in zip(self.factors, row)}}
             got = self._probe(pt)
