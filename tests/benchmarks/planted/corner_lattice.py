@@ -9,8 +9,11 @@ correct bound's scenario) and divided by each planted bound's RHS there (``bound
 violation of an error where LHS/RHS > 1 + 1e-9 (a screen, not a confirmation).
 **Statement**: per error, how many lattice points violate it and which levels they share (an axis with one level
 in every violating point is part of the corner). It says nothing about points off the lattice.
+With ``--arrays`` (``--levels ends`` only, where the lattice is the ``corners`` optimiser's pool when it holds
+every combination): for seeds 0-4 and strengths 3 and 4, the ``corners`` optimiser's own rows
+(``verify.corners.CornerArrays``) and, per error, the first row (1-based, in proposal order) that violates it.
 
-    PYTHONPATH=. python tests/benchmarks/planted/corner_lattice.py --base shared --levels ends \\
+    PYTHONPATH=. python tests/benchmarks/planted/corner_lattice.py --base shared --levels ends --arrays \\
         --out tests/benchmarks/planted/results-corner-lattice-shared-ends.json
 """
 
@@ -66,12 +69,31 @@ def lattice(base: str, mode: str, sample: int | None) -> dict:
             rhs = float(evaluate(bounds.get(i), values).value)
             if rhs > 0 and float(est.lhs) / rhs > 1 + 1e-9:
                 hits[i].append((combo, float(est.lhs) / rhs))
-    out = {}
+    out: dict = {}
     for i, hs in hits.items():
         shared = {p.name: hs[0][0][j] for j, p in enumerate(axes) if len({h[0][j] for h in hs}) == 1} if hs else {}
         out[i] = {"violating": len(hs), "best_ratio": max((h[1] for h in hs), default=None), "fixed_levels": shared}
     return {"base": base, "levels": mode, "lattice_points": total, "scored": scored, "axes": [p.name for p in axes],
-            "errors": out}
+            "errors": out, "_hits": {i: [h[0] for h in hs] for i, hs in hits.items()}}
+
+
+def arrays(base: str, hits: dict, axes: list[str]) -> list[dict]:
+    """Per seed and strength, the first of the corners optimiser's rows that violates each error (None: none)."""
+    from verify.corners import CornerArrays
+    from verify.optimisers import make_optimiser
+    from verify.scenarios import get
+
+    sc = get("REGIME.drift-correct" if base == "drift" else "REGIME.correct")
+    where = {i: {tuple(c) for c in cs} for i, cs in hits.items()}
+    out = []
+    for strength in (3, 4):
+        for seed in range(5):
+            opt = CornerArrays(sc, make_optimiser("stratified", sc, seed=seed, population=8, budget=300), seed=seed,
+                               budget=300, strength=strength)
+            rows = [tuple(opt.points[i][a] for a in axes) for _, i in opt.rows]
+            first = {i: next((n + 1 for n, r in enumerate(rows) if r in w), None) for i, w in where.items()}
+            out.append({"strength": strength, "seed": seed, "rows": len(rows), "first_violating_row": first})
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,14 +102,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", choices=("ends", "ends+1"), default="ends")
     ap.add_argument("--sample", type=int, default=None, help="score this many lattice points drawn with seed 0")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--arrays", action="store_true", help="also the corners optimiser's rows, seeds 0-4, strengths 3, 4")
     args = ap.parse_args(argv)
     if args.sample is not None and args.sample < 1:
         ap.error(f"--sample {args.sample}: a positive count")
+    if args.arrays and (args.levels != "ends" or args.sample is not None):
+        ap.error("--arrays: with --levels ends and no --sample (the lattice must be the optimiser's whole pool)")
     from verify.suite import versions
 
     t0 = time.perf_counter()
-    doc = {**lattice(args.base, args.levels, args.sample), "sample": args.sample, "seed": 0, "versions": versions(),
-           "wall_s": time.perf_counter() - t0}
+    doc = {**lattice(args.base, args.levels, args.sample), "sample": args.sample, "seed": 0, "versions": versions()}
+    hits = doc.pop("_hits")
+    if args.arrays:
+        doc["arrays"] = arrays(args.base, hits, doc["axes"])
+        for a in doc["arrays"]:
+            print(f"strength {a['strength']} seed {a['seed']}: {a['rows']} rows; first violating row "
+                  f"{a['first_violating_row']}")
+    doc["wall_s"] = time.perf_counter() - t0
     text = json.dumps(doc, indent=1, default=str)
     if args.out:
         Path(args.out).write_text(text + "\n")
