@@ -163,8 +163,8 @@ class CornerArrays:
         out = dict(corner)
         for p in axes:
             a, b = float(corner[p.name]), float(self.default[p.name])
-            out[p.name] = (math.exp(math.log(a) + f * (math.log(b) - math.log(a))) if p.log and a > 0 and b > 0
-                           else a + f * (b - a))
+            x = math.exp(math.log(a) + f * (math.log(b) - math.log(a))) if p.log and a > 0 and b > 0 else a + f * (b - a)
+            out[p.name] = min(float(p.high), max(float(p.low), x))  # exp(log(.)) may land an ulp outside the axis
         return out
 
     # -- the arrays ---------------------------------------------------------------------------------------
