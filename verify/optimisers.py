@@ -24,7 +24,9 @@ from verify.scenario import Param, Scenario
 __all__ = ["OPTIMISERS", "clip", "make_optimiser"]
 
 OPTIMISERS = ("optuna-cmaes", "optuna-tpe", "nevergrad-ngopt", "nevergrad-cma", "random", "stratified", "rays", "seeded",
-              "climb")
+              "climb", "corners")
+#: the searchers that draw by RHS-term strata (``--terms`` aims them)
+AIMED = ("stratified", "corners", "climb", "seeded", "rays")
 EDGE = 1 / 3  # probability that random search puts a numeric axis at one of its two ends
 
 
@@ -241,10 +243,11 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
                    terms: Sequence[str] | str | None = None) -> Any:
     """An ask/tell optimiser ``name`` (one of ``OPTIMISERS``) over ``scenario``'s space, seeded.
 
-    ``terms`` (the ``stratified`` optimiser only): the RHS terms whose strata it aims at.
+    ``terms`` (the searchers of :data:`AIMED` only): the RHS terms whose strata they aim at.
     """
-    if terms is not None and name not in ("stratified", "rays", "seeded", "climb"):
-        raise UserInputError(f"--terms aims the stratified optimiser; it does not apply to --optimiser {name}")
+    if terms is not None and name not in AIMED:
+        raise UserInputError(f"--terms aims the searchers that draw by strata ({', '.join(AIMED)}); it does not "
+                             f"apply to --optimiser {name}")
     if name == "rays":  # stratified draws, then walks along rays (verify/rays.py)
         from verify.rays import RayClimb
 
@@ -259,6 +262,10 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
         from verify.climb import GradientClimb
 
         return GradientClimb(scenario, _Stratified(scenario, seed, terms))
+    if name == "corners":  # covering arrays of the corners per term stratum, then stratified (verify/corners.py)
+        from verify.corners import CornerArrays
+
+        return CornerArrays(scenario, _Stratified(scenario, seed, terms), seed=seed, budget=budget)
     if name == "optuna-cmaes":
         return _Optuna(scenario, "cmaes", seed, population)
     if name == "optuna-tpe":

@@ -42,7 +42,7 @@ class SearchOptions:
         problems: the problem families to search (see :func:`search_space`; default: the scenario's).
         stop_at_violation: confirm apparent violations after each generation and stop at the first
             confirmed one (at most ``verify.falsify.MAX_CLAIMS`` confirmations).
-        terms: RHS term names the ``stratified`` (or ``rays``) optimiser aims at (default: every term).
+        terms: RHS term names the strata searchers (``verify.optimisers.AIMED``) aim at (default: every term).
     """
 
     budget: int
@@ -77,14 +77,14 @@ class SearchOptions:
             value = getattr(self, name)
             if not _whole(value) or value < 2:
                 raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
-        from verify.optimisers import OPTIMISERS
+        from verify.optimisers import AIMED, OPTIMISERS
 
         if self.optimiser not in OPTIMISERS:
             raise UserInputError(f"optimiser={self.optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}",
                                  param="optimiser")
-        if self.terms is not None and self.optimiser not in ("stratified", "rays"):
-            raise UserInputError(f"--terms aims the stratified optimiser (or rays); add --optimiser stratified "
-                                 f"(not {self.optimiser})")
+        if self.terms is not None and self.optimiser not in AIMED:
+            raise UserInputError(f"--terms aims the searchers that draw by strata ({', '.join(AIMED)}); add "
+                                 f"--optimiser stratified (not {self.optimiser})")
 
     def sized(self) -> SearchOptions:
         """These options with integer sizes and the population capped at the budget."""

@@ -167,10 +167,10 @@ def register(cli: click.Group) -> None:
 @click.option("--optimiser", default="stratified", show_default=True,
               # spelled out, not read from verify.optimisers.OPTIMISERS: importing verify costs 0.7 s of
               # `falsify --help`; tests/cli/test_falsify_help.py fails when a registered name is missing here
-              help="stratified | random | climb | seeded | rays | optuna-cmaes | optuna-tpe | nevergrad-ngopt | "
-                   "nevergrad-cma (README: 'Worst instances')")
+              help="stratified | random | corners | climb | seeded | rays | optuna-cmaes | optuna-tpe | "
+                   "nevergrad-ngopt | nevergrad-cma (README: 'Worst instances')")
 @click.option("--terms", default=None, metavar="TERM,...",
-              help="stratified only: the RHS terms whose strata to aim at (default: every term)")
+              help="the RHS terms whose strata to aim at (stratified, corners, climb, seeded, rays; default: every term)")
 @click.option("--preset", default=None, metavar="NAME",
               help="search a named hand-narrowed box instead of the hypotheses' space (see --space)")
 @click.option("--space", "show_space", is_flag=True,

@@ -26,7 +26,7 @@ def _run(argv):
     (["orders", "FAST.T1", "--ray", "nope"], "not a scale axis"),
     (["orders", "FAST.T1", "--confirm-trials", "1"], "--confirm-trials"),
     (["orders"], "Missing argument"),
-    (["falsify", "FAST.T1", "--optimiser", "random", "--terms", "noise"], "--terms aims the stratified optimiser"),
+    (["falsify", "FAST.T1", "--optimiser", "random", "--terms", "noise"], "--terms aims the searchers that draw by strata"),
     (["falsify", "FAST.T1", "--optimiser", "rays", "--terms", "noise"], "--terms noise: FAST.T1 has RHS terms"),
     (["falsify", "FAST.T1", "--no-shrink=yes"], "--no-shrink"),
 ])

@@ -23,7 +23,7 @@ def test_bad_sizes_are_one_refusal_naming_the_parameter(kw, param):
 
 
 def test_terms_need_an_optimiser_that_aims_at_them():
-    with pytest.raises(UserInputError, match="--terms aims the stratified optimiser"):
+    with pytest.raises(UserInputError, match="--terms aims the searchers that draw by strata"):
         SearchOptions(budget=2, optimiser="random", terms="noise")
     assert SearchOptions(budget=2, optimiser="rays", terms="noise").terms == "noise"
 

@@ -1,0 +1,107 @@
+"""The ``corners`` optimiser (verify/corners.py): corners projected onto the hypotheses, reproducible by seed."""
+
+import math
+from functools import partial
+
+import pytest
+
+from bounds import plugins
+from bounds.core.errors import UserInputError
+
+EXAMPLE = "docs/examples/fedavg_local_sgd.py"
+CAP = 1.5  # the space's step reaches 1.5/L, the result's hypothesis eta <= 1/L: eta_frac <= 2/3 is admissible
+
+
+def _scenario():
+    """USER.FEDAVG's space with its step axis wider than the hypothesis (so some corners are not admissible), and
+    M, d, zeta fixed (small instances, cheap builds): six corner factors."""
+    import dataclasses
+    from pathlib import Path
+
+    from verify.scenario import Scenario
+
+    mod = plugins.load_file(str(Path(__file__).resolve().parents[2] / EXAMPLE))
+    fixed = {"M": 4, "d": 2, "zeta": 1.0}
+    space = tuple(dataclasses.replace(p, low=fixed[p.name], high=fixed[p.name], default=fixed[p.name])
+                  if p.name in fixed else p for p in mod.space(CAP))
+    return Scenario("TEST.CORNERS", mod.make_result("TEST.CORNERS", step_cap=1), "corners test", space,
+                    partial(mod.build, step_cap=CAP))
+
+
+class _Inner:
+    """A stand-in for the stratified optimiser: its strata (the RHS terms) and the default point as every draw."""
+
+    strata = ["optimisation", "noise", "sampling", "random"]
+
+    def __init__(self, sc):
+        self.sc, self.told = sc, []
+        self.last_strata = []
+
+    def ask(self, n):
+        self.last_strata = ["inner"] * n
+        return [self.sc.point() for _ in range(n)]
+
+    def tell(self, points, scores):
+        self.told += list(points)
+
+
+def _corner_stage(sc, seed, monkeypatch):
+    import verify.corners as corners
+
+    monkeypatch.setattr(corners, "POOL", 24)  # a drawn pool of 24 of the 512 corners: a small, fast case
+    monkeypatch.setattr(corners, "WARMUP", 2)
+    opt = corners.CornerArrays(sc, _Inner(sc), seed=seed, budget=300)
+    rows = len(opt.rows)
+    pts, strata = [], []
+    while opt.rows or len(strata) < 2 + 2 * rows + 2:
+        got = opt.ask(8)
+        strata += opt.last_strata
+        opt.tell(got, [0.0] * len(got))
+        pts += got
+    # the warm-up, then corner rows and the wrapped optimiser's draws in turn, then its draws: it heard of its own
+    mine = ["corner" not in s for s in strata]
+    assert mine[:2] == [True, True] and mine[2:2 + 2 * rows] == [False, True] * rows and all(mine[2 + 2 * rows:])
+    assert len(opt.inner.told) == sum(mine)
+    return opt, [(p, s) for p, s in zip(pts, strata) if s.startswith("corner")]
+
+
+def corners_of(sc):
+    from verify.corners import corner_factors
+
+    return corner_factors(sc.space)
+
+
+def test_corner_points_are_admissible_corners_and_reproducible(monkeypatch):
+    sc = _scenario()
+    opt, rows = _corner_stage(sc, 7, monkeypatch)
+    assert opt.strength == 4 and len(rows) >= 16  # four binary factors' 16 combinations need 16 rows at least
+    assert {p.name for p, _ in corners_of(sc)} == {"m_frac", "K", "R", "eta_frac", "mu_frac", "sigma"}
+    axes = {p.name: p for p in sc.space}
+    projected = 0
+    for p, _ in rows:
+        full = sc.point(p)  # inside the box (raises otherwise)
+        # the hypotheses by hand: eta = eta_frac * CAP / L <= 1 / L, and m <= M, M >= 2 by the space's construction
+        assert full["eta_frac"] * CAP <= 1 + 1e-12
+        for name, v in full.items():
+            if name in ("draw", "eta_frac"):
+                continue
+            assert v in (axes[name].low, axes[name].high), (name, v)  # every other axis at one of its ends
+        if full["eta_frac"] > axes["eta_frac"].low:
+            # the top end (1) moved toward the default (0.5) by bisection, to within 1/64 of the way of 2/3
+            assert 0.5 ** (math.log(2 / 3) / math.log(0.5) + 1 / 64) <= full["eta_frac"] <= 2 / 3
+            projected += 1
+    assert 0 < projected < len(rows)
+    _, again = _corner_stage(sc, 7, monkeypatch)
+    assert again == rows
+    _, other = _corner_stage(sc, 8, monkeypatch)
+    assert [p for p, _ in other] != [p for p, _ in rows]
+
+
+@pytest.mark.parametrize("bad", [0, 7, 2.5, True, "3"])
+def test_a_bad_strength_is_one_line(bad, monkeypatch):
+    import verify.corners as corners
+
+    sc = _scenario()
+    with pytest.raises(UserInputError) as exc:
+        corners.CornerArrays(sc, _Inner(sc), seed=0, budget=10, strength=bad)
+    assert "\n" not in str(exc.value) and "1 to 6" in str(exc.value)
