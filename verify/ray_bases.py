@@ -30,7 +30,7 @@ from typing import Any
 from verify.rays import Ray, ray_points
 from verify.scenario import Param, Scenario, evaluate_point
 
-__all__ = ["is_cost_cap", "moves_inputs", "tight_base", "widened"]
+__all__ = ["exact_at", "is_cost_cap", "moves_inputs", "tight_base", "widened"]
 
 SWEEPS = 3  # greedy sweeps over the axes (each axis to each end, an integer axis also to low + 1)
 
@@ -61,6 +61,29 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
                 "every point scored exactly)")
 
 
+def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0) -> tuple[Any, str]:
+    """(the :class:`verify.scenario.PointEstimate` of ``point``, "") where it is scored exactly, else (None, why).
+
+    The point is built once and its fidelity read before anything is evaluated (``verify.cost.instance_fidelity``:
+    the rule falsify's search uses, from the declarations and a cost estimate; nothing is run). Why: a point that
+    is not scored exactly would be simulated by ``evaluate_point`` (the cosine family on a ray to R = 10^6:
+    minutes a point) only to be refused afterwards, and an exact point past the per-point budget
+    (``CONVBOUND_POINT_SECONDS``; order 561 at d = 32: about 10 s) is cut here as falsify cuts it, said as such.
+    An exact path that declines at evaluation (a horizon past a step schedule's reach) still falls back to a
+    simulation; its estimate says so (``exact`` empty) and is refused too."""
+    from verify.cost import instance_fidelity
+
+    full = scenario.point(point)
+    inst = scenario.build(full)
+    kind, why = instance_fidelity(inst, 2)
+    if kind == "cut":
+        return None, f"cut by cost: {why}"
+    if kind not in ("exact", "per-trial") or inst.run is not None:
+        return None, why or "its evidence is not an engine trajectory (Instance.run)"
+    est = evaluate_point(scenario, full, trials=2, seed=seed, instance=inst)
+    return (est, "") if est.exact else (None, "the exact path declined at evaluation; it was simulated")
+
+
 def _end_point(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> dict[str, Any]:
     return ray_points(scenario.space, base, ray, [1.0])[0]
 
@@ -83,8 +106,8 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
         far = _end_point(scenario, ray, b)
         if not moves_inputs(scenario, ray, b):
             return -math.inf
-        e = evaluate_point(scenario, far, trials=2, seed=seed)
-        return float(e.ratio) if e.score is not None and e.exact and math.isfinite(e.ratio) else -math.inf
+        e, _ = exact_at(scenario, far, seed=seed)
+        return float(e.ratio) if e is not None and e.score is not None and math.isfinite(e.ratio) else -math.inf
 
     from verify.cost import point_fidelity
 

@@ -27,13 +27,15 @@ def _scenarios(which: str) -> list:
 
 
 def _line(row) -> str:
+    from verify.verdict import finding_kind, is_finding
+
     v = row.violation or {}
     conf = v.get("confirmation") or {}
     tail = ""
     if row.finding == "fails far along":
-        tail = (f"; violation {conf.get('verdict')} at {row.ray.split()[0]} = {v.get('point', {}).get(v.get('axis'))}"
-                f" (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})" if conf.get("verdict") == "violated"
-                else f"; {conf.get('why', 'not claimed')}")
+        tail = (f"; {finding_kind(conf['verdict'])} confirmed ({conf['verdict']}) at {row.ray.split()[0]} = "
+                f"{v.get('point', {}).get(v.get('axis'))} (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})"
+                if is_finding(str(conf.get("verdict"))) else f"; {conf.get('why', 'not claimed')}")
     lead = ", ".join(f"{k} {e:.3g}" if isinstance(e, float) else f"{k}: {e}" for k, e in row.rhs_leading.items())
     wide = f" [{row.widened}]" if row.widened else ""
     return (f"{row.scenario:26s} {row.base_label:24s} {row.ray:40s} {row.finding:16s} {row.why}{tail}{wide}"
