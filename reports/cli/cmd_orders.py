@@ -83,7 +83,12 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
         return
     for r in rows:
         click.echo(_line(r))
+    click.echo(summary_line(rows))
+
+
+def summary_line(rows) -> str:
+    """The table's closing line: counts per finding and what the exponents are evidence of."""
     fails = sum(r.finding == "fails far along" for r in rows)
-    click.echo(f"{len(rows)} rays; {fails} fail far along, {sum(r.finding == 'loose' for r in rows)} loose, "
-               f"{sum(r.finding == 'not fitted' for r in rows)} not fitted. Exponents are measured over each "
-               "ray's range (exact evaluations): evidence about the range, not a proof about the limit.")
+    return (f"{len(rows)} rays; {fails} fail far along, {sum(r.finding == 'loose' for r in rows)} loose, "
+            f"{sum(r.finding == 'not fitted' for r in rows)} not fitted. Exponents are measured over each "
+            "ray's range (exact evaluations): evidence about the range, not a proof about the limit.")
