@@ -314,7 +314,8 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
     there shows that term's order, not masked by another term of the same order, starts from a typical point
     rather than a corner, and is evaluated (the table fits exact evaluations only; a base not scored exactly
     leaves its rays "not fitted"). A term that is 0 at every draw has no base. Each draw is built once for
-    both its shares and its fidelity (the builds are most of this function's cost)."""
+    both its shares and its fidelity, nearest first, and only until every term has its base (the builds are
+    most of this function's cost)."""
     import bounds
     from verify.optimisers import _Random
 
@@ -323,12 +324,6 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
     draw = _Random(scenario, seed)
     draw.first = False
     pts = draw.ask(candidates)
-    shares: list[dict[str, float]] = []
-    exact: list[bool] = []
-    for p in pts:
-        sh, ok = _shares_and_fidelity(scenario, result, p)
-        shares.append(sh)
-        exact.append(ok)
     default = scenario.default_point()
     num = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name != "draw"]
 
@@ -336,14 +331,27 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
         return sum(((math.log(max(float(pt[p.name]), 1e-300)) - math.log(max(float(default[p.name]), 1e-300)))
                     if p.low > 0 else float(pt[p.name]) - float(default[p.name])) ** 2 for p in num)
 
+    # Draws are built nearest first, and the scan stops once every term has an exactly scored draw with at least
+    # ``share``: the first such draw is then the nearest of the whole set, so the choice is the full scan's
+    # (measured on FAST.T2: the builds, a batched eigh over up to 1,000 clients each, were 121 s of 144)
+    names = [term.name for term in result.terms]
+    shares: dict[int, dict[str, float]] = {}
+    exact: dict[int, bool] = {}
+    found: set[str] = set()
+    for i in sorted(range(len(pts)), key=lambda j: dist(pts[j])):
+        shares[i], exact[i] = _shares_and_fidelity(scenario, result, pts[i])
+        if exact[i]:
+            found |= {t for t in names if shares[i].get(t, 0.0) >= share}
+        if found >= set(names):
+            break
     out = {}
-    for t in (term.name for term in result.terms):
-        if not max((sh.get(t, 0.0) for sh in shares), default=0.0) > 0:
+    for t in names:
+        if not max((sh.get(t, 0.0) for sh in shares.values()), default=0.0) > 0:
             continue  # an empty stratum: the term is 0 at every draw
-        pool = [i for i in range(len(pts)) if exact[i]] or list(range(len(pts)))
+        pool = [i for i in shares if exact[i]] or list(shares)
         ok = [i for i in pool if shares[i].get(t, 0.0) >= share]
-        best = (min(ok, key=lambda i: dist(pts[i])) if ok else
-                max(pool, key=lambda i: shares[i].get(t, -1.0)))
+        best = (min(ok, key=lambda i: (dist(pts[i]), i)) if ok else
+                max(pool, key=lambda i: (shares[i].get(t, -1.0), -i)))
         out[f"{t} dominates"] = scenario.point(pts[best])
     return out
 

@@ -136,3 +136,45 @@ def test_a_conditional_violation_counts_as_confirmed_and_names_its_hypothesis(mo
         assert "x^-0.5 " in row.why and "unless snapshot probability q >= q_min fails there" in row.why
     else:
         assert "no violation was confirmed (verdict unverified)" in row.why
+
+
+def test_term_bases_stop_early_with_the_full_scans_choice(planted):
+    """The nearest-first scan that stops once every term has its base picks what a full scan of every draw picks
+    (the scan written out here: each draw's shares from the RHS terms, nearest exact draw with share >= 0.9)."""
+    import dataclasses
+    import math
+
+    import bounds
+    from bounds.evaluate import evaluate
+    from verify import orders
+    from verify.optimisers import _Random
+
+    sc = planted("PLANT.correct")
+    builds = []
+    counted = dataclasses.replace(sc, build=lambda pt: builds.append(1) or sc.build(pt))
+    got = orders.term_bases(counted, seed=0, candidates=32)
+    draw = _Random(sc, 0)
+    draw.first = False
+    pts = draw.ask(32)
+    res = bounds.get(sc.result)
+    d0 = sc.default_point()
+    num = [p for p in sc.space if p.choices is None and p.low < p.high and p.name != "draw"]
+
+    def dist(pt):
+        return sum((math.log(float(pt[p.name]) / float(d0[p.name])) if p.low > 0
+                    else float(pt[p.name]) - float(d0[p.name])) ** 2 for p in num)
+
+    # every draw of this family is scored exactly: the pool is all of them
+    rhs = [{k: abs(float(v)) for k, v in evaluate(res, dict(sc.build(sc.point(pt)).values)).terms.items()}
+           for pt in pts]
+    want = {}
+    for t in (term.name for term in res.terms):
+        best = None
+        for pt, terms in zip(pts, rhs):
+            if terms[t] >= 0.9 * sum(terms.values()) and (best is None or dist(pt) < dist(best)):
+                best = pt
+        if best is not None:
+            want[f"{t} dominates"] = sc.point(best)
+    assert want and set(want) <= set(got)
+    assert all(got[k] == v for k, v in want.items())
+    assert len(builds) < 32  # stopped before building every draw
