@@ -70,6 +70,7 @@ class RayOrder:
     model: str = "power"                                       # power (log y on log x) | exponential (on x)
     fit_residuals: dict[str, list[float]] = field(default_factory=dict)  # model -> [LHS, RHS] residual s.e.
     widened: str = ""                                          # the axis run past a cost cap, said
+    dropped: str = ""  # leading points (the opposite end) not scored exactly or not admissible: left out, said
 
     def to_dict(self) -> dict[str, Any]:
         from bounds.core.jsonable import jsonable
@@ -188,14 +189,36 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     if len(xs) < 4 or xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
         row.why = f"the ray spans {abs(math.log10(xs[-1] / xs[0])) if xs[0] > 0 else 0:.2g} decades (< {DECADES:g})"
         return row
-    ests = []
+    if res.kind.value not in ("upper", "order"):
+        row.why = (f"a {res.kind.value} result: the table classifies an upper bound's (or an order's) exponents, "
+                   "where an LHS decaying more slowly than the RHS fails it; this one's are not classified")
+        return row
+    ests: list[Any] = []
+    dropped: list[tuple[float, str]] = []
     for i, p in enumerate(pts):  # each point's fidelity is read before it is evaluated: nothing is simulated
         e, why = exact_at(scenario, p, seed=seed)
-        if e is None or e.score is None or not e.lhs > 0:
-            row.why = (f"point {i} of the ray is " + (f"not scored exactly: {why}" if e is None else "not admissible"
-                       if e.score is None else "at LHS 0") + f" ({ray.axis} = {xs[i]:.4g})")
+        bad = (f"not scored exactly: {why}" if e is None else "not admissible" if e.score is None
+               else "at LHS 0" if not e.lhs > 0 else "")
+        if bad and not ests:
+            # before the first good point (the opposite end: T = 1, a mean over no round): left out, said, and
+            # the rest must still span DECADES; past it a bad point leaves the ray not fitted
+            dropped.append((float(xs[i]), bad))
+            continue
+        if bad:
+            row.why = f"point {i} of the ray is {bad} ({ray.axis} = {xs[i]:.4g})"
             return row
         ests.append(e)
+    if not ests:  # no point of the ray is scored exactly and admissible: the first one's reason
+        row.why = f"point 0 of the ray is {dropped[0][1]} ({ray.axis} = {dropped[0][0]:.4g}), as is every point after it"
+        return row
+    if dropped:
+        row.dropped = "; ".join(f"{ray.axis} = {x:.4g} ({bad})" for x, bad in dropped)
+        pts, xs = pts[len(dropped):], xs[len(dropped):]
+        if len(xs) < 4 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
+            row.why = (f"point 0 of the ray is {dropped[0][1]} ({ray.axis} = {dropped[0][0]:.4g}); its "
+                       f"{len(xs)} exactly scored, admissible points span {abs(math.log10(xs[-1] / xs[0])):.2g} "
+                       f"decades (< {DECADES:g})")
+            return row
     lhs, rhs = np.array([e.lhs for e in ests]), np.array([e.rhs for e in ests])
     row.x, row.lhs, row.rhs = xs.tolist(), lhs.tolist(), rhs.tolist()
     w = _window(xs)

@@ -37,7 +37,8 @@ def _line(row) -> str:
                 f"{v.get('point', {}).get(v.get('axis'))} (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})"
                 if is_finding(str(conf.get("verdict"))) else f"; {conf.get('why', 'not claimed')}")
     lead = ", ".join(f"{k} {e:.3g}" if isinstance(e, float) else f"{k}: {e}" for k, e in row.rhs_leading.items())
-    wide = f" [{row.widened}]" if row.widened else ""
+    wide = (f" [{row.widened}]" if row.widened else "") + (f" [left out before the fitted range: {row.dropped}]"
+                                                           if row.dropped else "")
     return (f"{row.scenario:26s} {row.base_label:24s} {row.ray:40s} {row.finding:16s} {row.why}{tail}{wide}"
             + (f" [RHS terms' exponents at the limit: {lead}]" if lead else ""))
 

@@ -81,7 +81,12 @@ def _example(rows: list[dict]) -> str:
     hits = [r for r in rows if r["finding"] == "fails far along" and r["violation"].get("confirmation", {}).get("verdict")
             in ("violated", "violated unless")]
     if not hits:
-        return str(sum(r["finding"] == "fails far along" for r in rows))
+        fails = [r for r in rows if r["finding"] == "fails far along"]
+        if not fails:
+            return "0"
+        c = fails[0]["violation"].get("confirmation", {})
+        return (f"{len(fails)} rows, none confirmed (first: {fails[0]['ray']} from {fails[0]['base_label']}: "
+                f"{c.get('verdict')}; the LHS's fitted exponent against the RHS's limit exponent alone)")
     best = max(hits, key=lambda r: r["violation"]["confirmation"]["ratio"])
     v, c = best["violation"], best["violation"]["confirmation"]
     said = f"violated unless {', '.join(c.get('unless') or [])} fails" if c["verdict"] == "violated unless" else "violated"
@@ -99,6 +104,16 @@ def _loose(rows: list[dict]) -> str:
     return f"{len(loose)}: " + "; ".join(seen.values())
 
 
+def _details(ds: list[str]) -> str:
+    """Details of one reason group: the axes, each with the range of its decades where the reason gives them."""
+    spans: dict[str, list[float]] = {}
+    for d in ds:
+        axis, _, x = d.partition(" ")
+        spans.setdefault(axis, []).extend([float(x)] if x else [])
+    return ", ".join(a if not v else f"{a} {min(v):.2g}" + (f"-{max(v):.2g}" if max(v) > min(v) else "")
+                     for a, v in sorted(spans.items()))
+
+
 def _not_fitted(rows: list[dict]) -> str:
     groups: dict[str, list[str]] = {}
     for r in rows:
@@ -107,7 +122,7 @@ def _not_fitted(rows: list[dict]) -> str:
             groups.setdefault(g, []).append(d)
     if not groups:
         return "0"
-    parts = [f"{g}: {len(ds)} ({', '.join(sorted(set(ds)))})" for g, ds in groups.items()]
+    parts = [f"{g}: {len(ds)} ({_details(ds)})" for g, ds in groups.items()]
     return f"{sum(len(v) for v in groups.values())}: " + "; ".join(parts)
 
 

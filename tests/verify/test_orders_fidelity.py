@@ -69,7 +69,22 @@ def test_a_point_not_scored_exactly_is_refused_before_any_simulation(monkeypatch
     row = ray_order(sc, Ray("R", "high"), sc.default_point())
     assert row.finding == "not fitted"
     assert row.why.startswith("point 0 of the ray is not scored exactly: problem 'nonconvex' declares no affine")
-    assert row.why.endswith("(R = 1)")
+    assert row.why.endswith("(R = 1), as is every point after it")
+
+
+def test_a_leading_point_with_no_measured_round_is_left_out_and_said():
+    """The survey's FedAvg instance at T = 1 averages no round (not scored); the rest of the T ray spans 5.3 decades
+    and is fitted: the RHS's exponent is the rate's -1/2 (its formula, O(1/sqrt(T)))."""
+    from verify.orders import ray_order
+    from verify.rays import Ray
+    from verify.scenarios import get
+
+    sc = get("SURV.FEDAVG.instance")
+    row = ray_order(sc, Ray("T", "high"), sc.default_point())
+    assert row.dropped.startswith("T = 1 (not scored exactly: a mean over rounds 0..0 has no measured round)")
+    assert row.finding != "not fitted" and row.x[0] > 1
+    assert row.rhs_leading["rate"] == pytest.approx(-0.5, abs=1e-9)
+    assert row.rhs_fit["slope"] == pytest.approx(-0.5, abs=1e-3)
 
 
 def test_an_exact_point_past_the_per_point_budget_is_cut_not_evaluated(planted, monkeypatch):
