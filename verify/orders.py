@@ -197,7 +197,7 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     dropped: list[tuple[float, str]] = []
     for i, p in enumerate(pts):  # each point's fidelity is read before it is evaluated: nothing is simulated
         e, why = exact_at(scenario, p, seed=seed)
-        bad = (f"not scored exactly: {why}" if e is None else "not admissible" if e.score is None
+        bad = (f"not scored exactly: {why}" if e is None else _inadmissible(e) if e.score is None
                else "at LHS 0" if not e.lhs > 0 else "")
         if bad and not ests:
             # before the first good point (the opposite end: T = 1, a mean over no round): left out, said, and
@@ -235,6 +235,13 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     row.rhs_leading = leading_exponents(res, ests[-1].values, row.moved, float(xs[-1]), ray.end)
     _classify(row, scenario, _Samples(ray, pts, xs, lhs / rhs), (lf, rf), confirm_trials, seed)
     return row
+
+
+def _inadmissible(e: Any) -> str:
+    """Why a point has no score: the hypotheses decided false there, or one left undecided."""
+    if e.broken:
+        return f"not admissible ({', '.join(e.broken)} false)"
+    return "not admissible (a hypothesis undecided there)"
 
 
 class _Samples(NamedTuple):

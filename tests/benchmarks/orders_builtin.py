@@ -68,12 +68,14 @@ def _reason(row: dict) -> tuple[str, str]:
     m = re.match(r"the ray spans ([0-9.e+-]+) decades", why)
     if m:
         return "ray shorter than 3 decades (axis: decades)", f"{row['ray'].split()[0]} {float(m.group(1)):.2g}"
-    m = re.match(r"point \d+ of the ray is (.*) \((\S+) = [^)]*\)$", why)
+    m = re.match(r"point \d+ of the ray is (.*?) \((\S+) = [^)]*\)(, as is every point after it|; its .*)?$", why)
     what = m.group(1) if m else why
+    if m and (m.group(3) or "").startswith("; its"):
+        spans = re.search(r"span ([0-9.e+-]+) decades", why)
+        return ("ray shorter than 3 decades once its leading points not scored exactly are left out (axis: decades)",
+                f"{row['ray'].split()[0]} {float(spans.group(1)) if spans else 0:.2g}")
     if what.startswith("cut by cost"):
         return "a point cut by cost (exact, past the per-point budget)", row["ray"].split()[0]
-    if what.startswith("not scored exactly"):
-        return f"a point {what}", row["ray"].split()[0]
     return f"a point {what}", row["ray"].split()[0]
 
 

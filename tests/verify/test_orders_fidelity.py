@@ -193,3 +193,16 @@ def test_term_bases_stop_early_with_the_full_scans_choice(planted):
     assert want and set(want) <= set(got)
     assert all(got[k] == v for k, v in want.items())
     assert len(builds) < 32  # stopped before building every draw
+
+
+def test_a_point_with_an_undecided_hypothesis_is_said_to_be_so():
+    """FAST.T1.toy1 leaves a hypothesis undecided at every point (its expected verdict is `violated unless`):
+    the row says that, not that a hypothesis fails."""
+    from verify.orders import ray_order
+    from verify.rays import Ray
+    from verify.scenarios import get
+
+    sc = get("FAST.T1.toy1")
+    row = ray_order(sc, Ray("R", "high"), sc.default_point(), points=4)
+    assert row.finding == "not fitted"
+    assert row.why == "point 0 of the ray is not admissible (a hypothesis undecided there) (R = 1), as is every point after it"
