@@ -68,11 +68,13 @@ def _reason(row: dict) -> tuple[str, str]:
     m = re.match(r"the ray spans ([0-9.e+-]+) decades", why)
     if m:
         return "ray shorter than 3 decades (axis: decades)", f"{row['ray'].split()[0]} {float(m.group(1)):.2g}"
+    if not why.startswith("point "):  # a row refused as a whole (a lower result's rays are not classified)
+        return why.split(":")[0] + " (not classified)", row["ray"].split()[0]
     m = re.match(r"point \d+ of the ray is (.*?) \((\S+) = [^)]*\)(, as is every point after it|; its .*)?$", why)
     what = m.group(1) if m else why
     if m and (m.group(3) or "").startswith("; its"):
         spans = re.search(r"span ([0-9.e+-]+) decades", why)
-        return ("ray shorter than 3 decades once its leading points not scored exactly are left out (axis: decades)",
+        return ("ray shorter than 3 decades once its leading unscored points are left out (axis: decades)",
                 f"{row['ray'].split()[0]} {float(spans.group(1)) if spans else 0:.2g}")
     if what.startswith("cut by cost"):
         return "a point cut by cost (exact, past the per-point budget)", row["ray"].split()[0]
@@ -102,7 +104,7 @@ def _loose(rows: list[dict]) -> str:
         return "0"
     seen: dict[str, str] = {}
     for r in loose:
-        seen.setdefault(r["ray"], f"{r['ray']}: LHS {r['lhs_fit']['slope']:.3g} vs RHS {r['rhs_fit']['slope']:.3g}")
+        seen.setdefault(r["ray"], f"{r['ray']}: LHS exponent {r['lhs_fit']['slope']:.3g} vs RHS {r['rhs_fit']['slope']:.3g}")
     return f"{len(loose)}: " + "; ".join(seen.values())
 
 
