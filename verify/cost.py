@@ -17,21 +17,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FIDELITIES", "fidelity_shares", "point_fidelity"]
+__all__ = ["FIDELITIES", "fidelity_shares", "instance_fidelity", "point_fidelity"]
 
 FIDELITIES = ("exact", "per-trial", "simulated", "cut")
 
 
-def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int, instance: Any = None) -> tuple[str, str]:
+def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tuple[str, str]:
     """(kind, why) of ``point``: kind in FIDELITIES; ``why``: the cost estimate that cut it, why it is simulated
     (what its objects declare or fail to), or the law an exact point uses. The kind is what
-    :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``).
-    ``instance``: the point's instance when the caller has built it already (else it is built here)."""
+    :func:`verify.scenario.evaluate_point` will do (the same rule: ``verify.exact_score.scoring``)."""
+    return instance_fidelity(scenario.build(scenario.point(point)), trials)
+
+
+def instance_fidelity(inst: Any, trials: int) -> tuple[str, str]:
+    """:func:`point_fidelity` of an instance already built (a caller that then evaluates it builds it once)."""
     from bounds.core.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
     from quadratics.exact.evaluate import exact_order
     from verify.exact_score import scoring
 
-    inst = instance if instance is not None else scenario.build(scenario.point(point))
     kind, reason = scoring(inst)
     if kind == "exact":  # any horizon and client count; the state's size sets the cost (order^3 log R)
         cut = over_budget(exact_cost(exact_order(inst.problem, inst.algorithm, inst.pattern), int(inst.rounds)),

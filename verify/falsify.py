@@ -79,13 +79,13 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
 
 def _summary(sc: Scenario, pt: Mapping[str, Any], s: int, trials: int, device: str) -> dict[str, Any]:
     """One point's plain summary (:func:`evaluate_points`): scored, cut by cost, or skipped outside the domain."""
-    from verify.cost import point_fidelity
+    from verify.cost import instance_fidelity
 
     try:
         with plugin_guard(sc, pt):
             # built once: sized here, scored below (a drift family's build costs about one exact evaluation)
             inst = sc.build(sc.point(pt))
-            kind, why = point_fidelity(sc, pt, trials, instance=inst)
+            kind, why = instance_fidelity(inst, trials)
             if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
                 return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
                         "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": why}

@@ -4,12 +4,14 @@
 (``verify.exact_score``); the orders table (``verify.orders``) fits exponents along it.
 **Quantity**:
 
-* :func:`widened`: the scenario with the ray's axis allowed past its space's end where that end is a *cost
-  cap*, not the theorem's (its ``source`` or ``doc`` says "cost cap"), the ray runs to infinity (an integer
-  count to its high end) and the family's far point is scored exactly: the axis then runs to
-  ``low x 10^decades`` (the stand-in for infinity, enough decades to fit). Exact evaluation does not grow
-  with the horizon and barely with K (measured: d = 10, K = 1000, R = 10^6 in 0.02 s), so the cap only
-  ever held simulated points back.
+* :func:`widened`: the scenario with the ray's axis allowed past its space's end where that end is not the
+  theorem's or the domain's: a *cost cap* (its ``source`` or ``doc`` says "cost cap") or a *stand-in* for
+  infinity (its ``source`` says the theorem bounds no such axis: "Theorem 1 bounds no M: the log axis stops at
+  1000"), the ray runs to infinity (an integer count to its high end) and the family's far point is scored
+  exactly within the per-point budget: the axis then runs to ``low x 10^decades`` (the stand-in for infinity,
+  enough decades to fit). Exact evaluation does not grow with the horizon and barely with K (measured: d = 10,
+  K = 1000, R = 10^6 in 0.02 s; FAST.T1's quadratic at M = 1000, 0.6 s), so such an end only ever held
+  simulated points back.
 * :func:`tight_base`: from a base (a term-dominant point), greedy moves of the other numeric axes to their
   ends (an integer axis also to low + 1), each kept when it raises LHS/RHS at the ray's far end, is
   scored exactly there and the ray still moves one of the result's inputs (mu/L at d = 1 does not). Why: a term of the wrong order shows
@@ -24,13 +26,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from verify.rays import Ray, ray_points
 from verify.scenario import Param, Scenario, evaluate_point
 
-__all__ = ["is_cost_cap", "moves_inputs", "tight_base", "widened"]
+__all__ = ["exact_at", "is_cost_cap", "is_open_end", "moves_inputs", "tight_base", "widened"]
 
 SWEEPS = 3  # greedy sweeps over the axes (each axis to each end, an integer axis also to low + 1)
 
@@ -40,6 +43,17 @@ def is_cost_cap(p: Param) -> bool:
     return "cost cap" in f"{p.source} {p.doc}".lower()
 
 
+# what a space's ``source`` says where the theorem puts no upper end on an axis and the axis stops at a stand-in
+# ("Theorem 1 bounds no M: the log axis stops at 1000"; "the survey states no condition on T")
+_NO_END = re.compile(r"\b(bounds no|states no condition on|has no condition on|has no upper bound|bound has no)\b")
+
+
+def is_open_end(p: Param) -> bool:
+    """Whether the axis's high end is not the theorem's or the domain's: a cost cap, or a stand-in for infinity
+    where its ``source`` says the theorem bounds no such axis."""
+    return is_cost_cap(p) or bool(_NO_END.search(p.source.lower()))
+
+
 def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: float) -> tuple[Scenario, str]:
     """``scenario`` with ``ray``'s axis run past a cost cap to ``low x 10^decades`` (module docstring), and a note
     saying so; the scenario unchanged (note "") where the rule does not apply or the far point is not exact."""
@@ -47,7 +61,7 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
 
     p = next(q for q in scenario.space if q.name == ray.axis)
     end = float(p.low) * 10 ** decades if p.low > 0 else 10 ** decades
-    if ray.end != "high" or not p.integer or not is_cost_cap(p) or float(p.high) >= end:
+    if ray.end != "high" or not p.integer or not is_open_end(p) or float(p.high) >= end:
         return scenario, ""
     wide = dataclasses.replace(p, high=int(math.ceil(end)) if p.integer else end)
     sc = dataclasses.replace(scenario, space=tuple(wide if q.name == p.name else q for q in scenario.space))
@@ -57,8 +71,32 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
         return scenario, ""
     if kind != "exact":
         return scenario, ""
-    return sc, (f"{p.name} run past its cost cap {p.high:g} to {wide.high:g} (the theorem has no upper end; "
+    end_kind = "cost cap" if is_cost_cap(p) else "stand-in end"
+    return sc, (f"{p.name} run past its {end_kind} {p.high:g} to {wide.high:g} (the theorem has no upper end; "
                 "every point scored exactly)")
+
+
+def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0) -> tuple[Any, str]:
+    """(the :class:`verify.scenario.PointEstimate` of ``point``, "") where it is scored exactly, else (None, why).
+
+    The point is built once and its fidelity read before anything is evaluated (``verify.cost.instance_fidelity``:
+    the rule falsify's search uses, from the declarations and a cost estimate; nothing is run). Why: a point that
+    is not scored exactly would be simulated by ``evaluate_point`` (the cosine family on a ray to R = 10^6:
+    minutes a point) only to be refused afterwards, and an exact point past the per-point budget
+    (``CONVBOUND_POINT_SECONDS``; order 561 at d = 32: about 10 s) is cut here as falsify cuts it, said as such.
+    An exact path that declines at evaluation (a horizon past a step schedule's reach) still falls back to a
+    simulation; its estimate says so (``exact`` empty) and is refused too."""
+    from verify.cost import instance_fidelity
+
+    full = scenario.point(point)
+    inst = scenario.build(full)
+    kind, why = instance_fidelity(inst, 2)
+    if kind == "cut":
+        return None, f"cut by cost: {why}"
+    if kind not in ("exact", "per-trial") or inst.run is not None:
+        return None, why or "its evidence is not an engine trajectory (Instance.run)"
+    est = evaluate_point(scenario, full, trials=2, seed=seed, instance=inst)
+    return (est, "") if est.exact else (None, "the exact path declined at evaluation; it was simulated")
 
 
 def _end_point(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> dict[str, Any]:
@@ -83,8 +121,8 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
         far = _end_point(scenario, ray, b)
         if not moves_inputs(scenario, ray, b):
             return -math.inf
-        e = evaluate_point(scenario, far, trials=2, seed=seed)
-        return float(e.ratio) if e.score is not None and e.exact and math.isfinite(e.ratio) else -math.inf
+        e, _ = exact_at(scenario, far, seed=seed)
+        return float(e.ratio) if e is not None and e.score is not None and math.isfinite(e.ratio) else -math.inf
 
     from verify.cost import point_fidelity
 

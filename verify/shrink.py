@@ -72,14 +72,15 @@ def _round(x: float, digits: int) -> float:
 
 def violates_fn(scenario: Scenario, *, trials: int, seed: int) -> Callable[[Mapping[str, Any]], bool]:
     """``point -> still a violation`` (admissible; exact ratio > 1, or Monte Carlo interval above the RHS)."""
-    from verify.cost import point_fidelity
+    from verify.cost import instance_fidelity
     from verify.verdict import RHS_REL
 
     def violates(point: Mapping[str, Any]) -> bool:
         try:
-            if point_fidelity(scenario, point, trials)[0] == "cut":  # the search's per-point budget holds here
-                return False  # too: a move to a point it would not score is not tried (R = 10^6 simulated: hours)
-            est = evaluate_point(scenario, point, trials=trials, seed=seed)
+            inst = scenario.build(scenario.point(point))  # built once: sized, then scored
+            if instance_fidelity(inst, trials)[0] == "cut":  # the search's per-point budget holds here too:
+                return False  # a move to a point it would not score is not tried (R = 10^6 simulated: hours)
+            est = evaluate_point(scenario, point, trials=trials, seed=seed, instance=inst)
         except Exception:  # a point the builder or the result refuses is no counterexample
             return False
         return est.score is not None and est.ci[0] > est.rhs * (1 + RHS_REL)

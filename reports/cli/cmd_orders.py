@@ -27,15 +27,18 @@ def _scenarios(which: str) -> list:
 
 
 def _line(row) -> str:
+    from verify.verdict import finding_kind, is_finding
+
     v = row.violation or {}
     conf = v.get("confirmation") or {}
     tail = ""
     if row.finding == "fails far along":
-        tail = (f"; violation {conf.get('verdict')} at {row.ray.split()[0]} = {v.get('point', {}).get(v.get('axis'))}"
-                f" (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})" if conf.get("verdict") == "violated"
-                else f"; {conf.get('why', 'not claimed')}")
+        tail = (f"; {finding_kind(conf['verdict'])} confirmed ({conf['verdict']}) at {row.ray.split()[0]} = "
+                f"{v.get('point', {}).get(v.get('axis'))} (LHS/RHS {conf.get('ratio', v.get('ratio')):.4g})"
+                if is_finding(str(conf.get("verdict"))) else f"; {conf.get('why', 'not claimed')}")
     lead = ", ".join(f"{k} {e:.3g}" if isinstance(e, float) else f"{k}: {e}" for k, e in row.rhs_leading.items())
-    wide = f" [{row.widened}]" if row.widened else ""
+    wide = (f" [{row.widened}]" if row.widened else "") + (f" [left out before the fitted range: {row.dropped}]"
+                                                           if row.dropped else "")
     return (f"{row.scenario:26s} {row.base_label:24s} {row.ray:40s} {row.finding:16s} {row.why}{tail}{wide}"
             + (f" [RHS terms' exponents at the limit: {lead}]" if lead else ""))
 
@@ -81,7 +84,12 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
         return
     for r in rows:
         click.echo(_line(r))
+    click.echo(summary_line(rows))
+
+
+def summary_line(rows) -> str:
+    """The table's closing line: counts per finding and what the exponents are evidence of."""
     fails = sum(r.finding == "fails far along" for r in rows)
-    click.echo(f"{len(rows)} rays; {fails} fail far along, {sum(r.finding == 'loose' for r in rows)} loose, "
-               f"{sum(r.finding == 'not fitted' for r in rows)} not fitted. Exponents are measured over each "
-               "ray's range (exact evaluations): evidence about the range, not a proof about the limit.")
+    return (f"{len(rows)} rays; {fails} fail far along, {sum(r.finding == 'loose' for r in rows)} loose, "
+            f"{sum(r.finding == 'not fitted' for r in rows)} not fitted. Exponents are measured over each "
+            "ray's range (exact evaluations): evidence about the range, not a proof about the limit.")

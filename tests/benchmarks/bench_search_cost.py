@@ -81,7 +81,7 @@ def split(prof_path: str) -> dict[str, float]:
         "proposals: RHS evaluations": _inclusive(st, "bounds/evaluate.py", "evaluate", ("verify/optimisers.py", "shares")),
         "scoring": scoring,
         "scoring: family builds": sum(_inclusive(st, b, "build", (f, n)) for b in builds for f, n in (
-            ("verify/falsify.py", "_summary"), ("verify/cost.py", "point_fidelity"), ("verify/scenario.py", "evaluate_point"))),
+            ("verify/falsify.py", "_summary"), ("verify/cost.py", "instance_fidelity"), ("verify/scenario.py", "evaluate_point"))),
         # these four count every call, the confirmations' too (a profile does not say who called the caller)
         "exact LHS": _inclusive(st, "verify/exact_score.py", "exact_lhs"),
         "Monte Carlo simulation": _inclusive(st, "quadratics/engine.py", "simulate"),
