@@ -329,7 +329,12 @@ def derive(scenario: Scenario, point: Mapping[str, Any]) -> dict[str, Any]:
     res = bounds.get(scenario.result)
     rsym = next((s for s in res.rhs.free_symbols if s.name == "R"), None)
     others = {s: sp.Float(est.values[s.name], 30) for s in res.rhs.free_symbols if s is not rsym and s.name in est.values}
-    rhs_R = res.rhs.subs(others).subs(rsym, R) if rsym is not None else res.rhs.subs(others)
+    try:
+        rhs_R = res.rhs.subs(others).subs(rsym, R) if rsym is not None else res.rhs.subs(others)
+    except (ValueError, TypeError, ZeroDivisionError) as exc:  # e.g. Max(..., nan): a 0/0 once R stays free
+        return {"derived": False, "why": f"the RHS as a function of R is undefined at this point (sympy: {exc})"}
+    if rhs_R.has(sp.nan, sp.zoo):
+        return {"derived": False, "why": "the RHS as a function of R is undefined at this point (nan or zoo)"}
     with mpmath.workdps(30):
         f_l, f_r = sp.lambdify(R, lhs_R, "mpmath"), sp.lambdify(R, rhs_R, "mpmath")
         at = int(scenario.point(point)["R"])

@@ -187,3 +187,19 @@ def test_fast_t1_two_coordinates_agree_with_the_exact_path_and_a_rotated_one_is_
     assert float(got.lhs.subs(R, 300).evalf(30)) == pytest.approx(ex.value, rel=1e-10)
     rotated = closed_lhs(sc, dict(pt, problem="quadratic-rotated"))
     assert rotated.startswith("the moment recursion is not triangular")
+
+
+def test_an_rhs_undefined_once_r_is_free_is_not_derived_and_says_why():
+    # the drift bound at eta = L-step, K = 2 (a shrunk REGIME.drift-3x counterexample of the benchmark): its RHS
+    # with every input but R substituted has Max(..., nan); derive crashed the whole benchmark run there
+    from pathlib import Path
+
+    from bounds import plugins
+    from verify.closed_form import derive
+    from verify.scenarios import get
+
+    plugins.add_files([str(Path(__file__).resolve().parents[1] / "benchmarks" / "planted" / "regime.py")])
+    pt = {"problem": "quadratic-diagonal", "M": 2, "K": 2, "R": 108, "eta_frac": 1.0, "d": 2,
+          "mu_frac": 0.9977439307335945, "mix": 0.7, "D0": 1e-08, "zeta": 1.0, "sigma": 0.0001, "draw": 0}
+    got = derive(get("REGIME.drift-3x"), pt)
+    assert got["derived"] is False and "undefined at this point" in got["why"]
