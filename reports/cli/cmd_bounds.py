@@ -123,7 +123,8 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
               + (", reconstructed" if res.reconstructed else "") + ")"))
     con.print(esc(f"source: {prov.seed}, {prov.locator} {prov.equation}".rstrip()))
     con.print(esc(f"status: {', '.join(s.value for s in res.status)}"))
-    con.print(esc(f"origin: {res.origin if toml_file is None else 'file ' + toml_file}"))
+    # a path is never folded: a reader copies it whole (a temporary folder's path passes 80 columns)
+    con.print(esc(f"origin: {res.origin if toml_file is None else 'file ' + toml_file}"), soft_wrap=True)
     con.print(esc(f"LHS measures: {res.lhs}"))
     con.print("[bold]conclusion:[/bold]")
     click.echo(res.text().split("\n", 2)[2])
@@ -263,7 +264,7 @@ def _print_check(res, out: dict) -> None:
     verdict = _verdict_line(out)
     con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
     if out.get("origin", "built-in") != "built-in":
-        con.print(esc(f"  origin: {out['origin']}"))
+        con.print(esc(f"  origin: {out['origin']}"), soft_wrap=True)  # a path is never folded (see show)
     for name, val in out["terms"].items():
         con.print(f"  {esc(name):<24} {esc(_fmt_value(val))}")
     for note in out.get("notes", []):
