@@ -168,6 +168,8 @@ class _Search:
         from verify.suite import versions
 
         self.sc, self.opts = scenario, opts
+        # from before the optimiser is built: its set-up (corners' pool, stratified probes) is search time
+        self.t0 = time.perf_counter()
         self.seeds, self.conf_seed = search_seeds(opts.seed, opts.budget)
         searched, self.opt = check_searchable(scenario, opts)
         self.map = map_points or evaluate_points
@@ -179,7 +181,6 @@ class _Search:
                                 space=[p.to_dict() for p in searched.space], notes=list(scenario.notes),
                                 versions=versions(), plugin=plugin_record(scenario))
         self.rec.notes += _unsearched_notes(scenario, searched)
-        self.t0 = time.perf_counter()
         self.best: dict[str, Any] | None = None
         self.floor = 0.0
         self.done = 0

@@ -267,3 +267,20 @@ def test_random_search_puts_each_axis_at_its_ends_a_third_of_the_time():
             else:
                 assert abs(freq - EDGE / 2) < 4 * sd, (p.name, end, freq)
         assert ((vals >= p.low) & (vals <= p.high)).all()
+
+
+def test_elapsed_time_counts_the_optimisers_set_up(monkeypatch):
+    # corners builds a 512-corner pool before its first point (about 80 s on FAST.T1): search time, reported
+    import time as _time
+
+    import verify.optimisers as optimisers
+
+    real = optimisers.make_optimiser
+
+    def slow(*args, **kwargs):
+        _time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(optimisers, "make_optimiser", slow)
+    rec = search(get("FAST.T2"), budget=2, trials=4, confirm_trials=4, population=2, seed=3)
+    assert rec.elapsed_s >= 0.3
