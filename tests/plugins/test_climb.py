@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from plugin_helpers import EXAMPLES
+from plugin_helpers import EXAMPLES, fedavg_hand_lhs
 
 from bounds import plugins
 
@@ -16,21 +16,6 @@ EXAMPLE = EXAMPLES / "fedavg_local_sgd.py"
 # the smallest instance with every continuous axis alive: 2 clients (1 drawn), 2 local steps, 3 rounds, d = 2
 SMALL = {"M": 2, "m_frac": 0.0, "K": 2, "R": 3, "eta_frac": 0.4, "d": 2, "mu_frac": 0.3, "sigma": 0.7, "zeta": 0.9,
          "draw": 3}
-
-
-def _hand_lhs(point):
-    """E||x_R - x*||^2 coordinate by coordinate, by hand (neither the engine nor the exact path): with
-    a = 1 - eta lam, c = a^K, e_{r+1} = c e_r + (1 - c)(b_S - x*) - eta sum_k a^(K-1-k) xi_k / m, so
-    E e_R^2 = c^(2R) x*^2 + (1 - c^(2R)) / (1 - c^2) [(1 - c)^2 Var_S + eta^2 (sigma^2 / d) sum_k a^(2k) / m],
-    Var_S = (M - m) / (m (M - 1)) mean_i (b_i - x*)^2 (m of M without replacement)."""
-    inst = plugins.load_file(str(EXAMPLE)).build(point)
-    pb, v = inst.problem, inst.values
-    eta, K, R, m, M = v["eta"], v["K"], v["R"], v["m"], v["M"]
-    a = 1 - eta * pb.lam
-    c = a**K
-    var_s = (M - m) / (m * (M - 1)) * np.mean((pb.b - pb.x_star) ** 2, axis=0)
-    noise = eta**2 * (pb.sigma**2 / pb.d) * sum(a ** (2 * k) for k in range(K)) / m
-    return float(np.sum(c ** (2 * R) * pb.x_star**2 + (1 - c ** (2 * R)) / (1 - c**2) * ((1 - c) ** 2 * var_s + noise)))
 
 
 def _scenario():
@@ -45,7 +30,7 @@ def _hand_log_ratio(sc, point):
 
     full = sc.point(point)
     values = sc.build(full).values
-    return math.log(_hand_lhs(full) / float(bounds.get("USER.FEDAVG").check(values).evaluation.value))
+    return math.log(fedavg_hand_lhs(full) / float(bounds.get("USER.FEDAVG").check(values).evaluation.value))
 
 
 def test_gradient_matches_a_finite_difference_of_the_hand_computed_ratio():

@@ -3,29 +3,14 @@ summary that drops it, and the same LHS as hand arithmetic (the cost work of iss
 
 import dataclasses
 
-import numpy as np
 import pytest
-from plugin_helpers import EXAMPLES
+from plugin_helpers import EXAMPLES, fedavg_hand_lhs
 
 from bounds import plugins
 
 EXAMPLE = EXAMPLES / "fedavg_local_sgd.py"
 SMALL = {"M": 3, "m_frac": 0.5, "K": 2, "R": 4, "eta_frac": 0.4, "d": 2, "mu_frac": 0.3, "sigma": 0.7, "zeta": 0.9,
          "draw": 3}
-
-
-def _hand_lhs(point):
-    """E||x_R - x*||^2 by hand, coordinate by coordinate (neither the engine nor the exact path): a = 1 - eta lam,
-    c = a^K, E e_R^2 = c^(2R) x*^2 + (1 - c^(2R)) / (1 - c^2) [(1 - c)^2 Var_S + eta^2 (sigma^2 / d) sum_k a^(2k) / m],
-    Var_S = (M - m) / (m (M - 1)) mean_i (b_i - x*)^2 (m of M drawn without replacement)."""
-    inst = plugins.load_file(str(EXAMPLE)).build(point)
-    pb, v = inst.problem, inst.values
-    eta, K, R, m, M = v["eta"], v["K"], v["R"], v["m"], v["M"]
-    a = 1 - eta * pb.lam
-    c = a**K
-    var_s = (M - m) / (m * (M - 1)) * np.mean((pb.b - pb.x_star) ** 2, axis=0)
-    noise = eta**2 * (pb.sigma**2 / pb.d) * sum(a ** (2 * k) for k in range(K)) / m
-    return float(np.sum(c ** (2 * R) * pb.x_star**2 + (1 - c ** (2 * R)) / (1 - c**2) * ((1 - c) ** 2 * var_s + noise)))
 
 
 def _counting_scenario():
@@ -52,7 +37,7 @@ def test_a_point_is_built_once_and_scored_as_by_hand():
     assert len(calls) == 2  # sized and scored from one build each
     for pt, summary in zip(points, out):
         assert summary["fidelity"] == "exact"
-        assert summary["lhs"] == pytest.approx(_hand_lhs(sc.point(pt)), rel=1e-12)
+        assert summary["lhs"] == pytest.approx(fedavg_hand_lhs(sc.point(pt)), rel=1e-12)
 
 
 def test_without_series_drops_the_curve_only():
@@ -65,7 +50,7 @@ def test_without_series_drops_the_curve_only():
         bare = evaluate_point(sc, SMALL, trials=4, seed=1)
     assert bare.series == {}
     # the curve is E||x_r - x*||^2 for r = 0..R: its last entry is the LHS (by hand), its first ||x*||^2 = D0 = 1
-    assert full.series["lhs"][-1] == pytest.approx(_hand_lhs(sc.point(SMALL)), rel=1e-12)
+    assert full.series["lhs"][-1] == pytest.approx(fedavg_hand_lhs(sc.point(SMALL)), rel=1e-12)
     assert full.series["lhs"][0] == pytest.approx(1.0, rel=1e-12)
     timeless = [{**d, "exact": {k: v for k, v in d["exact"].items() if k != "wall_seconds"}}
                 for d in (bare.to_dict(), full.to_dict())]

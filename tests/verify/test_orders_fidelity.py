@@ -9,6 +9,7 @@ difference of two given slopes, and the widened end as low x 10^3 worked out by 
 from pathlib import Path
 
 import pytest
+from verify_helpers import scalar_fedavg_second_moment
 
 from bounds import plugins
 
@@ -21,17 +22,6 @@ def planted():
     from verify.scenarios import get
 
     return get
-
-
-def _second_moment(eta, a, K, m, M, sigma, u, e0, R):
-    """E(x_R - x*)^2 of scalar FedAvg under uniform m-of-M sampling, iterated in floats."""
-    B = 1 - eta * a
-    V = (M - m) / (m * (M - 1)) * sum(x * x for x in u) / M
-    noise = eta**2 * sigma**2 / m * sum(B ** (2 * k) for k in range(K))
-    s = e0**2
-    for _ in range(R):
-        s = B ** (2 * K) * s + (1 - B**K) ** 2 * V + noise
-    return s
 
 
 PT = dict(M=4, m_frac=0.5, K=3, R=20, eta_frac=0.3, d=1, sigma=1.0, zeta=1.0, draw=3)
@@ -51,7 +41,7 @@ def test_an_exact_point_is_scored_without_simulation_and_matches_the_recursion(p
     pb = sc.build(sc.point(PT)).problem
     u = [float(b) - float(pb.x_star[0]) for b in pb.b[:, 0]]
     # m = 1 + round(0.5 (M - 1)) = 3 of M = 4; step eta = 0.3 (curvature 1)
-    hand = _second_moment(0.3, 1.0, 3, 3, 4, 1.0, u, float(pb.x0[0] - pb.x_star[0]), 20)
+    hand = scalar_fedavg_second_moment(0.3, 1.0, 3, 3, 4, 1.0, u, float(pb.x0[0] - pb.x_star[0]), 20)
     assert est.lhs == pytest.approx(hand, rel=1e-12)
 
 

@@ -8,6 +8,7 @@ recursion (hand-derived in the test, not sympy's), the planted errors' violation
 from pathlib import Path
 
 import pytest
+from verify_helpers import scalar_fedavg_second_moment
 
 from bounds import plugins
 
@@ -22,17 +23,6 @@ def planted():
     return get
 
 
-def _second_moment(eta, a, K, m, M, sigma, u, e0, R):
-    """E(x_R - x*)^2 of scalar FedAvg by its recursion, iterated in floats (independent of verify.closed_form)."""
-    B = 1 - eta * a
-    V = (M - m) / (m * (M - 1)) * sum(x * x for x in u) / M
-    noise = eta**2 * sigma**2 / m * sum(B ** (2 * k) for k in range(K))
-    s = e0**2
-    for _ in range(R):
-        s = B ** (2 * K) * s + (1 - B**K) ** 2 * V + noise
-    return s
-
-
 def test_closed_form_matches_exact_and_an_independent_iteration(planted):
     from verify.closed_form import derive
 
@@ -44,7 +34,7 @@ def test_closed_form_matches_exact_and_an_independent_iteration(planted):
     pb = inst.problem
     u = [float(b) - float(pb.x_star[0]) for b in pb.b[:, 0]]
     assert inst.values["m"] == 3  # m = 1 + round(0.5 (M - 1)) = 1 + round(1.5) = 3
-    hand = _second_moment(0.3, 1.0, 3, 3, 4, 1.0, u, float(pb.x0[0] - pb.x_star[0]), 20)
+    hand = scalar_fedavg_second_moment(0.3, 1.0, 3, 3, 4, 1.0, u, float(pb.x0[0] - pb.x_star[0]), 20)
     assert out["lhs_closed_form"] == pytest.approx(hand, rel=1e-12)
     assert abs(out["lhs_closed_form"] - out["lhs_exact_path"]) <= 1e-10 * abs(out["lhs_exact_path"])
     assert out["agrees"]
