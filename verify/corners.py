@@ -2,19 +2,26 @@
 
 **Setting**: a :class:`verify.scenario.Scenario` space; its *corner factors* are the searched axes (numeric with
 low < high, and categorical ones with several choices; the problem's random ``draw`` seed is not a corner
-factor and stays at its default). A numeric factor's levels are its two ends; a categorical one's, its choices.
-**Quantity**: the *pool*: every combination of the levels, or :data:`POOL` of them drawn by the search's seed
-where there are more, with its RHS terms read at each row's corner (``bounds``: no simulation). A row the
-arrays choose is projected onto the hypotheses when it is proposed (where ``bounds`` decides them False at
-the corner, the first continuous axis that alone at its default value makes it admissible, else all of them,
-is moved toward the default point by bisection on the fraction of the log-distance, :data:`BISECT` halvings,
-and the admissible end of the bracket is kept; none: the row is passed over). The *stratum* of term t: the pool
-rows where t is at least :data:`DOMINANT` of the RHS at the corner; one plain stratum: the whole pool.
+factor and stays at its default). A continuous factor's levels are its two ends; an integer one's, its two
+ends and low + 1 (the smallest size with structure: d = 2 is the first dimension with mu < L, M = 3 the first
+with 1 < m < M, K = 2 the first with local drift); a categorical one's, its choices.
+**Quantity**: the *pool*: the *ends* (every factor at an end or a choice; low + 1 is the climb's) in every
+combination, or, where there are more, as many as :data:`POOL` and :data:`POOL_PER_EVALUATION` per evaluation
+of the budget allow (each pool row costs one instance build), drawn by the search's seed; each row's RHS terms
+are read at its corner (``bounds``: no simulation). A corner is projected onto the hypotheses when it is
+proposed (where ``bounds`` decides them False at the corner, the first continuous axis that alone at its
+default value makes it admissible, else all of them, is moved toward the default point by bisection on the
+fraction of the log-distance, :data:`BISECT` halvings, and the admissible end of the bracket is kept; none:
+the corner is passed over). The *stratum* of term t: the pool rows where t is at least :data:`DOMINANT` of the
+RHS at the corner; one plain stratum: the whole pool.
 **Algorithm**: first :data:`WARMUP` draws of the wrapped optimiser (``stratified``: easy errors go there); then
 each stratum's strength-s covering array (:func:`verify.covering.covering_rows`: every s-tuple of corner
 levels that occurs in the stratum occurs in a row), the strata taking turns row by row (a row already
-proposed is not proposed again), every :data:`INTERLEAVE`-th point a draw of the wrapped optimiser; then the
-wrapped optimiser alone. The strength s is the largest of :data:`STRENGTHS` whose arrays' rows number at
+proposed is not proposed again), every :data:`INTERLEAVE`-th point a draw of the wrapped optimiser, and of
+the others every :data:`CLIMB`-th a move of the *lattice climb*: each stratum keeps its best-scored corner so
+far and proposes that corner's neighbours (one factor at another level, low + 1 included) in a seeded order,
+starting again from a better corner when one is scored; the strata's climbs take turns. After the rows,
+the climb goes on in the corner slots until no neighbour is left, then the wrapped optimiser alone. The strength s is the largest of :data:`STRENGTHS` whose arrays' rows number at
 most the budget left after the warm-up; none: the smallest. Rows the budget does not reach are not proposed
 (the array's guarantee then holds for the rows proposed only; the greedy order puts most tuples first).
 Why interleave: errors that live inside the box rather than at a corner (REGIME.drift-2x: d = 2, a step
@@ -27,6 +34,9 @@ stratum the term's own axes are already at their ends, so a 4-way array over the
 in every seed, where a random draw reaches it by luck. Measured on the 512 corners of REGIME.correct's space
 (``tests/benchmarks/planted/corner_lattice.py --arrays``): strength 4 has a row violating each mu-order and
 horizon-cut error at 60k in 5 of 5 seeds, strength 3 in 4 of 5.
+Why climb: errors that need a near-low size together with many ends (REGIME.drift-cut-1k: d = 2, M = 2 or
+3, K >= 2, R, step, mu, mix and sigma at ends) are in no array of the ends; the climb walks there from the
+stratum's best corner while the ratio rises (measured: tests/benchmarks/planted, README "The whole benchmark").
 **Statement**: corners only propose points; every point is scored and every claimed violation confirmed by
 falsify's usual path. It proves nothing about the points between corners. Same seed, same points.
 """
@@ -47,9 +57,11 @@ __all__ = ["CornerArrays", "corner_factors"]
 
 WARMUP = 24          # draws of the wrapped optimiser before the corners (where the easy errors are found)
 POOL = 512           # pool rows at most (all combinations where there are no more)
+POOL_PER_EVALUATION = 2  # and at most this many per evaluation of the budget (a pool row costs a build)
 DOMINANT = 0.5       # a row is in term t's stratum where t is at least this share of the RHS
 STRENGTHS = (4, 3, 2)  # tried in this order: the strongest whose rows fit in the budget after the warm-up
 INTERLEAVE = 2       # every 2nd point of the corner stage is a draw of the wrapped optimiser
+CLIMB = 3            # of the others, every 3rd a move of the lattice climb (while it has one), the rest array rows
 BISECT = 6           # halvings toward the default point that project a corner onto the hypotheses
 SKIP = ("draw",)     # axes that are a problem's random seed, not a scale: held at the default
 
@@ -64,7 +76,8 @@ def corner_factors(space: Sequence[Param]) -> list[tuple[Param, list[Any]]]:
             if len(p.choices) > 1:
                 out.append((p, list(p.choices)))
         elif p.low < p.high:
-            out.append((p, [int(p.low), int(p.high)] if p.integer else [float(p.low), float(p.high)]))
+            ends = sorted({int(p.low), int(p.low) + 1, int(p.high)}) if p.integer else None
+            out.append((p, ends if ends is not None else [float(p.low), float(p.high)]))
     return out
 
 
@@ -86,25 +99,35 @@ class CornerArrays:
         self.factors = corner_factors(scenario.space)
         self.rng = np.random.default_rng([int(seed), 0xC0])  # the corner stream, apart from the inner one's
         self.projected: dict[int, dict[str, Any] | None] = {}  # pool row -> its admissible point (None: none)
-        pool, self.points, shares = self._pool()
+        pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))))
         terms = [t for t in (getattr(inner, "strata", None) or []) if t != "random"]
         self.strength, self.rows = self._arrays(pool, shares, terms, budget, strength)
+        self.pool = pool
         self.count = 0
         self.last_strata: list[str] = []
-        self.asked: list[bool] = []  # per asked point: whether the wrapped optimiser proposed it
+        self.asked: list[tuple[int, ...] | None] = []  # per asked point: its corner's levels (None: the inner's)
+        self.proposed: set[tuple[int, ...]] = set()  # corners proposed so far (rows and climb moves)
+        self.climbed: dict[tuple[int, ...], dict[str, Any] | None] = {}  # climb corner -> its admissible point
+        self.origin: dict[tuple[int, ...], str] = {}  # corner -> the stratum whose row or climb proposed it
+        self.best: dict[str, tuple[float, tuple[int, ...]]] = {}  # per stratum: its best-scored corner so far
+        self.queues: dict[str, list[tuple[int, ...]]] = {}  # per stratum: that corner's neighbours not yet proposed
+        self.turn = 0
 
     @property
     def strata(self) -> Any:
         return getattr(self.inner, "strata", None)
 
     # -- the pool -----------------------------------------------------------------------------------------
-    def _pool(self) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
-        """Pool rows (level indices), their corner points and their RHS shares there (rows that cannot be built
-        are left out); whether a corner meets the hypotheses is kept for :meth:`_proposal`."""
+    def _pool(self, size: int) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
+        """At most ``size`` pool rows (level indices), their corner points and their RHS shares there (rows that
+        cannot be built are left out); whether a corner meets the hypotheses is kept for :meth:`_proposal`."""
         levels = [len(v) for _, v in self.factors]
-        n = math.prod(levels)
-        rows = all_rows(levels) if n <= POOL else np.stack(
-            [self.rng.integers(0, k, POOL) for k in levels], axis=1) if levels else np.zeros((1, 0), np.int64)
+        # the arrays cover the ends (an integer factor's low + 1 is for the climb): all where they fit, else a draw
+        ends = [np.array([0, k - 1] if k > 2 else list(range(k)), dtype=np.int64) for k in levels]
+        rows = np.stack([e[r] for e, r in zip(ends, all_rows([len(e) for e in ends]).T)], axis=1) if levels \
+            else np.zeros((1, 0), np.int64)
+        if len(rows) > size:
+            rows = rows[np.sort(self.rng.choice(len(rows), size, replace=False))]
         keep: list[int] = []
         points: list[dict[str, Any]] = []
         shares: list[dict[str, float]] = []
@@ -190,26 +213,83 @@ class CornerArrays:
                 return s, order
         return s, order[:room]
 
+    # -- the lattice climb --------------------------------------------------------------------------------
+    def _at_levels(self, levels: tuple[int, ...]) -> dict[str, Any] | None:
+        """The admissible point of the corner with these level indices (projected as a pool row is), cached."""
+        if levels not in self.climbed:
+            pt = {**self.default, **{p.name: v[j] for (p, v), j in zip(self.factors, levels)}}
+            got = self._probe(pt)
+            self.climbed[levels] = None if got is None else pt if got[0] is not False else self._project(pt)
+        return self.climbed[levels]
+
+    def _neighbours(self, levels: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The corners one factor's level away from ``levels``, not yet proposed, in a seeded order."""
+        out = [levels[:j] + (k,) + levels[j + 1:] for j, (_, v) in enumerate(self.factors) for k in range(len(v))
+               if k != levels[j]]
+        out = [c for c in out if c not in self.proposed]
+        return [out[i] for i in self.rng.permutation(len(out))]
+
+    def _climb_point(self) -> tuple[dict[str, Any], tuple[int, ...], str] | None:
+        """The next lattice move: the strata's climbs take turns (each from its own best corner)."""
+        names = [t for t, q in self.queues.items() if q]
+        for t in names[self.turn % len(names):] + names[:self.turn % len(names)] if names else []:
+            queue = self.queues[t]
+            while queue:
+                levels = queue.pop(0)
+                if levels in self.proposed:
+                    continue
+                self.proposed.add(levels)
+                pt = self._at_levels(levels)
+                if pt is not None:
+                    self.turn += 1
+                    return pt, levels, t
+        return None
+
     # -- ask/tell -----------------------------------------------------------------------------------------
+    def _next_corner(self) -> tuple[dict[str, Any], tuple[int, ...], str] | None:
+        """The corner stage's next point: every CLIMB-th a lattice move from the best corner so far (while one is
+        left), the others the arrays' next row; None: the wrapped optimiser's turn, or the stage is over."""
+        k = self.count - WARMUP
+        if k <= 0 or k % INTERLEAVE == 0:
+            return None
+        if k % CLIMB == 1:
+            got = self._climb_point()
+            if got is not None:
+                return got[0], got[1], f"corner climb, {got[2]}"
+        while self.rows:
+            stratum, i = self.rows.pop(0)
+            levels = tuple(int(x) for x in self.pool[i])
+            self.proposed.add(levels)
+            pt = self._proposal(i)  # a row with no admissible point is passed over
+            if pt is not None:
+                self.origin[levels] = stratum
+                return pt, levels, f"corner {self.strength}-way, {stratum}"
+        got = self._climb_point()
+        return None if got is None else (got[0], got[1], f"corner climb, {got[2]}")
+
     def ask(self, n: int) -> list[dict[str, Any]]:
         out, self.last_strata, self.asked = [], [], []
         for _ in range(n):
             self.count += 1
-            pt = None
-            while pt is None and self.count > WARMUP and self.rows and (self.count - WARMUP) % INTERLEAVE != 0:
-                stratum, i = self.rows.pop(0)
-                pt = self._proposal(i)  # a row with no admissible point is passed over
-            if pt is not None:
-                out.append(dict(pt))
-                self.last_strata.append(f"corner {self.strength}-way, {stratum}")
-                self.asked.append(False)
+            got = self._next_corner()
+            if got is not None:
+                out.append(dict(got[0]))
+                self.last_strata.append(got[2])
+                self.asked.append(got[1])
                 continue
             out.extend(self.inner.ask(1))
             self.last_strata.extend(getattr(self.inner, "last_strata", ["inner"]))
-            self.asked.append(True)
+            self.asked.append(None)
         return out
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
-        mine = [(p, s) for p, s, inner in zip(points, scores, self.asked) if inner]
+        for levels, s in zip(self.asked, scores):
+            t = self.origin.get(levels) if levels is not None else None
+            if t is not None and math.isfinite(s) and (t not in self.best or s > self.best[t][0]):
+                self.best[t] = (float(s), levels)  # a better corner of stratum t: t's climb goes on from it
+                self.queues[t] = self._neighbours(levels)
+                for c in self.queues[t]:
+                    self.origin.setdefault(c, t)
+        mine = [(p, s) for p, s, levels in zip(points, scores, self.asked) if levels is None]
         if mine:  # the wrapped optimiser hears of its own points only
             self.inner.tell([p for p, _ in mine], [s for _, s in mine])

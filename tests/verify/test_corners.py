@@ -51,6 +51,7 @@ def _corner_stage(sc, seed, monkeypatch):
     monkeypatch.setattr(corners, "POOL", 24)  # a drawn pool of 24 of the 512 corners: a small, fast case
     monkeypatch.setattr(corners, "WARMUP", 2)
     opt = corners.CornerArrays(sc, _Inner(sc), seed=seed, budget=300)
+    monkeypatch.setattr(corners, "CLIMB", 10**9)  # no climb move among the rows: they come first, then the climb
     rows = len(opt.rows)
     pts, strata = [], []
     while opt.rows or len(strata) < 2 + 2 * rows + 2:
@@ -58,11 +59,15 @@ def _corner_stage(sc, seed, monkeypatch):
         strata += opt.last_strata
         opt.tell(got, [0.0] * len(got))
         pts += got
-    # the warm-up, then corner rows and the wrapped optimiser's draws in turn, then its draws: it heard of its own
+    # the warm-up, then corner rows and the wrapped optimiser's draws in turn, then its draws and (all scores
+    # equal) the climb's moves from each stratum's first corner; it heard of its own points only
     mine = ["corner" not in s for s in strata]
-    assert mine[:2] == [True, True] and mine[2:2 + 2 * rows] == [False, True] * rows and all(mine[2 + 2 * rows:])
+    arrays = ["way" in s for s in strata]
+    assert mine[:2] == [True, True] and mine[2:2 + 2 * rows] == [False, True] * rows
+    assert arrays[2:2 + 2 * rows:2] == [True] * rows and not any(arrays[2 + 2 * rows:])
+    assert all(mine[3 + 2 * rows::2])  # after the rows, every 2nd point is still the wrapped optimiser's
     assert len(opt.inner.told) == sum(mine)
-    return opt, [(p, s) for p, s in zip(pts, strata) if s.startswith("corner")]
+    return opt, [(p, s) for p, s in zip(pts, strata) if "way" in s]
 
 
 def corners_of(sc):
@@ -105,3 +110,48 @@ def test_a_bad_strength_is_one_line(bad, monkeypatch):
     with pytest.raises(UserInputError) as exc:
         corners.CornerArrays(sc, _Inner(sc), seed=0, budget=10, strength=bad)
     assert "\n" not in str(exc.value) and "1 to 6" in str(exc.value)
+
+
+def _level(p, v):
+    """The level index of value v on corner factor p (the step: 0 at its low end, else the projected top)."""
+    from verify.corners import corner_factors
+
+    levels = dict((q.name, lv) for q, lv in corner_factors([p]))[p.name]
+    return levels.index(v) if v in levels else len(levels) - 1
+
+
+def test_the_climb_moves_one_factor_at_a_time_to_the_top_corner(monkeypatch):
+    """Scores that grow with every factor's level index (a ridge to the all-top corner): each climb move changes one
+    factor of a corner proposed before, and the climb reaches the top corner (eta projected)."""
+    import verify.corners as corners
+
+    monkeypatch.setattr(corners, "WARMUP", 2)
+    sc = _scenario()
+    opt = corners.CornerArrays(sc, _Inner(sc), seed=3, budget=40)
+    factors = corners_of(sc)
+    assert [len(v) for p, v in factors if p.integer] == [3, 3]  # K and R: low, low + 1, high
+    seen, moves = [], 0
+    for _ in range(60):
+        got = opt.ask(8)
+        idx = [tuple(_level(p, q[p.name]) for p, _ in factors) for q in got]
+        for lv, stratum in zip(idx, opt.last_strata):
+            if stratum.startswith("corner climb"):
+                moves += 1
+                assert any(sum(a != b for a, b in zip(lv, old)) == 1 for old in seen), lv
+            if stratum.startswith("corner"):
+                seen.append(lv)
+        opt.tell(got, [float(sum(lv)) for lv in idx])
+    top = tuple(len(v) - 1 for _, v in factors)
+    assert moves > 0 and top in seen
+
+
+def test_the_pool_is_bounded_by_the_budget(monkeypatch):
+    """At most 2 builds per evaluation of the budget go to the pool (budget 5: 10 of the 64 binary corners)."""
+    import verify.corners as corners
+
+    calls = []
+    real = corners.CornerArrays._probe
+    monkeypatch.setattr(corners.CornerArrays, "_probe", lambda self, pt: calls.append(1) or real(self, pt))
+    sc = _scenario()
+    opt = corners.CornerArrays(sc, _Inner(sc), seed=0, budget=5)
+    assert len(calls) == 10 and len(opt.points) <= 10
