@@ -50,7 +50,7 @@ class SearchOptions:
     seed: int = 0
     trials: int = 64
     confirm_trials: int = 4096
-    optimiser: str = "stratified"
+    optimiser: str = "corners"
     population: int = 8
     device: str = "cpu"
     level: float = MEAN_LEVEL
