@@ -257,7 +257,7 @@ def test_default_search_confirms_the_fast_t2_corrected_violation(convbound, tmp_
     import json
 
     rec = json.loads(out.read_text())
-    assert rec["optimiser"] == "stratified"
+    assert rec["optimiser"] == "corners"
     conf = rec["confirmation"]
     assert conf["verdict"] == "violated"
     assert conf["ci"][0] > conf["rhs"]  # the claim: the interval's low end above the right side
