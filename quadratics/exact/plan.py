@@ -124,23 +124,29 @@ def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
     return rnd
 
 
+def resolve_law(problem: Any, pattern: Any, law: Law | MarkovLaw | None) -> Law | MarkovLaw:
+    """``law``, or the one ``pattern`` declares (a per-trial law or none: _Declined with the reason)."""
+    if pattern.M != problem.M:
+        raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
+    if law is None:
+        found = declared_law(pattern)
+        if isinstance(found, PerTrialLaw):
+            raise _Declined(found.why)
+        if isinstance(found, str):
+            raise _Declined(found)
+        law = found
+    if law.M != problem.M:
+        raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
+    return law
+
+
 class _Plan:
     """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
     ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
 
     def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | None = None,
                  forms: dict[str, tuple[Any, Any, float]] | None = None):
-        if pattern.M != problem.M:
-            raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
-        if law is None:
-            found = declared_law(pattern)
-            if isinstance(found, PerTrialLaw):
-                raise _Declined(found.why)
-            if isinstance(found, str):
-                raise _Declined(found)
-            law = found
-        if law.M != problem.M:
-            raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
+        law = resolve_law(problem, pattern, law)
         self.law: Law | MarkovLaw = law
         self.prober = _round_of(problem, algorithm, pattern, law)
         D = self.prober.D
@@ -273,6 +279,19 @@ class _Plan:
             v, err = np.kron(p0, v), np.kron(p0, err) + U * np.abs(np.kron(p0, v))
         k = len(self.names)
         return Tracked(np.concatenate([v, np.zeros(k)]), np.concatenate([err, np.zeros(k)]))
+
+    def open_sums(self, v: Tracked, include_current: bool) -> Tracked:
+        """A copy of ``v`` whose running sums restart: at the metrics of ``v`` itself (``include_current``: the
+        mean counts the round ``v`` is at) or at 0; the restarted sums carry no rounding bound of their own."""
+        n = self.order
+        out = Tracked(v.val.copy(), v.err.copy())
+        out.val[n:] = self.metrics(v)[0] if include_current else 0.0
+        out.err[n:] = 0.0
+        return out
+
+    def sums(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
+        """(running sums, their bound), one per form."""
+        return v.val[self.order:], v.err[self.order:]
 
     def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
         n = self.order
