@@ -24,7 +24,7 @@ from verify.checks import Certify, Contrast, Control, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds  # noqa: F401 (re-exported)
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, ball_terms, own_inputs, strongly_convex
 from verify.scenarios.fast_pep import pep_coverage  # noqa: F401 (this paper's PEP coverage rules, verify.pep.compare)
-from verify.scenarios.fast_space import G_ASSUMED, PER_POINT, Q_MIN, T1_SPACE  # noqa: F401 (re-exported)
+from verify.scenarios.fast_space import DIMENSION, G_ASSUMED, PER_POINT, Q_MIN, T1_SPACE  # noqa: F401 (re-exported)
 from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
@@ -89,9 +89,9 @@ T2_SPACE = (
           doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), not capped)",
           source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
                  "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT),
-    Param("d", 2, 32, 4, integer=True, log=True, doc="dimension",
-          source="2: the smallest d with mu < L for the quadratic; Theorem 2's bound has no d: the log axis stops at "
-                 "32, within the exact path's reach (d <= 33: a moment recursion of order <= 600); " + PER_POINT),
+    Param("d", 2, 1000, 4, integer=True, log=True, doc="dimension",
+          source="2: the smallest d with mu < L for the quadratic; Theorem 2 bounds no d: the log axis stops at "
+                 "1000; " + DIMENSION + PER_POINT),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
           source="0 < mu <= L (A1, A4): 0.05 (condition number 20) is where the axis stops on its scale"),
     Param("het", 1e-2, 1e4, 16.0, log=True,
