@@ -183,9 +183,11 @@ def _diagonal_coefficients(g: AffineGradients, xs: torch.Tensor, eta: float, K: 
     formulas elementwise (S_i = diag(1 - eta (a_i + mu)), its sums over k elementwise geometric sums), O(M d)."""
     M, d = g.h.shape
     a = diagonal_of(g.A)                                         # [M, d] (a view where A is expanded)
+    if M > 1 and a.stride(0) == 0:  # one Hessian shared by every client: its sums once, broadcast over clients
+        a = a[:1]
     s = 1 - eta * (a + mu)
     total, sK = geometric(s, K)
-    Bi = eta_g * (sK + eta * mu * total - 1)                     # [M, d]
+    Bi = (eta_g * (sK + eta * mu * total - 1)).expand(M, d)      # [M, d]
     ci = Bi * xs - eta_g * eta * total * g.h
     zeros = torch.zeros((M, d), dtype=torch.float64)
     B = torch.cat([torch.ones((1, d), dtype=torch.float64), Bi, zeros])
