@@ -111,7 +111,7 @@ class _Round:
 _ROUNDS: list[tuple[Any, Any, Any, _Round]] = []
 
 
-def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
+def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw) -> _Round:
     for pb, alg, pat, rnd in _ROUNDS:
         if pb is problem and alg is algorithm and pat is pattern:
             return rnd
@@ -144,11 +144,11 @@ class _Plan:
     """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
     ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
 
-    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | None = None,
+    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw | None = None,
                  forms: dict[str, tuple[Any, Any, float]] | None = None):
-        law = resolve_law(problem, pattern, law)
-        self.law: Law | MarkovLaw = law
-        self.prober = _round_of(problem, algorithm, pattern, law)
+        resolved = resolve_law(problem, pattern, law)
+        self.law: Law | MarkovLaw = resolved
+        self.prober = _round_of(problem, algorithm, pattern, resolved)
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
@@ -165,7 +165,7 @@ class _Plan:
         plain = lambda t: np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)  # noqa: E731
         self.L = form_rows(D, x_block, [(plain(Q), plain(cv), float(s)) for Q, cv, s in self.forms.values()])
         self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
-        self.use(law)
+        self.use(resolved)
 
     def use(self, law: Law | MarkovLaw) -> None:
         """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
