@@ -152,7 +152,7 @@ class _Plan:
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
-        self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1  # joint (chain state, moments) recursion
+        self.chain = len(resolved.laws) if isinstance(resolved, MarkovLaw) else 1  # joint (chain state, moments)
         self.order *= self.chain
         if self.order > MAX_ORDER:
             raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
