@@ -25,9 +25,9 @@ PER_POINT = ("each point's cost is handled at the point (verify.cost): scored ex
              "path applies, a simulated point past the per-point budget is cut and counted")
 
 # What the dimension costs, by family (true of FAST.T1 and FAST.T2; verify.cost sizes each point).
-DIMENSION = ("the shared-Hessian quadratic is scored exactly at any d, coordinate by coordinate (its Hessian and "
-             "noise are diagonal and FAST's round is checked separable: d recursions of 3 numbers, "
-             "quadratics.exact.diagonal); the other families are scored as before at every d (simulated, or for "
+DIMENSION = ("the shared-Hessian quadratic is scored from moments at any d (FAST.T1: exactly; FAST.T2: per-trial "
+             "exactly where its M axis says), coordinate by coordinate (its Hessian and noise are diagonal and FAST's "
+             "round is checked separable: d recursions of 3 numbers, quadratics.exact.diagonal); the other families are scored as before at every d (simulated, or for "
              "FAST.T2 per-trial exact where their declarations allow it); the distinct-Hessian and logistic "
              "families are built up to d = 32 (their builds grow steeply with d: 13-17 s measured at d = 32-100; "
              "verify.scenarios.families.BUILT_D_MAX), a point of theirs beyond is counted as cut; ")
