@@ -41,9 +41,9 @@ from .probe import _Declined, _FixedNormals
 
 __all__ = ["assemble_diagonal", "diagonal_plan"]
 
-# the last few checked declarations, by identity of (problem, algorithm, aux): applies() and the evaluation
+# the last few checked declarations, by identity of (problem, algorithm, pattern): applies() and the evaluation
 # ask for the same objects, and the check runs the engine's round once
-_CHECKED: list[tuple[Any, Any, dict, Any]] = []
+_CHECKED: list[tuple[Any, Any, Any, Any]] = []
 
 
 def assemble_diagonal(B: np.ndarray, c: np.ndarray, noise: np.ndarray | None, Eu: np.ndarray,
@@ -148,10 +148,12 @@ def _check_round(problem: Any, algorithm: Any, aux: dict, rnd: _DiagonalRound) -
                             f"{dev:.3g} at a random state (it is not separable by coordinate)")
 
 
-def _checked_round(problem: Any, algorithm: Any, law: Law | MarkovLaw) -> _DiagonalRound:
-    """The declared diagonal round of ``algorithm`` on ``problem``, checked (module docstring), or _Declined."""
-    for pb, alg, aux, rnd in _CHECKED:
-        if pb is problem and alg is algorithm and aux == law.aux:
+def _checked_round(problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw) -> _DiagonalRound:
+    """The declared diagonal round of ``algorithm`` on ``problem``, checked (module docstring), or _Declined.
+    Cached by the identity of (problem, algorithm, pattern), as the dense path's ``_round_of`` (a law's ``aux``
+    may hold arrays, so it is not compared)."""
+    for pb, alg, pat, rnd in _CHECKED:
+        if pb is problem and alg is algorithm and pat is pattern:
             if isinstance(rnd, str):
                 raise _Declined(rnd)
             return rnd
@@ -172,7 +174,7 @@ def _checked_round(problem: Any, algorithm: Any, law: Law | MarkovLaw) -> _Diago
         result: Any = rnd
     except _Declined as e:
         result = str(e)
-    _CHECKED.insert(0, (problem, algorithm, dict(law.aux), result))
+    _CHECKED.insert(0, (problem, algorithm, pattern, result))
     del _CHECKED[4:]
     if isinstance(result, str):
         raise _Declined(result)
@@ -187,7 +189,7 @@ class _DiagonalPlan(_Plan):
                  forms: dict[str, tuple[Any, Any, float]] | None = None):
         law = resolve_law(problem, pattern, law)
         self.law = law
-        self.prober = _checked_round(problem, algorithm, law)  # type: ignore[assignment]
+        self.prober = _checked_round(problem, algorithm, pattern, law)  # type: ignore[assignment]
         self.D = self.blocks = self.prober.D
         self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1
         self.order = 3 * self.chain
