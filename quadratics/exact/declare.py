@@ -143,9 +143,11 @@ class Pairwise:
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """E[u u^T] @ X for X [2M, ...] (O(M r) per column, never the 2M x 2M matrix)."""
+        from .moments import _mm  # (one torch thread for large products: OpenBLAS's threads stall on a loaded machine)
+
         M = self.M
         flat = X.reshape(2 * M, -1)
-        out = self.V @ (self.W @ (self.V.T @ flat))
+        out = _mm(self.V, _mm(self.W, _mm(np.ascontiguousarray(self.V.T), flat)))
         delta = self.same - self._own(np.arange(M))  # [M, 2, 2]
         pair = np.stack([flat[:M], flat[M:]], 1)  # [M, 2, k]
         fix = np.einsum("iab,ibk->iak", delta, pair)
