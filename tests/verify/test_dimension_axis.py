@@ -29,3 +29,14 @@ def test_a_shared_hessian_point_at_d_1000_is_exact_not_cut():
 def test_a_distinct_hessian_family_past_its_built_dimension_is_counted_as_cut():
     out = evaluate_points(get("FAST.T1"), [{"problem": "quadratic-rotated", "d": 1000, "M": 100}], [0], 4)[0]
     assert out["fidelity"] == "cut" and "built up to d = 32" in out["cut"] and out["score"] is None
+
+
+def test_gradient_climbing_declines_a_point_past_the_dense_order_instead_of_building_it():
+    """The climb's differentiable recursion is dense: at d = 100 (order 5,151) it says so, not allocating
+    (2M + 1) d^2 coefficients; at d = 4 it gives a gradient."""
+    from verify.climb import log_ratio_gradient
+
+    sc = get("FAST.T1")
+    why = log_ratio_gradient(sc, {"problem": "quadratic", "d": 100, "M": 8, "K": 2, "R": 100})
+    assert isinstance(why, str) and "order 5151 > 600" in why
+    assert not isinstance(log_ratio_gradient(sc, {"problem": "quadratic", "d": 4, "M": 8, "K": 2, "R": 100}), str)
