@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from bounds.core import seeds
-from bounds.core.errors import UserInputError
+from bounds.core.errors import SizeRefused, UserInputError
 
 from .problem import Problem, check_count, check_positive, client_apply, isotropic_law
 
@@ -255,7 +255,7 @@ def curvature_quadratic(family: str = "rotated", L: float = 1.0, mu: float = 0.1
     radius = 2.0 * np.sqrt(D0) + 1.0 if radius is None else float(radius)
     check_positive(radius=radius)
     if M * d * d > 5e7:
-        raise UserInputError(f"M*d^2 = {M * d * d:.3g} matrix entries (> 5e7, {M * d * d * 8 / 2**30:.1f} GiB); "
+        raise SizeRefused(f"M*d^2 = {M * d * d:.3g} matrix entries (> 5e7, {M * d * d * 8 / 2**30:.1f} GiB); "
                              "use smaller d or M")
     rng = seeds.rng(int(seed), "instance", 211)
     s = np.linspace(mu, L, d) if d > 1 else np.array([L])

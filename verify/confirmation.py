@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import SizeRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 
@@ -34,7 +34,7 @@ def plugin_guard(scenario: Scenario, point: Mapping[str, Any] | None = None) -> 
     """
     try:
         yield
-    except OutsideDomain:
+    except (OutsideDomain, SizeRefused):  # a domain refusal; a family's size refusal (a search counts it as cut)
         raise
     except UserInputError as exc:
         if "outside its domain" in str(exc):

@@ -4,7 +4,9 @@
 hypotheses and its symbols' domains), not by what a simulation can afford. Cost is handled per point:
 
 * exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
-  its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too;
+  its cost grows with the cube of the moment recursion's order (the state's size squared), which is sized too,
+  or, where it is scored coordinate by coordinate (:mod:`quadratics.exact.diagonal`), with d blocks of order 3
+  and a setup linear in M d K;
 * per-trial exact: participation and noise integrated given each trial's draw (cost grows with the trials);
 * simulated: the engine's Monte Carlo run, sized by :func:`bounds.core.limits.simulation_cost`; a point whose
   estimate exceeds the per-point budget (:func:`bounds.core.limits.point_budget`) is cut, not run, and says so.
@@ -32,16 +34,20 @@ def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tupl
 def instance_fidelity(inst: Any, trials: int) -> tuple[str, str]:
     """:func:`point_fidelity` of an instance already built (a caller that then evaluates it builds it once)."""
     from bounds.core.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
-    from quadratics.exact.evaluate import exact_order
+    from quadratics.exact.evaluate import exact_shape
     from verify.exact_score import scoring
 
     kind, reason = scoring(inst)
-    if kind == "exact":  # any horizon and client count; the state's size sets the cost (order^3 log R)
-        cut = over_budget(exact_cost(exact_order(inst.problem, inst.algorithm, inst.pattern), int(inst.rounds)),
-                          *point_budget())
-        return ("cut", f"{cut} (scored exactly otherwise: {reason})") if cut else ("exact", reason)
     M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
                                                                   (inst.algorithm, "K")))
+    if kind == "exact":  # any horizon and client count; the state's size sets the cost (blocks x order^3 log R)
+        order, blocks = exact_shape(inst.problem, inst.algorithm, inst.pattern)
+        # by coordinate (blocks = d): coefficients over 2M + 1 features (a few dozen passes over M x d numbers)
+        # and the check's engine round on 3 clients (K steps over 3 x d); 0.3-2 s at M = d = 1,000, K = 64 from
+        # fresh objects, load 1-2 (tests/benchmarks/bench_exact_dimension.py)
+        setup = (60.0 * M * d + 6.0 * K * d, 12.0 * M * d) if blocks > 1 else (0.0, 0.0)
+        cut = over_budget(exact_cost(order, int(inst.rounds), blocks, setup), *point_budget())
+        return ("cut", f"{cut} (scored exactly otherwise: {reason})") if cut else ("exact", reason)
     if kind == "per-trial":
         cost = per_trial_cost(int(trials), M)
     else:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import SizeRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.confirmation import OutsideDomain, confirm, plugin_guard, plugin_record
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
@@ -91,6 +91,9 @@ def _summary(sc: Scenario, pt: Mapping[str, Any], s: int, trials: int, device: s
                 return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
                         "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": why}
             est = evaluate_point(sc, pt, trials=trials, seed=s, device=device, instance=inst)
+    except SizeRefused as exc:  # the family's own build refuses the size (memory): cut by cost, counted (verify.cost)
+        return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
+                "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": f"not built: {exc}"}
     except OutsideDomain as exc:
         # the result itself refuses the point (a value outside a symbol's domain): not a counterexample,
         # not a crash: skipped, counted in the record (``SearchRecord.outside_domain``)

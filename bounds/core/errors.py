@@ -39,6 +39,11 @@ class UserInputError(ValueError):
         return f"{flag} {text[len(self.param) + 1:]}"
 
 
+class SizeRefused(UserInputError):
+    """A builder refuses an instance for its size (memory it would hold), not for its values: a search counts such a
+    point as cut by cost (``verify.falsify``), as it does a simulation over its budget."""
+
+
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """Case-insensitive close matches, for 'did you mean' hints."""
     candidates = list(candidates)

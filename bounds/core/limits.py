@@ -197,11 +197,16 @@ def over_budget(cost: Cost, seconds: float, memory: float) -> str:
 _EXACT_S_PER_CUBE = 2.8e-9
 
 
-def exact_cost(order: int, rounds: int) -> Cost:
-    """Repeated squaring of the moment matrix (order n) over ``rounds``: about 2 log2(R) + 4 products of n^3."""
+def exact_cost(order: int, rounds: int, blocks: int = 1, setup: tuple[float, float] = (0.0, 0.0)) -> Cost:
+    """Repeated squaring of the moment matrix (order n) over ``rounds``: about 2 log2(R) + 4 products of n^3, for
+    each of ``blocks`` independent blocks (the coordinate-by-coordinate path powers d blocks of order 3 together,
+    quadratics.exact.diagonal), plus ``setup`` = (element operations, numbers held) before the powers (that
+    path's coefficients over 2M + 1 features x d coordinates and its check of the engine's round, whose tables
+    are K x M x d), at the simulator's element rate."""
     import math
 
     products = 2 * math.log2(max(2, int(rounds))) + 4
     n = float(order) + 3
-    return Cost(8.0 * n * n * _BYTES, _EXACT_S_PER_CUBE * n**3 * products,
-                f"exact moments of order {order} over {rounds} rounds")
+    what = f"exact moments of order {order} over {rounds} rounds" + (f" ({blocks} blocks)" if blocks > 1 else "")
+    return Cost(8.0 * n * n * _BYTES * blocks + setup[1] * _BYTES,
+                _EXACT_S_PER_CUBE * n**3 * products * blocks + setup[0] / _ELEMENTS_PER_S, what)

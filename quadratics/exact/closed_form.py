@@ -18,7 +18,24 @@ from typing import Any
 
 import torch
 
-from .declare import AffineGradients, RoundCoefficients, RoundMap
+from .declare import AffineGradients, DiagonalCoefficients, RoundCoefficients, RoundMap
+
+
+def off_diagonal_zero(t: torch.Tensor | None) -> bool:
+    """True when every matrix of ``t`` [..., d, d] has exact zeros off its diagonal (None: True). A client axis
+    broadcast by ``expand`` (stride 0) is read once, so a shared [d, d] matrix is never copied M times."""
+    if t is None:
+        return True
+    while t.dim() > 2 and (t.stride(0) == 0 or t.shape[0] == 1):
+        t = t[0]
+    if t.numel() == 0:
+        return True
+    return int(torch.count_nonzero(t)) == int(torch.count_nonzero(torch.diagonal(t, dim1=-2, dim2=-1)))
+
+
+def diagonal_of(t: torch.Tensor) -> torch.Tensor:
+    """The diagonals [..., d] of ``t`` [..., d, d] (a view: an expanded client axis stays unexpanded)."""
+    return torch.diagonal(t, dim1=-2, dim2=-1)
 
 
 def local_steps(g: AffineGradients, eta: float, K: int, mu: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
@@ -117,7 +134,16 @@ def state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float 
 
     name = "FedProx" if mu else "FedAvg"
     if gamma == 1.0:
-        return RoundMap((("x", d),), x0, xs.clone(), coefficients, describe=f"{name} round (closed form)")
+        diagonal = None
+        if off_diagonal_zero(g.A) and off_diagonal_zero(g.noise_cov):
+            diag_cache: list[DiagonalCoefficients] = []
+
+            def diagonal(r: int) -> DiagonalCoefficients:
+                if not diag_cache:
+                    diag_cache.append(_diagonal_coefficients(g, xs, float(eta), int(K), float(eta_g), float(mu)))
+                return diag_cache[0]
+        return RoundMap((("x", d),), x0, xs.clone(), coefficients, describe=f"{name} round (closed form)",
+                        diagonal=diagonal)
     return RoundMap((("x", d), ("anchor", d)), torch.cat([x0, x0]), torch.cat([xs, xs]), coefficients,
                     lambda r: (r + 1) % P == 0, int(P), f"Amplified {name} (window {P}, gamma {gamma:g}; closed form)")
 
@@ -149,6 +175,32 @@ def _coefficients(g: AffineGradients, xs: torch.Tensor, eta: float, K: int, eta_
     return {False: RoundCoefficients(*inner, scale, terms, structural_zeros=True),
             True: RoundCoefficients(*last, scale * max(1.0, abs(gamma), abs(1 - gamma)), terms + 4,
                                     structural_zeros=True)}
+
+
+def _diagonal_coefficients(g: AffineGradients, xs: torch.Tensor, eta: float, K: int, eta_g: float,
+                           mu: float) -> DiagonalCoefficients:
+    """:func:`_coefficients` of a plain round where every A_i and the noise covariance are diagonal: the same
+    formulas elementwise (S_i = diag(1 - eta (a_i + mu)), its sums over k elementwise geometric sums), O(M d)."""
+    M, d = g.h.shape
+    a = diagonal_of(g.A)                                         # [M, d] (a view where A is expanded)
+    if M > 1 and a.stride(0) == 0:  # one Hessian shared by every client: its sums once, broadcast over clients
+        a = a[:1]
+    s = 1 - eta * (a + mu)
+    total, sK = geometric(s, K)
+    Bi = (eta_g * (sK + eta * mu * total - 1)).expand(M, d)      # [M, d]
+    ci = Bi * xs - eta_g * eta * total * g.h
+    zeros = torch.zeros((M, d), dtype=torch.float64)
+    B = torch.cat([torch.ones((1, d), dtype=torch.float64), Bi, zeros])
+    c = torch.cat([torch.zeros((1, d), dtype=torch.float64), ci, zeros])
+    noise = None
+    if g.noise_cov is not None:
+        var = eta**2 * diagonal_of(g.noise_cov) * geometric(s * s, K)[0]   # [M, d]
+        noise = torch.zeros((M, 2, 2, d), dtype=torch.float64)
+        noise[:, 0, 0] = eta_g**2 * var
+    scale = float(max(1.0, B.abs().max(), c.abs().max(), xs.abs().max() if xs.numel() else 0.0,
+                      0.0 if noise is None else noise.abs().max()))
+    # elementwise: each coefficient is a product and sum of O(K) numbers of one coordinate (no d-term dot product)
+    return DiagonalCoefficients(B, c, noise, scale, K * 5 + 16, structural_zeros=True)
 
 
 def _blocks(B: torch.Tensor, c: torch.Tensor, noise: torch.Tensor | None, mix: list[list[float]], *,

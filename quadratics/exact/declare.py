@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["AffineGradients", "Law", "MarkovLaw", "Pairwise", "PerTrialLaw", "QuadraticMeasure", "RoundCoefficients",
+__all__ = ["AffineGradients", "DiagonalCoefficients", "Law", "MarkovLaw", "Pairwise", "PerTrialLaw", "QuadraticMeasure", "RoundCoefficients",
            "RoundMap", "bernoulli_law", "cyclic_law", "enumerated_law", "fixed_law", "markov_law", "mixture_law",
            "uniform_law"]
 
@@ -77,6 +77,20 @@ class RoundCoefficients:
 
 
 @dataclass(frozen=True)
+class DiagonalCoefficients:
+    """One round's affine map where every coefficient is diagonal: the diagonals B [F, D] and c [F, D] over the
+    features of :class:`RoundCoefficients`, per-client noise variances ``noise`` [M, 2, 2, D] (the diagonals of
+    its blocks; None: noiseless); ``scale``, ``terms``, ``structural_zeros`` as there."""
+
+    B: torch.Tensor
+    c: torch.Tensor
+    noise: torch.Tensor | None
+    scale: float
+    terms: int
+    structural_zeros: bool = False
+
+
+@dataclass(frozen=True)
 class RoundMap:
     """An algorithm's declared round: state ``layout`` ((block name, size), ...; a block named ``"x"`` holds
     the model), initial state ``z0`` [D], centre ``z_ref`` [D] (e = z - z_ref), and ``coefficients(r)``.
@@ -90,6 +104,9 @@ class RoundMap:
     phase: Callable[[int], Hashable] = field(default=lambda r: 0)
     period: int | None = 1
     describe: str = ""
+    #: optional: the same round declared coordinate by coordinate (state ``x`` only; every B_f and noise block
+    #: diagonal), read by :mod:`quadratics.exact.diagonal` after checking it against the engine's own round
+    diagonal: Callable[[int], DiagonalCoefficients] | None = None
 
     @property
     def D(self) -> int:
@@ -126,9 +143,11 @@ class Pairwise:
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """E[u u^T] @ X for X [2M, ...] (O(M r) per column, never the 2M x 2M matrix)."""
+        from .moments import _mm  # (one torch thread for large products: OpenBLAS's threads stall on a loaded machine)
+
         M = self.M
         flat = X.reshape(2 * M, -1)
-        out = self.V @ (self.W @ (self.V.T @ flat))
+        out = _mm(self.V, _mm(self.W, _mm(np.ascontiguousarray(self.V.T), flat)))
         delta = self.same - self._own(np.arange(M))  # [M, 2, 2]
         pair = np.stack([flat[:M], flat[M:]], 1)  # [M, 2, k]
         fix = np.einsum("iab,ibk->iak", delta, pair)

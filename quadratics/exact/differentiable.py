@@ -28,6 +28,7 @@ import torch
 from .declare import Law
 from .evaluate import declared_law, declared_round
 from .laws import lcm
+from .plan import MAX_ORDER
 
 __all__ = ["DeclaredInputs", "declared_inputs", "moment_lhs"]
 
@@ -90,6 +91,10 @@ def declared_inputs(problem: Any, algorithm: Any, pattern: Any, form: tuple[Any,
         return rm
     if rm.period is None:
         return "the round map changes every round (a step schedule): no period to power"
+    order = 1 + rm.D + rm.D * (rm.D + 1) // 2
+    if order > MAX_ORDER:  # scored exactly coordinate by coordinate (quadratics.exact.diagonal), not rebuilt dense
+        return (f"the differentiable recursion is dense: order {order} > {MAX_ORDER} (a state of {rm.D} numbers); "
+                "no gradient here")
     try:
         x_block = rm.block("x")
     except KeyError:

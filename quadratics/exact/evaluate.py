@@ -23,6 +23,7 @@ from bounds.core.errors import UserInputError
 from bounds.core.stats import MEAN_LEVEL
 
 from .declare import Law, PerTrialLaw
+from .diagonal import _DiagonalPlan, diagonal_plan
 from .moments import Tracked, U
 from .plan import MAX_ORDER, MAX_SCHEDULED_ROUNDS, _Plan, declared_law, declared_round, metric_forms  # noqa: F401 (MAX_ORDER, declared_round re-exported)
 from .probe import _Declined
@@ -76,7 +77,7 @@ def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = Non
     a step schedule that changes every round is advanced one round at a time, at most MAX_SCHEDULED_ROUNDS),
     else (False, why not)."""
     try:
-        plan = _Plan(problem, algorithm, pattern)
+        plan = diagonal_plan(problem, algorithm, pattern)
         plan.prober.maps(0)
     except _Declined as e:
         return False, str(e)
@@ -87,10 +88,18 @@ def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = Non
 
 
 def exact_order(problem: Any, algorithm: Any, pattern: Any) -> int:
-    """The order 1 + D + D(D+1)/2 of the moment recursion of an instance :func:`applies` covers (its state has D
-    numbers): what one exact evaluation's cost grows with (cubically)."""
-    D = _Plan(problem, algorithm, pattern).D
-    return 1 + D + D * (D + 1) // 2
+    """The order 1 + D + D(D+1)/2 of the dense moment recursion of an instance :func:`applies` covers (its state
+    has D numbers), or 3 where it is scored coordinate by coordinate (:mod:`quadratics.exact.diagonal`); a
+    Markov law multiplies it by its states. :func:`exact_shape` adds how many such blocks are advanced."""
+    return exact_shape(problem, algorithm, pattern)[0]
+
+
+def exact_shape(problem: Any, algorithm: Any, pattern: Any) -> tuple[int, int]:
+    """(order, blocks): one exact evaluation powers ``blocks`` moment matrices of ``order`` (dense: one block of
+    order (1 + D + D(D+1)/2) C; coordinate by coordinate: d blocks of order 3 C; C the Markov law's states, else
+    1): its cost grows like blocks x order^3."""
+    plan = diagonal_plan(problem, algorithm, pattern)
+    return plan.order, (plan.D if isinstance(plan, _DiagonalPlan) else 1)
 
 
 def _versions() -> dict[str, str]:
@@ -110,7 +119,7 @@ def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first
         raise UserInputError(f"rounds={rounds} must be >= 1 and first={first} in [0, rounds]")
     t0 = time.perf_counter()
     try:
-        plan = _Plan(problem, algorithm, pattern, forms=forms)
+        plan = diagonal_plan(problem, algorithm, pattern, forms=forms)
         init, fin, fin_err, mean, mean_err = _evaluate(plan, rounds, first)
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
@@ -123,21 +132,16 @@ def exact_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, first
 def _evaluate(plan: _Plan, rounds: int, first: int) -> tuple[np.ndarray, ...]:
     """(initial, final, final bound, mean over first..rounds, its bound), each [len(forms)] in plan.names order."""
     v0 = plan.start()
-    n = plan.order
     init, _ = plan.metrics(v0)
     if first == 0:
-        head = Tracked(v0.val.copy(), v0.err.copy())
-        head.val[n:], head.err[n:] = init, 0.0
-        start_round = 0
+        head, start_round = plan.open_sums(v0, True), 0
     else:
-        head = plan.advance(v0, 0, first - 1)
-        head = Tracked(head.val.copy(), head.err.copy())
-        start_round = first - 1
-        head.val[n:], head.err[n:] = 0.0, 0.0
+        head, start_round = plan.open_sums(plan.advance(v0, 0, first - 1), False), first - 1
     tail = plan.advance(head, start_round, rounds - start_round)
     fin, fin_err = plan.metrics(tail)
+    total, total_err = plan.sums(tail)
     count = rounds - first + 1
-    return init, fin, fin_err, tail.val[n:] / count, tail.err[n:] / count * (1 + 2 * U)
+    return init, fin, fin_err, total / count, total_err / count * (1 + 2 * U)
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,7 @@ def per_trial_applies(problem: Any, algorithm: Any, pattern: Any) -> tuple[bool,
     if isinstance(laws, str):
         return False, laws
     try:
-        plan = _Plan(problem, algorithm, pattern, law=laws[0])
+        plan = diagonal_plan(problem, algorithm, pattern, law=laws[0])
         plan.prober.maps(0)
     except _Declined as e:
         return False, str(e)
@@ -203,31 +207,38 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
     if isinstance(laws, str):
         raise UserInputError(f"per-trial exact evaluation does not apply: {laws}")
     try:
-        plan = _Plan(problem, algorithm, pattern, law=laws[0],
-                     forms=None if forms is None else {**forms, **({} if curve is None else
-                                                                  {curve: metric_forms(problem)[curve]})})
+        plan = diagonal_plan(problem, algorithm, pattern, law=laws[0],
+                             forms=None if forms is None else {**forms, **({} if curve is None else
+                                                                          {curve: metric_forms(problem)[curve]})})
         n = plan.order
+        blocks = plan.D if isinstance(plan, _DiagonalPlan) else 1  # by coordinate: [d, n, n] per round
         keep = (curve is not None and plan.period is not None
-                and rounds * len(laws) * n * n <= CURVE_MAX_WORK and len(laws) * plan.period * n * n <= 5e7)
+                and rounds * len(laws) * n * n * blocks <= CURVE_MAX_WORK
+                and len(laws) * plan.period * n * n * blocks <= 5e7)
         rows, mats = [], []
         for law in laws:
             plan.use(law)
             rows.append(_evaluate(plan, rounds, first)[1:])
             if keep:
                 assert plan.period is not None
-                mats.append([plan.G(r).val[:n, :n] for r in range(plan.period)])
+                mats.append([plan.G(r).val[..., :n, :n] for r in range(plan.period)])
     except _Declined as e:
         raise UserInputError(f"per-trial exact evaluation does not apply: {e}") from None
     mean_curve = None
     if keep:
         # every trial's moments advanced together, one batched product per round (no rounding bound carried)
-        G = np.array(mats)  # [trials, period, n, n]
-        row = plan.L[plan.names.index(str(curve))]
-        v = np.tile(plan.start().val[:n], (len(laws), 1))
-        out = [float(np.mean(v @ row))]
+        G = np.array(mats)  # [trials, period, (d,) n, n]
+        start = plan.start().val[..., :n]
+        if isinstance(plan, _DiagonalPlan):
+            row = plan.Lb[plan.names.index(str(curve))]          # [d, n]
+        else:
+            row = plan.L[plan.names.index(str(curve)), :n]
+        v = np.broadcast_to(start, (len(laws),) + start.shape)
+        value = lambda w: float(np.mean((w * row).reshape(len(laws), -1).sum(1)))  # noqa: E731
+        out = [value(v)]
         for r in range(rounds):
-            v = np.einsum("tij,tj->ti", G[:, r % G.shape[1]], v)
-            out.append(float(np.mean(v @ row)))
+            v = np.einsum("t...ij,t...j->t...i", G[:, r % G.shape[1]], v)
+            out.append(value(v))
         mean_curve = np.array(out)
     arr = np.array(rows)  # [trials, 4, 3]
     mk = lambda j: {k: arr[:, j, i].copy() for i, k in enumerate(plan.names)}  # noqa: E731
@@ -240,13 +251,12 @@ def exact_curve(problem: Any, algorithm: Any, pattern: Any, rounds: int) -> dict
     """E metric_r for r = 0..rounds, round by round ([rounds + 1] per metric; for records' curves and tests;
     no rounding bound is carried here)."""
     try:
-        plan = _Plan(problem, algorithm, pattern)
-        v = plan.start().val
-        n = plan.order
-        rows = [plan.L @ v[:n]]
-        for r in range(int(rounds)):
-            v = plan.G(r).val @ v
-            rows.append(plan.L @ v[:n])
+        plan = diagonal_plan(problem, algorithm, pattern)
+        v = plan.start()
+        rows = [plan.metrics(v)[0]]
+        for r in range(int(rounds)):  # (batched over coordinates where the plan is by coordinate)
+            v = Tracked(np.einsum("...ij,...j->...i", plan.G(r).val, v.val), v.err)
+            rows.append(plan.metrics(v)[0])
     except _Declined as e:
         raise UserInputError(f"exact evaluation does not apply: {e}") from None
     arr = np.array(rows)

@@ -178,7 +178,7 @@ def matrix_power(G: Tracked, k: int) -> Tracked:
 
 
 def matvec(A: Tracked, v: Tracked) -> Tracked:
-    """A v with the bound carried."""
-    w = Tracked(v.val[:, None], v.err[:, None])
+    """A v with the bound carried (batched: A [..., n, n], v [..., n])."""
+    w = Tracked(v.val[..., None], v.err[..., None])
     out = A @ w
-    return Tracked(out.val[:, 0], out.err[:, 0])
+    return Tracked(out.val[..., 0], out.err[..., 0])

@@ -111,7 +111,7 @@ class _Round:
 _ROUNDS: list[tuple[Any, Any, Any, _Round]] = []
 
 
-def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
+def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw) -> _Round:
     for pb, alg, pat, rnd in _ROUNDS:
         if pb is problem and alg is algorithm and pat is pattern:
             return rnd
@@ -124,29 +124,35 @@ def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law) -> _Round:
     return rnd
 
 
+def resolve_law(problem: Any, pattern: Any, law: Law | MarkovLaw | None) -> Law | MarkovLaw:
+    """``law``, or the one ``pattern`` declares (a per-trial law or none: _Declined with the reason)."""
+    if pattern.M != problem.M:
+        raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
+    if law is None:
+        found = declared_law(pattern)
+        if isinstance(found, PerTrialLaw):
+            raise _Declined(found.why)
+        if isinstance(found, str):
+            raise _Declined(found)
+        law = found
+    if law.M != problem.M:
+        raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
+    return law
+
+
 class _Plan:
     """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
     ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
 
-    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | None = None,
+    def __init__(self, problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw | None = None,
                  forms: dict[str, tuple[Any, Any, float]] | None = None):
-        if pattern.M != problem.M:
-            raise UserInputError(f"pattern has M={pattern.M} clients but the problem has M={problem.M}")
-        if law is None:
-            found = declared_law(pattern)
-            if isinstance(found, PerTrialLaw):
-                raise _Declined(found.why)
-            if isinstance(found, str):
-                raise _Declined(found)
-            law = found
-        if law.M != problem.M:
-            raise _Declined(f"the declared law has M={law.M} clients, the problem M={problem.M}")
-        self.law: Law | MarkovLaw = law
-        self.prober = _round_of(problem, algorithm, pattern, law)
+        resolved = resolve_law(problem, pattern, law)
+        self.law: Law | MarkovLaw = resolved
+        self.prober = _round_of(problem, algorithm, pattern, resolved)
         D = self.prober.D
         self.D = D
         self.order = 1 + D + D * (D + 1) // 2
-        self.chain = len(law.laws) if isinstance(law, MarkovLaw) else 1  # joint (chain state, moments) recursion
+        self.chain = len(resolved.laws) if isinstance(resolved, MarkovLaw) else 1  # joint (chain state, moments)
         self.order *= self.chain
         if self.order > MAX_ORDER:
             raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
@@ -159,7 +165,7 @@ class _Plan:
         plain = lambda t: np.asarray(t.detach().cpu() if hasattr(t, "detach") else t, dtype=float)  # noqa: E731
         self.L = form_rows(D, x_block, [(plain(Q), plain(cv), float(s)) for Q, cv, s in self.forms.values()])
         self.L = np.tile(self.L, (1, self.chain))  # a metric sums over the chain's states
-        self.use(law)
+        self.use(resolved)
 
     def use(self, law: Law | MarkovLaw) -> None:
         """Evaluate under ``law`` from now on (the probed round maps are kept: they do not depend on it)."""
@@ -273,6 +279,19 @@ class _Plan:
             v, err = np.kron(p0, v), np.kron(p0, err) + U * np.abs(np.kron(p0, v))
         k = len(self.names)
         return Tracked(np.concatenate([v, np.zeros(k)]), np.concatenate([err, np.zeros(k)]))
+
+    def open_sums(self, v: Tracked, include_current: bool) -> Tracked:
+        """A copy of ``v`` whose running sums restart: at the metrics of ``v`` itself (``include_current``: the
+        mean counts the round ``v`` is at) or at 0; the restarted sums carry no rounding bound of their own."""
+        n = self.order
+        out = Tracked(v.val.copy(), v.err.copy())
+        out.val[n:] = self.metrics(v)[0] if include_current else 0.0
+        out.err[n:] = 0.0
+        return out
+
+    def sums(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
+        """(running sums, their bound), one per form."""
+        return v.val[self.order:], v.err[self.order:]
 
     def metrics(self, v: Tracked) -> tuple[np.ndarray, np.ndarray]:
         n = self.order

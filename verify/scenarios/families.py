@@ -52,6 +52,24 @@ FAMILY_AXES = (
 )
 
 
+#: the largest dimension at which a simulated family with per-client matrices or data is built for a search point:
+#: its build grows steeply with d (measured on the 2-core machine, load 3-4: quadratic-rotated 13 s at d = 32,
+#: M = 1000 and 17 s at d = 100, M = 100; logistic 15 s at d = 100, M = 100, 16 samples), and the point is simulated
+#: anyway; the shared-Hessian quadratic (exact at any d) and the cosine family are built at any d
+BUILT_D_MAX = 32
+
+
+def refuse_costly_build(family: str, d: int) -> None:
+    """Raise :class:`bounds.core.errors.SizeRefused` (a search counts the point as cut by cost) where ``family``'s
+    build at dimension ``d`` is past :data:`BUILT_D_MAX` (the distinct-Hessian and logistic families)."""
+    from bounds.core.errors import SizeRefused
+
+    if family in (*CURVATURE, "logistic") and d > BUILT_D_MAX:
+        raise SizeRefused(f"the {family} family is built up to d = {BUILT_D_MAX} for a search point (its build grows "
+                          f"steeply with d; see verify.scenarios.families.BUILT_D_MAX): d = {d} is not built, "
+                          "counted as cut by cost")
+
+
 def strongly_convex(family: str, point: Mapping[str, Any], *, mu: float, d: int, M: int, zeta: float,
                     sigma: float, D0: float, L: float = 1.0) -> Any:
     """The ``family`` problem at ``point`` (axes ``mix``, ``spread``, ``samples``, ``draw``).
