@@ -284,3 +284,20 @@ def test_elapsed_time_counts_the_optimisers_set_up(monkeypatch):
     monkeypatch.setattr(optimisers, "make_optimiser", slow)
     rec = search(get("FAST.T2"), budget=2, trials=4, confirm_trials=4, population=2, seed=3)
     assert rec.elapsed_s >= 0.3
+
+
+def test_a_ratio_inside_its_rounding_bound_does_not_lead_the_search():
+    """An exactly scored point whose floating-point bound exceeds its LHS (FAST.T2@corrected at R = 1.2e7,
+    K = 1000, seed 0's corner: LHS 4.5e-9, bound 3.6e-6, RHS 1.3e-13, LHS/RHS 34,104) stands at ratio 0, so the
+    search neither climbs it nor keeps it as its best; a point whose bound is small keeps its ratio, less the bound."""
+    import math
+
+    from verify.falsify import _objective, _standing
+
+    noise = {"score": 34104.0, "lhs": 4.534e-9, "rhs": 1.3295e-13, "exact": {"fp_error": 3.564e-6}}
+    assert _standing(noise) == 0.0
+    assert _objective(noise, floor=-5.0) == math.log(1e-12)
+    sound = {"score": 1.5, "lhs": 1.5, "rhs": 1.0, "exact": {"fp_error": 1e-12}}
+    assert _standing(sound) == (1.5 - 1e-12) / 1.0
+    monte_carlo = {"score": 1.5, "lhs": 1.5, "rhs": 1.0}  # no bound: the estimate, which the confirmation settles
+    assert _standing(monte_carlo) == 1.5
