@@ -26,7 +26,7 @@ ORDER_KIND = {
     "PLANT.K-power": ("K", "PLANT.correct"),
     "PLANT.R-power": ("R", "PLANT.correct"),
     "PLANT.participation-direction": ("M", "PLANT.correct"),
-    **{f"REGIME.{t}-mu-{a}": ("mu_frac", "REGIME.correct") for t in ("noise", "sampling") for a in (16, 24, 32, 48, 64, 96, 128, 256)},
+    **{f"REGIME.{t}-mu-{a}": ("mu_frac", "REGIME.correct") for t in ("noise", "sampling") for a in (16, 24, 32, 48, 64, 96, 128)},
     "REGIME.drift-noise-M": ("M", "REGIME.drift-correct"),
 }
 

@@ -7,7 +7,7 @@ The bases are the two correct bounds of ``planted.py`` (proofs in ``docs/example
 error edits one term the way a derivation goes wrong, so that the bound is false only in a regime of the
 space, where plain random search seldom lands:
 
-- a term of the wrong order in a small parameter: a factor (mu/L)^a (a = 1/256 .. 1/16) on the noise or the
+- a term of the wrong order in a small parameter: a factor (mu/L)^a (a = 1/128 .. 1/16) on the noise or the
   client-sampling term, i.e. the bound's order in the curvature ratio is mu^a too high; it shows only where
   mu << L, the term dominates and the bound is tight in that direction (d >= 2, few directions);
 - a term that matters only at long horizons: the accumulation S_R of the noise or sampling (or, in the drift
@@ -50,7 +50,7 @@ def _cut_sampling(R0):
 
 #: id -> (what is wrong, terms, step cap as a multiple of 1/L)
 PLANTED = {"REGIME.correct": ("nothing: the correct counterpart (the shared-Hessian FedAvg bound)", T, 1)}
-for a in (16, 24, 32, 48, 64, 96, 128, 256):
+for a in (16, 24, 32, 48, 64, 96, 128):
     PLANTED[f"REGIME.noise-mu-{a}"] = (f"noise term of order mu^(1/{a}) too high: times (mu/L)^(1/{a})",
                                        {**T, "noise": T["noise"] * (mu / L) ** Rational(1, a)}, 1)
     PLANTED[f"REGIME.sampling-mu-{a}"] = (f"sampling term of order mu^(1/{a}) too high: times (mu/L)^(1/{a})",
