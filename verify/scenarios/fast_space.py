@@ -58,7 +58,9 @@ T1_SPACE = (
           source="sigma_G >= 0 (domain): 1e-6 stands for 0 on a log scale; 10: 10x the default scale 1 of x0"),
     Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev.",
           source="sigma >= 0 (domain; linear so 0 itself is drawn); 4: 4x the default scale of the gradients"),
-    Param("x0_scale", 0.05, 10.0, 3.0, log=True, source="a scale (Delta >= 0); 0.05..10 relative to L = 1",
+    Param("x0_scale", 1e-4, 10.0, 3.0, log=True,
+          source="Delta >= 0 (domain): 1e-4 stands for 0 (x0 at the optimum) on a log scale; 10: 10x the default "
+                 "scale, relative to L = 1",
           doc="x0 distance: spread of the optimum's entries (nonconvex), sqrt(D0) (quadratic families; "
               "logistic: unused, x0 = 0 and x* is the data's)"),
     Param("eta_frac", 1e-4, 1.0, 1.0, log=True, doc="step as a fraction of the cap min(1/(8LK), 1/(5mLK)) at q = 1",
