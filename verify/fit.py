@@ -83,8 +83,11 @@ def fit_constant(x_args, y) -> tuple[float, float, float]:
     """Shape check for an O(.) bound: constants c_j = y_j / arg_j; returns (max c, min c, spread max/min).
 
     A bound y = O(arg) is consistent with a sweep when the fitted constant stays bounded, i.e. the
-    spread stays below a named factor chosen by the caller.
+    spread stays below a named factor chosen by the caller. A constant that reaches 0 or below (an LHS that
+    collapsed, down to a rounding error of either sign) has no finite spread: inf, never a negative ratio that
+    would pass as bounded.
     """
     a, y = np.asarray(x_args, dtype=float), np.asarray(y, dtype=float)
     c = y / a
-    return float(c.max()), float(c.min()), float(c.max() / c.min())
+    cmax, cmin = float(c.max()), float(c.min())
+    return cmax, cmin, cmax / cmin if cmin > 0 else float("inf")

@@ -143,9 +143,10 @@ def _refuse_costly_confirmation(sc, trials: int, confirm_trials: int) -> None:
     --trials (verify.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
     the space's largest point is not scored exactly (else no confirmation simulates anything)."""
     from bounds.core.limits import Cost, point_budget, refuse_if_too_big
-    from verify.instance import instance_sizes, largest_point
+    from verify.exact_score import scored_exactly
+    from verify.instance import largest_instance
 
-    if instance_sizes(sc, largest_point(sc))["exact"] == "exact":
+    if scored_exactly(largest_instance(sc)[1]) == "exact":
         return
     seconds = point_budget()[0] * confirm_trials / max(1, trials)
     refuse_if_too_big(Cost(0.0, seconds, f"confirming a simulated point of {sc.id} (up to the per-point budget "

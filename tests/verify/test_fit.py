@@ -58,3 +58,10 @@ def test_bad_inputs():
         fit_loglog([1, 2, 3], [1, -2, 3])
     with pytest.raises(ValueError):
         fit_over_seeds([1, 2, 3], [[1, 2, 3]])
+
+
+def test_a_constant_that_collapses_to_rounding_noise_is_not_bounded():
+    """SCAF.T2's K = 1 control: the exact gap is 0 up to rounding, here of both signs (1e-26 and -7e-32); the spread
+    is infinite, not max/min = -1.4e5, which would pass under any positive limit."""
+    cmax, cmin, spread = fit_constant([1.0, 2.0], [1e-26, -1.4e-31])
+    assert (cmax, cmin) == (1e-26, -7e-32) and spread == float("inf")
