@@ -284,7 +284,9 @@ class CornerArrays:
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         for levels, s in zip(self.asked, scores):
-            t = self.origin.get(levels) if levels is not None else None
+            if levels is None:
+                continue
+            t = self.origin.get(levels)
             if t is not None and math.isfinite(s) and (t not in self.best or s > self.best[t][0]):
                 self.best[t] = (float(s), levels)  # a better corner of stratum t: t's climb goes on from it
                 self.queues[t] = self._neighbours(levels)

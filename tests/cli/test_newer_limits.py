@@ -182,10 +182,11 @@ def test_force_through_a_link_to_anything_but_a_report_is_refused(tmp_path, monk
 
 def _refusal_as_other_user(argv: list[str]) -> tuple[int, str]:
     """Run the command in a forked child that gave up root (permissions do not apply to root)."""
-    import reports.build  # noqa: F401  everything the refusal needs is imported before the fork
-    import reports.cli.cmd_report  # noqa: F401
     import rich.console  # noqa: F401  the one-line error is printed with rich: nobody may not read root's packages
     import rich.markup  # noqa: F401
+
+    import reports.build  # noqa: F401  everything the refusal needs is imported before the fork
+    import reports.cli.cmd_report  # noqa: F401
     import verify.runtime.executor  # noqa: F401
     from reports.cli.main import main
 
