@@ -36,7 +36,7 @@ import torch
 from .closed_form import off_diagonal_zero
 from .declare import Law, MarkovLaw
 from .moments import Tracked, U, gamma
-from .plan import _Plan, declared_round, metric_forms, resolve_law
+from .plan import _Plan, declared_round, metric_forms, resolve_law, tracked_round
 from .probe import _Declined, _FixedNormals
 
 __all__ = ["assemble_diagonal", "diagonal_plan"]
@@ -235,24 +235,7 @@ class _DiagonalPlan(_Plan):
 
     def _T(self, r: int, law: Law, law_key: Any) -> Tracked:
         """Every coordinate's moment matrix of round r under ``law`` with its rounding bound (``_Plan._T``)."""
-        B, c, noise, scale, terms, live = self.prober.maps(r)
-        Eu, pairs = law.moments(law_key)
-        Eu = np.asarray(Eu, dtype=float)
-        if Eu.shape != (B.shape[0] - 1,):
-            raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
-                            f"({B.shape[0] - 1} = 2M)")
-        T = assemble_diagonal(B, c, noise, Eu, pairs)
-        if not np.isfinite(T).all():
-            raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
-        eps = 4 * gamma(terms) * scale
-        aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
-        T_abs = assemble_diagonal(aB, ac, aN, aEu, aP)
-        T_pert = assemble_diagonal(aB + eps * live[:, None], ac + eps * live[:, None],
-                                   None if aN is None else aN + eps, aEu * (1 + law.rel_err),
-                                   aP.scaled(1 + law.rel_err))
-        F = B.shape[0]
-        err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
-        return Tracked(T, np.abs(err))
+        return tracked_round(self.prober.maps(r), law, law_key, assemble_diagonal)
 
     def start(self) -> Tracked:
         e0 = self.prober.z0 - self.prober.z_ref

@@ -140,6 +140,33 @@ def resolve_law(problem: Any, pattern: Any, law: Law | MarkovLaw | None) -> Law 
     return law
 
 
+def tracked_round(maps: Any, law: Law, law_key: Any, assemble_fn: Any) -> Tracked:
+    """One round's moment matrix, ``assemble_fn(B, c, noise, Eu, pairs)`` (``moments.assemble``, or the
+    per-coordinate ``diagonal.assemble_diagonal``), from the round's probed ``maps`` and ``law``'s moments at
+    ``law_key``, with its rounding bound."""
+    B, c, noise, scale, terms, live = maps
+    Eu, pairs = law.moments(law_key)
+    Eu = np.asarray(Eu, dtype=float)
+    if Eu.shape != (B.shape[0] - 1,):
+        raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
+                        f"({B.shape[0] - 1} = 2M)")
+    T = assemble_fn(B, c, noise, Eu, pairs)
+    if not np.isfinite(T).all():
+        raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
+    # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
+    # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
+    # enter through the same formula with absolute values (first order), plus the sums' own rounding
+    eps = 4 * gamma(terms) * scale
+    aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
+    T_abs = assemble_fn(aB, ac, aN, aEu, aP)
+    on = live.reshape((-1,) + (1,) * (B.ndim - 1))  # per feature, over B's [D, D] or the diagonal's [D]
+    T_pert = assemble_fn(aB + eps * on, ac + eps * live[:, None], None if aN is None else aN + eps,
+                         aEu * (1 + law.rel_err), aP.scaled(1 + law.rel_err))
+    F = B.shape[0]
+    err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
+    return Tracked(T, np.abs(err))
+
+
 class _Plan:
     """Everything one exact evaluation needs: the declared law and round, and the cached moment matrices.
     ``forms``: the quadratic forms evaluated (name -> (Q, c, s) on e = x - x*; default the three metrics)."""
@@ -198,27 +225,7 @@ class _Plan:
 
     def _T(self, r: int, law: Law, law_key: Any) -> Tracked:
         """The moment matrix of round r under ``law`` (its moments at ``law_key``) with its rounding bound."""
-        B, c, noise, scale, terms, live = self.prober.maps(r)
-        Eu, pairs = law.moments(law_key)
-        Eu = np.asarray(Eu, dtype=float)
-        if Eu.shape != (B.shape[0] - 1,):
-            raise _Declined(f"the law's features ({Eu.shape[0]}) do not match the round map's "
-                            f"({B.shape[0] - 1} = 2M)")
-        T = assemble(B, c, noise, Eu, pairs)
-        if not np.isfinite(T).all():
-            raise _Declined("the round's moment matrix is not finite (overflow in the round maps or the law)")
-        # rounding bound of the assembly: the coefficients' uncertainty (``terms`` units of roundoff of their
-        # scale, x4 as a coefficient may combine up to four computed numbers) and the moments' relative error
-        # enter through the same formula with absolute values (first order), plus the sums' own rounding
-        eps = 4 * gamma(terms) * scale
-        aB, ac, aN, aEu, aP = np.abs(B), np.abs(c), None if noise is None else np.abs(noise), np.abs(Eu), pairs.abs()
-        T_abs = assemble(aB, ac, aN, aEu, aP)
-        T_pert = assemble(aB + eps * live[:, None, None], ac + eps * live[:, None],
-                          None if aN is None else aN + eps, aEu * (1 + law.rel_err),
-                          aP.scaled(1 + law.rel_err))
-        F = B.shape[0]
-        err = (T_pert - T_abs) + gamma(2 * F + 4 * law.M + 8) * T_abs
-        return Tracked(T, np.abs(err))
+        return tracked_round(self.prober.maps(r), law, law_key, assemble)
 
     def segment(self, r0: int, count: int) -> Tracked:
         """The product of the matrices of rounds r0 .. r0 + count - 1 (count >= 1).

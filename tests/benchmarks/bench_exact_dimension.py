@@ -26,16 +26,16 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_exact_clients import METHODS as CLIENTS_METHODS
+from bench_exact_clients import K, cross_check  # this folder, on sys.path as a script
 
-from quadratics import fast, fast_mixture, fedavg, heterogeneous_quadratic, simulate, uniform
+from quadratics import heterogeneous_quadratic
 from quadratics.exact import exact_moments
 
 OUT = Path(__file__).resolve().parent / "results" / "exact_dimension.json"
-ETA, K, D, R = 0.01, 64, 1000, 10**6
-METHODS = {
-    "FedAvg": lambda M: (fedavg(eta=ETA, K=K), uniform(M=M, S=M // 4)),
-    "FAST (q = 1)": lambda M: (fast(eta=ETA, K=K), fast_mixture(M=M, m=M // 4, n=M // 4, q=1.0)),
-}
+D, R = 1000, 10**6
+# the same cases and cross-check as the clients benchmark (run as a script, this folder is on sys.path)
+METHODS = {m: CLIENTS_METHODS[m] for m in ("FedAvg", "FAST (q = 1)")}
 
 
 def time_case(method: str, M: int, repeat: int = 3) -> dict:
@@ -52,20 +52,6 @@ def time_case(method: str, M: int, repeat: int = 3) -> dict:
     return {"method": method, "M": M, "d": D, "K": K, "rounds": R, "median_s": statistics.median(walls),
             "max_s": max(walls), "cpu_s": statistics.median(cpus), "dist_sq": ex.final["dist_sq"],
             "rel_bound": ex.final_err["dist_sq"] / ex.final["dist_sq"], "order": ex.order, "law": ex.law}
-
-
-def cross_check(M: int = 16, rounds: int = 20, trials: int = 256) -> dict:
-    from quadratics.summary import t_interval
-
-    pb = heterogeneous_quadratic(L=1.0, mu=0.1, d=D, M=M, zeta=1.0, sigma=1.0, D0=1.0, seed=0)
-    alg, pat = METHODS["FedAvg"](M)
-    ex = exact_moments(pb, alg, pat, rounds)
-    t = time.perf_counter()
-    sim = simulate(pb, alg, pat, trials=trials, rounds=rounds, seed=0, device="cpu")
-    mean, lo, hi, _ = t_interval(np.asarray(sim.metrics["dist_sq"][rounds], float), 0.99)
-    return {"M": M, "d": D, "rounds": rounds, "trials": trials, "seed": 0, "exact": ex.final["dist_sq"],
-            "mc_mean": float(mean), "mc_ci99": [float(lo), float(hi)], "inside": bool(lo <= ex.final["dist_sq"] <= hi),
-            "mc_s": time.perf_counter() - t}
 
 
 def _commit() -> str:
@@ -90,7 +76,7 @@ def main() -> None:
         print(f"  {r['method']:13s} M = {r['M']:5d}: wall median {r['median_s']:.3f} s (max {r['max_s']:.3f} s), "
               f"CPU {r['cpu_s']:.3f} s, order {r['order']} per coordinate, E||x_R - x*||^2 = {r['dist_sq']:.6g}, "
               f"rounding bound {r['rel_bound']:.1e} rel.")
-    check = cross_check()
+    check = cross_check(M=16, d=D)
     print(f"cross-check d = {check['d']}, M = {check['M']}, R = {check['rounds']}: exact {check['exact']:.6g}, Monte "
           f"Carlo {check['mc_mean']:.6g} (99% CI {check['mc_ci99'][0]:.6g}..{check['mc_ci99'][1]:.6g}, "
           f"{check['trials']} trials): {'inside' if check['inside'] else 'OUTSIDE'}")
