@@ -98,7 +98,10 @@ class CornerArrays:
         self.default = scenario.point()
         self.factors = corner_factors(scenario.space)
         self.rng = np.random.default_rng([int(seed), 0xC0])  # the corner stream, apart from the inner one's
-        self.projected: dict[int, dict[str, Any] | None] = {}  # pool row -> its admissible point (None: none)
+        # corner (level indices) -> its admissible point (None: none); a pool corner whose hypotheses are False
+        # waits in ``unprojected`` until proposed (only the corners proposed are ever projected)
+        self.admissible: dict[tuple[int, ...], dict[str, Any] | None] = {}
+        self.unprojected: dict[tuple[int, ...], dict[str, Any]] = {}
         pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))))
         terms = [t for t in (getattr(inner, "strata", None) or []) if t != "random"]
         self.strength, self.rows = self._arrays(pool, shares, terms, budget, strength)
@@ -107,7 +110,6 @@ class CornerArrays:
         self.last_strata: list[str] = []
         self.asked: list[tuple[int, ...] | None] = []  # per asked point: its corner's levels (None: the inner's)
         self.proposed: set[tuple[int, ...]] = set()  # corners proposed so far (rows and climb moves)
-        self.climbed: dict[tuple[int, ...], dict[str, Any] | None] = {}  # climb corner -> its admissible point
         self.origin: dict[tuple[int, ...], str] = {}  # corner -> the stratum whose row or climb proposed it
         self.best: dict[str, tuple[float, tuple[int, ...]]] = {}  # per stratum: its best-scored corner so far
         self.queues: dict[str, list[tuple[int, ...]]] = {}  # per stratum: that corner's neighbours not yet proposed
@@ -120,7 +122,7 @@ class CornerArrays:
     # -- the pool -----------------------------------------------------------------------------------------
     def _pool(self, size: int) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
         """At most ``size`` pool rows (level indices), their corner points and their RHS shares there (rows that
-        cannot be built are left out); whether a corner meets the hypotheses is kept for :meth:`_proposal`."""
+        cannot be built are left out); whether a corner meets the hypotheses is kept for :meth:`_at_levels`."""
         levels = [len(v) for _, v in self.factors]
         # the arrays cover the ends (an integer factor's low + 1 is for the climb): all where they fit, else a draw
         ends = [np.array([0, k - 1] if k > 2 else list(range(k)), dtype=np.int64) for k in levels]
@@ -135,19 +137,11 @@ class CornerArrays:
             pt = {**self.default, **{p.name: v[int(j)] for (p, v), j in zip(self.factors, row)}}
             got = self._probe(pt)
             if got is not None:
-                if got[0] is not False:
-                    self.projected[len(points)] = pt
+                (self.admissible if got[0] is not False else self.unprojected)[tuple(int(j) for j in row)] = pt
                 keep.append(i)
                 points.append(pt)
                 shares.append(got[1])
         return rows[keep], points, shares
-
-    def _proposal(self, i: int) -> dict[str, Any] | None:
-        """Pool row i's point projected onto the hypotheses (None: no admissible point toward the default);
-        projected when first proposed, since only the rows the arrays choose are ever needed."""
-        if i not in self.projected:
-            self.projected[i] = self._project(self.points[i])
-        return self.projected[i]
 
     def _probe(self, point: Mapping[str, Any]) -> tuple[bool | None, dict[str, float]] | None:
         """(hypotheses decided, each term's share of the RHS) at ``point``; None where it cannot be built."""
@@ -215,12 +209,17 @@ class CornerArrays:
 
     # -- the lattice climb --------------------------------------------------------------------------------
     def _at_levels(self, levels: tuple[int, ...]) -> dict[str, Any] | None:
-        """The admissible point of the corner with these level indices (projected as a pool row is), cached."""
-        if levels not in self.climbed:
-            pt = {**self.default, **{p.name: v[j] for (p, v), j in zip(self.factors, levels)}}
-            got = self._probe(pt)
-            self.climbed[levels] = None if got is None else pt if got[0] is not False else self._project(pt)
-        return self.climbed[levels]
+        """The admissible point of the corner with these level indices (None: none toward the default), projected
+        onto the hypotheses when first asked for, cached (a pool row's or a climb move's alike)."""
+        if levels not in self.admissible:
+            pt = self.unprojected.pop(levels, None)
+            if pt is None:  # not in the pool: probed here
+                pt = {**self.default, **{p.name: v[j] for (p, v), j in zip(self.factors, levels)}}
+                got = self._probe(pt)
+                self.admissible[levels] = None if got is None else pt if got[0] is not False else self._project(pt)
+            else:
+                self.admissible[levels] = self._project(pt)
+        return self.admissible[levels]
 
     def _neighbours(self, levels: tuple[int, ...]) -> list[tuple[int, ...]]:
         """The corners one factor's level away from ``levels``, not yet proposed, in a seeded order."""
@@ -260,7 +259,7 @@ class CornerArrays:
             stratum, i = self.rows.pop(0)
             levels = tuple(int(x) for x in self.pool[i])
             self.proposed.add(levels)
-            pt = self._proposal(i)  # a row with no admissible point is passed over
+            pt = self._at_levels(levels)  # a row with no admissible point is passed over
             if pt is not None:
                 self.origin[levels] = stratum
                 return pt, levels, f"corner {self.strength}-way, {stratum}"
