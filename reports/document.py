@@ -256,7 +256,7 @@ def point_text(point: Mapping[str, Any]) -> str:
 
 
 def shrunk_fields(shrunk: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The minimal counterexample of a confirmed violation (``verify.shrink``) and its closed form, if derived."""
+    """The minimal counterexample of a confirmed violation (``verify.search.shrink``) and its closed form, if derived."""
     if not shrunk:
         return {"shrunk_point": None, "shrunk_confirmation": None, "closed_form": None}
     cf = shrunk.get("closed_form") or {}

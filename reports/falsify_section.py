@@ -1,6 +1,6 @@
 """Report section per falsify search: hand-picked vs searched ratio, confirmation, worst instance, trace.
 
-**Input**: search records (``verify.falsify.SearchRecord.to_dict()``, the JSON `convbound falsify
+**Input**: search records (``verify.search.falsify.SearchRecord.to_dict()``, the JSON `convbound falsify
 --json` prints), optionally the verify records of the same run (for the hand-picked ratio of the
 shipped check). **Output**: one plain dict per result (:func:`falsify_sections`), its trace figure
 (:func:`trace_figure`, matplotlib's object API), and HTML / Markdown renderings of the section.

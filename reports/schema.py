@@ -27,7 +27,7 @@ from reports.records import KINDS, VALID, trial_render
 
 #: Where each kind's class lives (imported when a record of that kind is read). Adding a kind: its
 #: class (a ``bounds.core.record.Record``) and one line here.
-RECORD_MODULES = {"verification": "verify.record", "search": "verify.search_record", "worst-case": "verify.pep.core",
+RECORD_MODULES = {"verification": "verify.record", "search": "verify.search.search_record", "worst-case": "verify.pep.core",
                   "audit": "rate_region.audit.core", "comparison": "bounds.compare", "instance": "verify.instance",
                   "decision": "verify.decision"}
 #: document key -> record kind of the entries it holds

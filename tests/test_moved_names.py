@@ -39,6 +39,15 @@ def test_removed_name_fails_naming_its_new_place(old, new, lives):
     assert name is None or hasattr(target, name), (module, name)
 
 
+@pytest.mark.parametrize(("old", "name"), [("verify.falsify", "search"), ("verify.orders", "order_table"),
+                                           ("verify.shrink", "shrink"), ("verify.corners", None)])
+def test_search_modules_moved_into_the_search_package(old, name):
+    new = "verify.search." + old.split(".")[-1]
+    with pytest.raises(ModuleNotFoundError, match=rf"{old} moved to {new} in 0\.3\.0"):
+        importlib.import_module(old)
+    assert name is None or hasattr(importlib.import_module(new), name)
+
+
 def test_from_import_of_a_removed_name_also_names_the_new_place():
     with pytest.raises(ImportError, match=r"verify\.executor moved to verify\.runtime\.executor in 0\.2\.0"):
         from verify import executor  # noqa: F401

@@ -20,10 +20,10 @@ def _records() -> list[object]:
     from rate_region.models import get_model
     from rate_region.optimum import min_variance_rates
     from rate_region.region import membership
-    from verify.falsify import SearchRecord
     from verify.pep import Setting, WorstCase
     from verify.record import Verification
     from verify.scenario import Param, Scenario, evaluate_point
+    from verify.search.falsify import SearchRecord
 
     res = bounds.get("FAST.T1")
     rep = res.check(res.example_values)

@@ -8,7 +8,7 @@
   :func:`search_outcomes` keeps those about one result; :func:`run_searches` runs fresh ones with a
   small budget (only when asked: a decision over every result must stay well under a minute);
 - the asymptotic-orders table: :func:`orders_for`. Interface expected of the optional module
-  ``verify.orders`` (branch ``search``): ``orders_for(key: str) -> Mapping | None`` with ``status``
+  ``verify.search.orders`` (branch ``search``): ``orders_for(key: str) -> Mapping | None`` with ``status``
   (``"agrees"`` | ``"contradicts"``) and ``detail`` (one line: the exponents compared), None where it
   has no table for ``key``. Absent module: "not computed (module not available)";
 - PEP worst cases: :func:`worst_case_ratios` reads the ``coverage`` rows of ``WorstCase`` records
@@ -68,7 +68,7 @@ def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
     one when it carries a search schema tag or, written before 0.2.0, an ``optimiser``; instance files and
     benchmark summaries are not)."""
     from bounds.core.files import read_json
-    from verify.falsify import SearchRecord
+    from verify.search.falsify import SearchRecord
 
     if paths is None:
         found = []
@@ -97,7 +97,7 @@ def _read(cls: Any, data: Any, where: str, command: str) -> Any:
 
 def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
     """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped)."""
-    from verify.search_record import space_summary
+    from verify.search.search_record import space_summary
 
     out = []
     for source, rec in records:
@@ -119,18 +119,18 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[Searc
 
 
 def run_searches(key: str, budget: int, seed: int = 0) -> list[tuple[str, Any]]:
-    """Fresh searches of ``budget`` points over every scenario of ``key`` (``verify.falsify.search``)."""
-    from verify.falsify import search
+    """Fresh searches of ``budget`` points over every scenario of ``key`` (``verify.search.falsify.search``)."""
     from verify.scenarios import registry
+    from verify.search.falsify import search
 
     return [(f"run now (budget {budget}, seed {seed})", search(sc, budget=budget, seed=seed))
             for sc in registry().values() if sc.result == key]
 
 
 def orders_for(key: str) -> Orders:
-    """The orders table's verdict on ``key`` from the optional ``verify.orders`` (module docstring)."""
+    """The orders table's verdict on ``key`` from the optional ``verify.search.orders`` (module docstring)."""
     try:
-        module = importlib.import_module("verify.orders")
+        module = importlib.import_module("verify.search.orders")
     except ImportError:
         return Orders("not computed", "module not available")
     fn = getattr(module, "orders_for", None)
@@ -139,7 +139,7 @@ def orders_for(key: str) -> Orders:
         return Orders("not computed", "no orders table for this result")
     status = str(row.get("status", ""))
     if status not in ("agrees", "contradicts"):
-        return Orders("not computed", f"verify.orders gave status {status!r}")
+        return Orders("not computed", f"verify.search.orders gave status {status!r}")
     return Orders(status, str(row.get("detail", "")))
 
 

@@ -1,6 +1,6 @@
 """Instance files (``falsify --instance-out``, ``verify --instance``): reading them, checked key by key.
 
-**Setting**: an instance file is JSON written by :meth:`verify.falsify.SearchRecord.instance_file`:
+**Setting**: an instance file is JSON written by :meth:`verify.search.falsify.SearchRecord.instance_file`:
 ``format``, ``scenario``, ``point``, ``trials``, ``seeds`` (one), ``level``, ``device`` and ``expect``
 (the recorded verdict and numbers). A person may edit one, or hand us something else entirely.
 **Rule**: :func:`load_instance` reads only a regular file (never a FIFO: the read would wait forever),

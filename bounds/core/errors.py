@@ -41,7 +41,7 @@ class UserInputError(ValueError):
 
 class SizeRefused(UserInputError):
     """A builder refuses an instance for its size (memory it would hold), not for its values: a search counts such a
-    point as cut by cost (``verify.falsify``), as it does a simulation over its budget."""
+    point as cut by cost (``verify.search.falsify``), as it does a simulation over its budget."""
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

@@ -167,7 +167,7 @@ def audit_max_cells(bytes_per_cell: float) -> int:
 
 
 # one search point: a simulated point whose estimate exceeds this many seconds (or half the memory) is cut, not
-# simulated; the search record counts it (verify.cost). Exact points have no per-point cap.
+# simulated; the search record counts it (verify.search.cost). Exact points have no per-point cap.
 DEFAULT_POINT_SECONDS = 2.0
 
 

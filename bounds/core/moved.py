@@ -17,7 +17,10 @@ from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
 
-REMOVED_IN = "0.2.0"  # the release that removed the shims (not the current version)
+REMOVED_IN = "0.2.0"  # the release that removed 0.1's shims (not the current version)
+SEARCH_MOVED_IN = "0.3.0"  # the release that gathered the search into verify.search
+SEARCH_MODULES = ("climb", "closed_form", "confirmation", "corners", "cost", "covering", "falsify", "optimisers",
+                  "orders", "ray_bases", "ray_seed", "rays", "saved", "search_options", "search_record", "shrink")
 
 # old module -> new module (a prefix: ``verify.audit.core`` -> ``rate_region.audit.core``), or a sentence
 # where the contents did not move as one module
@@ -31,16 +34,29 @@ MOVED: dict[str, str] = {
     "verify.certificates": "verify (Context, certificate; check groups: verify.checks and each paper's "
                            "verify.scenarios.<paper>.CHECKS)",
 }
+# the release in which each name moved, where it is not REMOVED_IN
+MOVED_IN: dict[str, str] = {}
+for _name in SEARCH_MODULES:
+    MOVED[f"verify.{_name}"] = f"verify.search.{_name}"
+    MOVED_IN[f"verify.{_name}"] = SEARCH_MOVED_IN
+
+
+def _old_name(name: str) -> str | None:
+    for old in MOVED:
+        if name == old or name.startswith(old + "."):
+            return old
+    return None
 
 
 def new_place(name: str) -> str | None:
     """Where the removed module ``name`` went (``None`` if ``name`` was not removed)."""
-    for old, new in MOVED.items():
-        if name == old:
-            return new
-        if name.startswith(old + "."):
-            return new if " " in new else new + name[len(old):]  # a sentence names no submodule
-    return None
+    old = _old_name(name)
+    if old is None:
+        return None
+    new = MOVED[old]
+    if name == old:
+        return new
+    return new if " " in new else new + name[len(old):]  # a sentence names no submodule
 
 
 class _Moved:
@@ -55,9 +71,11 @@ class _Moved:
         new = new_place(fullname)
         if new is None:
             return None
+        old = _old_name(fullname)
+        release = MOVED_IN.get(old, REMOVED_IN) if old is not None else REMOVED_IN
         # no ``name=``: ``from verify import executor`` swallows a ModuleNotFoundError whose name is the
         # submodule's and says only "cannot import name"; without it the message below reaches the user
-        raise ModuleNotFoundError(f"{fullname} moved to {new} in {REMOVED_IN}; import it from there "
+        raise ModuleNotFoundError(f"{fullname} moved to {new} in {release}; import it from there "
                                   "(the old name was removed)")
 
 

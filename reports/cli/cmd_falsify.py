@@ -1,7 +1,7 @@
 """`convbound falsify ID`: search a result's admissible instances for the largest LHS/RHS and confirm it.
 
 Exit status 0 when the search ends (violation claimed or not), 130 after Ctrl-C (the record of the
-best-so-far is still written), 2 on bad input. The search itself lives in ``verify.falsify``.
+best-so-far is still written), 2 on bad input. The search itself lives in ``verify.search.falsify``.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     built: 10^9 trials is refused at once), then at the scenario's default point sized by its fidelity (exact:
     no trial simulated; per-trial exact: by its trials; simulated: a Monte Carlo run). Larger points are sized
     one by one as the search draws them: a simulated point past the per-point budget is cut and counted
-    (verify.cost), never the reason to refuse a space that exact scoring covers.
+    (verify.search.cost), never the reason to refuse a space that exact scoring covers.
     """
     from bounds.core.limits import per_trial_cost, refuse_if_too_big, refuse_trials_floor, search_cost, simulation_cost
     from verify.instance import instance_sizes
@@ -140,7 +140,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
 
 def _refuse_costly_confirmation(sc, trials: int, confirm_trials: int) -> None:
     """A confirmation re-runs a point the search scored: a simulated one cost at most the per-point budget at
-    --trials (verify.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
+    --trials (verify.search.cost), so at --confirm-trials at most that budget x confirm-trials / trials. Weighed where
     the space's largest point is not scored exactly (else no confirmation simulates anything)."""
     from bounds.core.limits import Cost, point_budget, refuse_if_too_big
     from verify.exact_score import scored_exactly
@@ -166,7 +166,7 @@ def register(cli: click.Group) -> None:
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="corners", show_default=True,
-              # spelled out, not read from verify.optimisers.OPTIMISERS: importing verify costs 0.7 s of
+              # spelled out, not read from verify.search.optimisers.OPTIMISERS: importing verify costs 0.7 s of
               # `falsify --help`; tests/cli/test_falsify_help.py fails when a registered name is missing here
               help="corners | stratified | random | climb | seeded | rays | optuna-cmaes | optuna-tpe | "
                    "nevergrad-ngopt | nevergrad-cma (README: 'Worst instances')")
@@ -181,7 +181,7 @@ def register(cli: click.Group) -> None:
 @click.option("--problems", default=None, metavar="NAME,...|all",
               help="problem families to search (default: the scenario's; 'all' = every admissible family)")
 @click.option("--no-shrink", is_flag=True,
-              help="keep a confirmed violation as found (default: shrink it to a minimal counterexample, verify.shrink)")
+              help="keep a confirmed violation as found (default: shrink it to a minimal counterexample, verify.search.shrink)")
 @click.option("--population", type=COUNT, default=8, show_default=True, help="points per generation")
 @click.option("--device", default="cpu", show_default=True, help="cpu | cuda")
 @click.option("--json", "as_json", is_flag=True, help="print the search record as JSON")
@@ -200,7 +200,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     \f
     The reason for the parameter count: click passes one parameter per option.
     """
-    from verify.search_options import SearchOptions
+    from verify.search.search_options import SearchOptions
     from verify.verdict import is_finding
 
     sc = _scenario(scenario_id)
@@ -225,7 +225,7 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     doc = rec.to_dict()
     if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
-        from verify.search_options import search_space
+        from verify.search.search_options import search_space
 
         # shrunk within the families searched (--problems): a move to an excluded family is no simpler instance
         shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
@@ -241,8 +241,8 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
 
 def _check_searchable(sc, opts) -> None:
     """The library's refusals for this scenario (families, sizes, then result kind, optimiser and terms)."""
-    from verify.confirmation import plugin_guard
-    from verify.search_options import check_searchable, search_space
+    from verify.search.confirmation import plugin_guard
+    from verify.search.search_options import check_searchable, search_space
 
     search_space(sc, opts.problems)  # unknown family names fail here, not after the cluster starts
     with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
@@ -251,11 +251,11 @@ def _check_searchable(sc, opts) -> None:
 
 
 def _run_search(sc, opts, scheduler, workers):
-    """``verify.falsify.search`` under a progress bar, its generations sent to the executor when one is asked for."""
+    """``verify.search.falsify.search`` under a progress bar, its generations sent to the executor when one is asked for."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
-    from verify.falsify import executor_map, search
     from verify.runtime.executor import Task, session
+    from verify.search.falsify import executor_map, search
 
     with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn()) as bar:
@@ -265,7 +265,7 @@ def _run_search(sc, opts, scheduler, workers):
             shown = "-" if best is None else f"{best:.3g}"
             bar.update(task, completed=done, description=f"falsify {sc.id} best ratio {shown}")
 
-        sample = [Task("verify.falsify:evaluate_points", {}, key="sample")]
+        sample = [Task("verify.search.falsify:evaluate_points", {}, key="sample")]
         with session(scheduler, workers, sample) as where:
             return search(sc, opts, progress=progress, map_points=None if where is None else executor_map(where))
 

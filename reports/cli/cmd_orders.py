@@ -2,7 +2,7 @@
 
 One row per (base point, ray): the LHS's fitted exponent with its interval, the RHS's on the same points and
 its terms' exponents in the limit, and the finding (fails far along, with the confirmed violating point;
-loose by an order; same order; not fitted, with why). The logic lives in ``verify.orders``. Exit 2 on bad input.
+loose by an order; same order; not fitted, with why). The logic lives in ``verify.search.orders``. Exit 2 on bad input.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def register(cli: click.Group) -> None:
 def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json):
     """Exponents of the measured LHS and of the RHS along each ray of ID's space (exact scoring only)."""
     from bounds.core.errors import UserInputError
-    from verify import orders
-    from verify.rays import order_rays
+    from verify.search import orders
+    from verify.search.rays import order_rays
 
     if points is not None:
         if points < 4:

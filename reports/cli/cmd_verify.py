@@ -135,7 +135,7 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
 
         try:
             if instance_file is not None:
-                from verify.falsify import replay
+                from verify.search.falsify import replay
 
                 results = [replay(instance_file, device=None if device == "auto" else device)]
             else:

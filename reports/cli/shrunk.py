@@ -9,9 +9,9 @@ import click
 
 def shrink_into(doc: dict[str, Any], sc: Any, rec: Any, *, trials: int, confirm_trials: int, seed: int,
                 as_json: bool) -> None:
-    """Add ``doc["shrunk"]`` (``verify.shrink.ShrinkRecord``) and print its lines unless ``as_json``."""
-    from verify.confirmation import plugin_guard
-    from verify.shrink import shrink
+    """Add ``doc["shrunk"]`` (``verify.search.shrink.ShrinkRecord``) and print its lines unless ``as_json``."""
+    from verify.search.confirmation import plugin_guard
+    from verify.search.shrink import shrink
 
     with plugin_guard(sc):
         sr = shrink(sc, rec.best["point"], trials=trials, confirm_trials=confirm_trials, seed=seed)

@@ -1,4 +1,4 @@
-"""What one gradient of log(LHS/RHS) costs (verify.climb) beside one exact evaluation, as the horizon grows.
+"""What one gradient of log(LHS/RHS) costs (verify.search.climb) beside one exact evaluation, as the horizon grows.
 
 At points of the planted benchmark's base scenario (docs/examples/fedavg_local_sgd.py: FedAvg, shared-Hessian
 quadratic, uniform m of M), for d in {2, 10}, M = 16, K = 8 and R in {10, 10^3, 10^6}: the wall time of
@@ -44,10 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     from bounds import plugins
     from quadratics.exact.differentiable import declared_inputs, moment_lhs
-    from verify.climb import log_ratio_gradient
     from verify.measures import declared_measure
     from verify.scenario import evaluate_point
     from verify.scenarios import get
+    from verify.search.climb import log_ratio_gradient
     from verify.suite import versions
 
     plugins.add_files([str(ROOT / "docs" / "examples" / "fedavg_local_sgd.py")])

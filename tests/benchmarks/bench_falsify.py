@@ -16,9 +16,9 @@ import platform
 import time
 import warnings
 
-from verify.falsify import search
-from verify.optimisers import OPTIMISERS
 from verify.scenarios import get
+from verify.search.falsify import search
+from verify.search.optimisers import OPTIMISERS
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 best point confirmed on fresh trials.
 
 Run: ``PYTHONPATH=. python tests/benchmarks/bench_families.py FAST.T1 --budget 200 [--seed 0] [--out f.json]``.
-Re-runs ``verify.falsify.search`` (same seed: the same evaluations as ``convbound falsify``) with a mapper
+Re-runs ``verify.search.falsify.search`` (same seed: the same evaluations as ``convbound falsify``) with a mapper
 that keeps each evaluation's point, groups the evaluations by the ``problem`` axis (points tried,
 admissible, inadmissible reasons, best first-estimate ratio), then confirms each family's best admissible
 point with ``--confirm-trials`` trials on the search's confirmation seed (disjoint from every search seed).
@@ -15,8 +15,8 @@ import time
 from collections import Counter
 from typing import Any
 
-from verify.falsify import confirm, evaluate_points, search
 from verify.scenarios import get
+from verify.search.falsify import confirm, evaluate_points, search
 
 
 def main() -> None:

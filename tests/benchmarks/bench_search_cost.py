@@ -41,8 +41,8 @@ PROTOCOL = {"budget": 300, "trials": 16, "confirm_trials": 256, "population": 8,
 
 def one_search(case: str, budget: int) -> dict:
     """One search of ``case`` (``ID:optimiser:seed``): its wall time and outcome."""
-    from verify.falsify import search
     from verify.scenarios import get
+    from verify.search.falsify import search
 
     sid, opt, seed = case.split(":")
     t0, c0 = time.perf_counter(), time.process_time()
@@ -70,25 +70,25 @@ def _inclusive(stats: dict, file_end: str, name: str, caller: tuple[str, str] | 
 def split(prof_path: str) -> dict[str, float]:
     """The profiled search's seconds by part (module docstring); ``profiled_s`` is the whole."""
     st = pstats.Stats(prof_path).stats  # type: ignore[attr-defined]
-    whole = _inclusive(st, "verify/falsify.py", "search")
-    scoring = _inclusive(st, "verify/falsify.py", "evaluate_points")
+    whole = _inclusive(st, "verify/search/falsify.py", "search")
+    scoring = _inclusive(st, "verify/search/falsify.py", "evaluate_points")
     builds = ("docs/examples/fedavg_local_sgd.py", "docs/examples/fedavg_drift.py")
     return {
         "profiled_s": whole,
-        "setup": _inclusive(st, "verify/falsify.py", "__init__"),
-        "proposals": _inclusive(st, "verify/falsify.py", "generation") - scoring,
-        "proposals: family builds": sum(_inclusive(st, b, "build", ("verify/optimisers.py", "shares")) for b in builds),
-        "proposals: RHS evaluations": _inclusive(st, "bounds/evaluate.py", "evaluate", ("verify/optimisers.py", "shares")),
+        "setup": _inclusive(st, "verify/search/falsify.py", "__init__"),
+        "proposals": _inclusive(st, "verify/search/falsify.py", "generation") - scoring,
+        "proposals: family builds": sum(_inclusive(st, b, "build", ("verify/search/optimisers.py", "shares")) for b in builds),
+        "proposals: RHS evaluations": _inclusive(st, "bounds/evaluate.py", "evaluate", ("verify/search/optimisers.py", "shares")),
         "scoring": scoring,
         "scoring: family builds": sum(_inclusive(st, b, "build", (f, n)) for b in builds for f, n in (
-            ("verify/falsify.py", "_summary"), ("verify/cost.py", "instance_fidelity"), ("verify/scenario.py", "evaluate_point"))),
+            ("verify/search/falsify.py", "_summary"), ("verify/search/cost.py", "instance_fidelity"), ("verify/scenario.py", "evaluate_point"))),
         # these four count every call, the confirmations' too (a profile does not say who called the caller)
         "exact LHS": _inclusive(st, "verify/exact_score.py", "exact_lhs"),
         "Monte Carlo simulation": _inclusive(st, "quadratics/engine.py", "simulate"),
         "hypothesis checks": _inclusive(st, "verify/scenario.py", "decide_hypotheses"),
         "per-round exact curves": _inclusive(st, "verify/exact_score.py", "exact_series"),
-        "confirmation": _inclusive(st, "verify/confirmation.py", "confirm"),
-        "confirmation: Monte Carlo cross-check": _inclusive(st, "verify/confirmation.py", "cross_check"),
+        "confirmation": _inclusive(st, "verify/search/confirmation.py", "confirm"),
+        "confirmation: Monte Carlo cross-check": _inclusive(st, "verify/search/confirmation.py", "cross_check"),
         "lambdify": _inclusive(st, "sympy/utilities/lambdify.py", "lambdify"),
     }
 

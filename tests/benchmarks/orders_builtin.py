@@ -35,7 +35,7 @@ START, END = "<!-- orders-builtin:start -->", "<!-- orders-builtin:end -->"
 def run_one(sid: str, out: Path, seed: int) -> dict:
     """One scenario's record (also written to ``out``)."""
     from reports.cli.cmd_orders import _line, summary_line
-    from verify.orders import RayOrder
+    from verify.search.orders import RayOrder
     from verify.suite import versions
 
     cmd = [*CLI, "orders", sid, "--json", "--seed", str(seed)]

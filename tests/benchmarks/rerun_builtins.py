@@ -4,7 +4,7 @@ Protocol: for each scenario of ``verify.scenarios.registry()`` (in its order), o
 default optimiser from seed 0 and ``--budget`` evaluations (no time limit by default: a wall-clock limit
 would make what is searched depend on the machine's load, and the same seed must give the same numbers),
 its best point confirmed (exactly where the point is exactly scored, else on 4,096 fresh trials) and a
-confirmed violation shrunk to a minimal counterexample (``verify.shrink``). Scenarios run one after
+confirmed violation shrunk to a minimal counterexample (``verify.search.shrink``). Scenarios run one after
 another, each in a fresh interpreter, as a user would run them.
 
 Writes, per scenario, ``OUT/ID.json`` (the search record, with ``shrunk`` where a violation was

@@ -34,7 +34,7 @@ def dump(out: str, budget: int, cases: list[str], shrink: bool) -> None:
     from bounds import plugins
 
     plugins.add_files([str(HERE / "planted" / "regime.py")])
-    import verify.falsify as vf
+    import verify.search.falsify as vf
     from verify.scenarios import get
 
     original, docs = vf.evaluate_points, {}
@@ -55,7 +55,7 @@ def dump(out: str, budget: int, cases: list[str], shrink: bool) -> None:
             vf.evaluate_points = original
         shrunk = None
         if shrink and rec.confirmation.get("verdict") == "violated":
-            from verify.shrink import shrink as shrink_point
+            from verify.search.shrink import shrink as shrink_point
 
             shrunk = shrink_point(get(sid), rec.best["point"], trials=16, confirm_trials=256, seed=int(seed)).to_dict()
         doc = {"record": rec.to_dict(), "evaluations": generations, "shrunk": shrunk}

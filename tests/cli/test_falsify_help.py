@@ -7,7 +7,7 @@ import re
 from click.testing import CliRunner
 
 from reports.cli.main import cli
-from verify.optimisers import OPTIMISERS
+from verify.search.optimisers import OPTIMISERS
 
 
 def test_help_names_every_registered_optimiser():

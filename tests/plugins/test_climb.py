@@ -1,4 +1,4 @@
-"""The ``climb`` optimiser (verify/climb.py): its gradient against independent finite differences, the
+"""The ``climb`` optimiser (verify/search/climb.py): its gradient against independent finite differences, the
 differentiable recursion against hand arithmetic, a planted error found, bad input refused (issue 27 item 5)."""
 
 import contextlib
@@ -34,7 +34,7 @@ def _hand_log_ratio(sc, point):
 
 
 def test_gradient_matches_a_finite_difference_of_the_hand_computed_ratio():
-    from verify.climb import continuous_axes, log_ratio_gradient
+    from verify.search.climb import continuous_axes, log_ratio_gradient
 
     sc = _scenario()
     g = log_ratio_gradient(sc, SMALL)
@@ -74,10 +74,10 @@ def test_differentiable_recursion_matches_hand_arithmetic_and_its_derivative():
 
 
 def test_climb_is_deterministic_and_labels_its_proposals(monkeypatch):
-    import verify.climb
-    from verify.optimisers import make_optimiser
+    import verify.search.climb
+    from verify.search.optimisers import make_optimiser
 
-    monkeypatch.setattr(verify.climb, "WARMUP", 6)  # the smallest warm-up that gives every stratum a point
+    monkeypatch.setattr(verify.search.climb, "WARMUP", 6)  # the smallest warm-up that gives every stratum a point
     sc = _scenario()
 
     def run():
@@ -122,7 +122,7 @@ def test_bad_input_to_climb_is_one_line_exit_2(argv, words):
 
 
 def test_fidelity_shares_say_which_points_the_gradient_proposed():
-    from verify.cost import fidelity_shares
+    from verify.search.cost import fidelity_shares
 
     trace = [{"fidelity": "exact", "stratum": s} for s in ("default", "noise", "climb 0.5", "climb 0.25")]
     trace.append({"fidelity": "simulated", "stratum": "random"})
@@ -135,12 +135,12 @@ def test_fidelity_shares_say_which_points_the_gradient_proposed():
 def test_climb_finds_a_planted_error_by_a_gradient_step(monkeypatch):
     """PLANT.no-sampling (the client-sampling term dropped) from seed 0: the violation is found at a point the
     gradient proposed and confirmed by falsify's usual path (a shorter warm-up keeps the test small)."""
-    import verify.climb
-    from verify.falsify import search
+    import verify.search.climb
     from verify.scenarios import get
+    from verify.search.falsify import search
     from verify.verdict import VIOLATED
 
-    monkeypatch.setattr(verify.climb, "WARMUP", 8)
+    monkeypatch.setattr(verify.search.climb, "WARMUP", 8)
     plugins.add_files([str(EXAMPLES.parents[1] / "tests" / "benchmarks" / "planted" / "planted.py")])
     rec = search(get("PLANT.no-sampling"), budget=16, seed=0, trials=16, confirm_trials=256, optimiser="climb",
                  population=8, stop_at_violation=True)

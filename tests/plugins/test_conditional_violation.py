@@ -35,7 +35,7 @@ def _hand_interval(trials, seed, mu=1.0, level=0.99):
 
 
 def test_falsify_confirmation_is_a_conditional_violation_naming_the_hypothesis():
-    from verify.falsify import confirm
+    from verify.search.falsify import confirm
 
     conf, est = confirm(_scenario(), {}, trials=64, seed=3)
     low, high = _hand_interval(64, 3)
@@ -48,7 +48,7 @@ def test_falsify_confirmation_is_a_conditional_violation_naming_the_hypothesis()
 
 @pytest.mark.parametrize("G, word", [(2.0, "violated"), (0.5, "inapplicable")])
 def test_supplying_the_lost_constant_decides_the_point(G, word):
-    from verify.falsify import confirm
+    from verify.search.falsify import confirm
 
     conf, est = confirm(_scenario(), {"G": G}, trials=64, seed=3)
     # t = 1 <= G holds for G = 2 (a plain violation) and fails for G = 0.5 (the theorem says nothing there)
@@ -92,7 +92,7 @@ def test_falsify_finding_line_opens_with_the_conditional_violation_and_verify_in
 
 
 def test_stop_at_violation_stops_at_a_conditional_violation():
-    from verify.falsify import search
+    from verify.search.falsify import search
 
     rec = search(_scenario(), budget=16, seed=0, trials=8, confirm_trials=64, population=4, stop_at_violation=True)
     # every admissible point of the searched space (G lost) exceeds its bound: the first generation is claimed
@@ -103,7 +103,7 @@ def test_stop_at_violation_stops_at_a_conditional_violation():
 def test_report_findings_list_conditional_violations_with_their_conditions():
     from reports.document import alerts, summary_rows
     from reports.falsify_section import search_verdict
-    from verify.falsify import search
+    from verify.search.falsify import search
 
     rec = search(_scenario(), budget=4, seed=0, trials=8, confirm_trials=64, population=4).to_dict()
     cert = {"id": "COND.T1", "kind": "certificate", "verdict": "violated unless", "expected": "holds",

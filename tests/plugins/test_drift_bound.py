@@ -186,8 +186,8 @@ def test_every_axis_says_where_its_bounds_come_from(convbound):
 def test_falsify_confirms_the_planted_10x_drift_error_and_not_the_correct_bound():
     """End to end through ``falsify``'s search and confirmation, at the benchmark's random seed 1 (which found the
     10x error in its first generation): same seed, same points, both bounds."""
-    from verify.falsify import search
     from verify.scenario import evaluate_point
+    from verify.search.falsify import search
 
     found = search(_scenario("PLANT.drift-10x", PLANTED), budget=16, seed=1, trials=4, confirm_trials=16,
                    optimiser="random", stop_at_violation=True)

@@ -1,4 +1,4 @@
-"""A search point's scoring (verify.falsify.evaluate_points): built once, no per-round curve computed for a
+"""A search point's scoring (verify.search.falsify.evaluate_points): built once, no per-round curve computed for a
 summary that drops it, and the same LHS as hand arithmetic (the cost work of issue 27 item 6)."""
 
 import dataclasses
@@ -29,7 +29,7 @@ def _counting_scenario():
 
 
 def test_a_point_is_built_once_and_scored_as_by_hand():
-    from verify.falsify import evaluate_points
+    from verify.search.falsify import evaluate_points
 
     sc, calls = _counting_scenario()
     points = [SMALL, {**SMALL, "R": 7, "draw": 5}]

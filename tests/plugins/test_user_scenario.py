@@ -92,8 +92,8 @@ def test_the_example_is_scored_exactly_through_its_public_measure(overrides):
 
 
 def test_an_exact_confirmation_carries_a_monte_carlo_cross_check_or_says_why_not():
-    from verify.confirmation import CROSS_CHECK_STEPS, confirm
     from verify.scenarios import get
+    from verify.search.confirmation import CROSS_CHECK_STEPS, confirm
 
     plugins.add_files([str(EXAMPLE)])
     sc = get("USER.FEDAVG")

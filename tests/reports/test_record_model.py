@@ -31,7 +31,7 @@ def _verification():
 
 
 def _search():
-    from verify.falsify import SearchRecord
+    from verify.search.falsify import SearchRecord
 
     conf = {"verdict": "violated", "lhs": 2.0, "ci": [1.5, 2.5], "rhs": 1.0, "ratio": 2.0, "ratio_ci": [1.5, 2.5],
             "trials": 64, "seeds": [11], "level": 0.99}

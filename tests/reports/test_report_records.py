@@ -301,7 +301,7 @@ def test_findings_of_included_records_are_noticed_at_the_top():
 
 def test_a_search_that_confirmed_nothing_carries_a_status_not_a_verdict():
     from bounds.core.record import BadRecord
-    from verify.saved import check_search as _check_search
+    from verify.search.saved import check_search as _check_search
 
     accepted = [{"status": "no admissible point", "reason": "why"},
                 {"status": "interrupted before confirmation", "reason": "why"},

@@ -39,7 +39,7 @@ def test_one_finding_per_scenario_shrunk_first_then_largest_ratio(tmp_path):
 
 def test_a_search_with_no_admissible_point_reads_back(tmp_path):
     """falsify writes an empty ``best`` when no point was admissible; its own reader must accept that record."""
-    from verify.saved import check_search
+    from verify.search.saved import check_search
 
     rec = json.loads((SAVED / "exact-FAST.T2@corrected.stratified-seed0.json").read_text())
     empty = {**rec, "admissible": 0, "best": {}, "confirmation": {"status": "no admissible point",

@@ -1,13 +1,13 @@
 """Axes end where a theorem's hypotheses or its symbols' domains end them, not at a cost cap, wherever a family is
-scored exactly; cost is handled per point (verify.cost) and every search record states its shares."""
+scored exactly; cost is handled per point (verify.search.cost) and every search record states its shares."""
 
 import dataclasses
 
 import pytest
 
 from verify.exact_score import scored_exactly
-from verify.falsify import search
 from verify.scenarios import get, registry
+from verify.search.falsify import search
 
 
 def _families(sc):

@@ -1,4 +1,4 @@
-"""Closed forms of scalar counterexamples read from declarations (issue 27 item 4, verify/closed_form.py).
+"""Closed forms of scalar counterexamples read from declarations (issue 27 item 4, verify/search/closed_form.py).
 
 Independent numbers: the exact path's own value (quadratics.exact by repeated squaring in float64, through
 verify.exact_score), and moment recursions iterated here in plain floats by enumerating the two equally likely
@@ -23,8 +23,8 @@ def _fast_t1():
 
 
 def test_fast_t1_shrunk_violation_closed_form_agrees_with_the_exact_path():
-    from verify.closed_form import derive
     from verify.exact_score import exact_lhs
+    from verify.search.closed_form import derive
 
     sc = _fast_t1()
     out = derive(sc, FAST_T1_POINT)
@@ -50,7 +50,7 @@ def _hand_mean(R, outcomes, Q, c, s, e0, first=1):
 
 def test_fast_t1_uniform_1_of_2_matches_a_hand_recursion():
 
-    from verify.closed_form import closed_lhs
+    from verify.search.closed_form import closed_lhs
 
     sc = _fast_t1()
     pt = dict(problem="quadratic", M=2, m_frac=0.1, K=1, R=10, d=1, zeta=2.0, sigma=1.0, x0_scale=0.5, eta_frac=0.5)
@@ -85,7 +85,7 @@ def _declared_two_client_round():
 @pytest.mark.parametrize("kind", ["final", "mean"])
 def test_declared_user_round_with_drift_and_a_linear_measure_matches_enumeration(kind):
     from quadratics.exact.declare import uniform_law
-    from verify.closed_form import lhs_of_R, moment_recursion
+    from verify.search.closed_form import lhs_of_R, moment_recursion
 
     rec = moment_recursion(_declared_two_client_round(), uniform_law(2, 1))
     assert not isinstance(rec, str), rec
@@ -105,7 +105,7 @@ def _renamed_build(point):
 
 
 def test_a_renamed_algorithm_gets_the_same_closed_form():
-    from verify.closed_form import closed_lhs
+    from verify.search.closed_form import closed_lhs
 
     sc = _fast_t1()
     renamed = dataclasses.replace(sc, id="USER.T1", build=_renamed_build)
@@ -117,7 +117,7 @@ def test_a_renamed_algorithm_gets_the_same_closed_form():
 
 
 def test_an_algorithm_that_declares_nothing_is_refused_with_its_reason():
-    from verify.closed_form import closed_lhs
+    from verify.search.closed_form import closed_lhs
 
     sc = _fast_t1()
 
@@ -150,7 +150,7 @@ def _declared_triangular_round(feed):
 @pytest.mark.parametrize("feed", [0.0, 0.15])
 def test_declared_triangular_round_of_two_coordinates_matches_enumeration(kind, feed):
     from quadratics.exact.declare import uniform_law
-    from verify.closed_form import lhs_of_R, moment_recursion
+    from verify.search.closed_form import lhs_of_R, moment_recursion
 
     rec = moment_recursion(_declared_triangular_round(feed), uniform_law(2, 1))
     assert not isinstance(rec, str), rec
@@ -175,8 +175,8 @@ def test_declared_triangular_round_of_two_coordinates_matches_enumeration(kind, 
 
 
 def test_fast_t1_two_coordinates_agree_with_the_exact_path_and_a_rotated_one_is_refused():
-    from verify.closed_form import closed_lhs
     from verify.exact_score import exact_lhs
+    from verify.search.closed_form import closed_lhs
 
     sc = _fast_t1()
     pt = dict(problem="quadratic", M=3, m_frac=0.5, K=2, R=300, d=2, sigma=0.5, zeta=1.0, eta_frac=0.3)
@@ -195,8 +195,8 @@ def test_an_rhs_undefined_once_r_is_free_is_not_derived_and_says_why():
     from pathlib import Path
 
     from bounds import plugins
-    from verify.closed_form import derive
     from verify.scenarios import get
+    from verify.search.closed_form import derive
 
     plugins.add_files([str(Path(__file__).resolve().parents[1] / "benchmarks" / "planted" / "regime.py")])
     pt = {"problem": "quadratic-diagonal", "M": 2, "K": 2, "R": 108, "eta_frac": 1.0, "d": 2,

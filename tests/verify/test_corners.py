@@ -1,4 +1,4 @@
-"""The ``corners`` optimiser (verify/corners.py): corners projected onto the hypotheses, reproducible by seed."""
+"""The ``corners`` optimiser (verify/search/corners.py): corners projected onto the hypotheses, reproducible by seed."""
 
 import math
 from functools import partial
@@ -46,7 +46,7 @@ class _Inner:
 
 
 def _corner_stage(sc, seed, monkeypatch):
-    import verify.corners as corners
+    import verify.search.corners as corners
 
     monkeypatch.setattr(corners, "POOL", 24)  # a drawn pool of 24 of the 512 corners: a small, fast case
     monkeypatch.setattr(corners, "WARMUP", 2)
@@ -71,7 +71,7 @@ def _corner_stage(sc, seed, monkeypatch):
 
 
 def corners_of(sc):
-    from verify.corners import corner_factors
+    from verify.search.corners import corner_factors
 
     return corner_factors(sc.space)
 
@@ -104,7 +104,7 @@ def test_corner_points_are_admissible_corners_and_reproducible(monkeypatch):
 
 @pytest.mark.parametrize("bad", [0, 7, 2.5, True, "3"])
 def test_a_bad_strength_is_one_line(bad, monkeypatch):
-    import verify.corners as corners
+    import verify.search.corners as corners
 
     sc = _scenario()
     with pytest.raises(UserInputError) as exc:
@@ -114,7 +114,7 @@ def test_a_bad_strength_is_one_line(bad, monkeypatch):
 
 def _level(p, v):
     """The level index of value v on corner factor p (the step: 0 at its low end, else the projected top)."""
-    from verify.corners import corner_factors
+    from verify.search.corners import corner_factors
 
     levels = dict((q.name, lv) for q, lv in corner_factors([p]))[p.name]
     return levels.index(v) if v in levels else len(levels) - 1
@@ -123,7 +123,7 @@ def _level(p, v):
 def test_the_climb_moves_one_factor_at_a_time_to_the_top_corner(monkeypatch):
     """Scores that grow with every factor's level index (a ridge to the all-top corner): each climb move changes one
     factor of a corner proposed before, and the climb reaches the top corner (eta projected)."""
-    import verify.corners as corners
+    import verify.search.corners as corners
 
     monkeypatch.setattr(corners, "WARMUP", 2)
     sc = _scenario()
@@ -147,7 +147,7 @@ def test_the_climb_moves_one_factor_at_a_time_to_the_top_corner(monkeypatch):
 
 def test_the_pool_is_bounded_by_the_budget(monkeypatch):
     """At most 2 builds per evaluation of the budget go to the pool (budget 5: 10 of the 64 binary corners)."""
-    import verify.corners as corners
+    import verify.search.corners as corners
 
     calls = []
     real = corners.CornerArrays._probe

@@ -1,11 +1,11 @@
-"""Covering arrays (verify/covering.py): the t-way property checked by brute-force enumeration in the test."""
+"""Covering arrays (verify/search/covering.py): the t-way property checked by brute-force enumeration in the test."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from verify.covering import all_rows, covering_rows, uncovered_count
+from verify.search.covering import all_rows, covering_rows, uncovered_count
 
 
 def _missing(rows, pool, t):

@@ -25,7 +25,7 @@ KEY = "FAST.T2"
 
 
 def _search(verdict: str, *, lhs: float, rhs: float, key: str = KEY, admissible: int = 40, **extra):
-    from verify.falsify import SearchRecord
+    from verify.search.falsify import SearchRecord
 
     space = [{"name": "K", "low": 1, "high": 8, "choices": None}, {"name": "R", "low": 2, "high": 50, "choices": None}]
     return SearchRecord(id=key, result=key, optimiser="random", seed=3, budget=50, time_limit=None, trials=64,
@@ -180,12 +180,12 @@ def test_orders_table_is_an_optional_source(monkeypatch):
     from bounds import get
     from verify.decision_sources import orders_for
 
-    monkeypatch.setitem(sys.modules, "verify.orders", None)  # import fails: the module is absent
+    monkeypatch.setitem(sys.modules, "verify.search.orders", None)  # import fails: the module is absent
     assert (orders_for(KEY).status, orders_for(KEY).detail) == ("not computed", "module not available")
     for status, outcome in (("agrees", CONSISTENT), ("contradicts", OPEN)):
-        fake = types.ModuleType("verify.orders")
+        fake = types.ModuleType("verify.search.orders")
         fake.orders_for = lambda key, s=status: {"status": s, "detail": "LHS R^-1 vs RHS R^-1"}  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "verify.orders", fake)
+        monkeypatch.setitem(sys.modules, "verify.search.orders", fake)
         d = decision_of(gather(get("FAST.C3"), [], []))
         assert d.outcome == outcome and d.orders["status"] == status
 
@@ -200,7 +200,7 @@ def test_table_at_80_columns_keeps_every_id_whole(convbound, monkeypatch):
 
 
 def test_search_budget_runs_a_search_per_scenario_of_the_result(convbound, monkeypatch):
-    import verify.falsify
+    import verify.search.falsify
     from verify.scenarios import registry
 
     calls = []
@@ -209,7 +209,7 @@ def test_search_budget_runs_a_search_per_scenario_of_the_result(convbound, monke
         calls.append((scenario.id, budget, seed))
         return _search("holds", lhs=0.01, rhs=0.1, key=scenario.result)
 
-    monkeypatch.setattr(verify.falsify, "search", fake_search)
+    monkeypatch.setattr(verify.search.falsify, "search", fake_search)
     run = convbound("decide", "FAST.T1", "--no-saved", "--no-live-pep", "--search-budget", "3", "--seed", "5",
                     "--json")
     assert run.code == 0, run.err

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from verify.cost import point_fidelity
-from verify.falsify import evaluate_points
 from verify.scenarios import get
+from verify.search.cost import point_fidelity
+from verify.search.falsify import evaluate_points
 
 
 @pytest.mark.parametrize("sid", ["FAST.T1", "FAST.T2"])
@@ -34,7 +34,7 @@ def test_a_distinct_hessian_family_past_its_built_dimension_is_counted_as_cut():
 def test_gradient_climbing_declines_a_point_past_the_dense_order_instead_of_building_it():
     """The climb's differentiable recursion is dense: at d = 100 (order 5,151) it says so, not allocating
     (2M + 1) d^2 coefficients; at d = 4 it gives a gradient."""
-    from verify.climb import log_ratio_gradient
+    from verify.search.climb import log_ratio_gradient
 
     sc = get("FAST.T1")
     why = log_ratio_gradient(sc, {"problem": "quadratic", "d": 100, "M": 8, "K": 2, "R": 100})

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from bounds import UserInputError
-from verify.falsify import confirm, load_instance, replay, search, search_seeds
 from verify.scenario import Instance, Param, Scenario, evaluate_point
 from verify.scenarios import get
 from verify.scenarios.fast import build_t2
+from verify.search.falsify import confirm, load_instance, replay, search, search_seeds
 
 
 def test_param_coerce_and_point_errors():
@@ -212,7 +212,7 @@ def test_search_on_a_local_cluster_gives_the_in_process_record():
 
 
 def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
-    from verify.search_options import search_space
+    from verify.search.search_options import search_space
 
     sc = get("FAST.T2@corrected")
     wide = next(p for p in sc.space if p.name == "problem")
@@ -232,8 +232,8 @@ def test_search_space_draws_from_the_searched_families_and_problems_widens_it():
 def test_problems_that_exclude_the_default_family_are_the_only_ones_drawn(optimiser):
     # FAST.T1's default point is 'nonconvex'; --problems quadratic once left the axis with one value
     # fixed at that excluded default, so every point was drawn from the family the user had left out
-    from verify.optimisers import make_optimiser
-    from verify.search_options import search_space
+    from verify.search.optimisers import make_optimiser
+    from verify.search.search_options import search_space
 
     space = search_space(get("FAST.T1"), "quadratic")
     points = make_optimiser(optimiser, space, seed=0, population=8, budget=16, terms=None).ask(8)
@@ -249,7 +249,7 @@ def test_a_narrowed_search_says_so_in_its_record():
 
 
 def test_random_search_puts_each_axis_at_its_ends_a_third_of_the_time():
-    from verify.optimisers import EDGE, make_optimiser
+    from verify.search.optimisers import EDGE, make_optimiser
 
     sc = get("FAST.T2@corrected")
     opt = make_optimiser("random", sc, seed=5, population=8, budget=3000)
@@ -273,7 +273,7 @@ def test_elapsed_time_counts_the_optimisers_set_up(monkeypatch):
     # corners builds a 512-corner pool before its first point (about 80 s on FAST.T1): search time, reported
     import time as _time
 
-    import verify.optimisers as optimisers
+    import verify.search.optimisers as optimisers
 
     real = optimisers.make_optimiser
 
@@ -292,7 +292,7 @@ def test_a_ratio_inside_its_rounding_bound_does_not_lead_the_search():
     search neither climbs it nor keeps it as its best; a point whose bound is small keeps its ratio, less the bound."""
     import math
 
-    from verify.falsify import _objective, _standing
+    from verify.search.falsify import _objective, _standing
 
     noise = {"score": 34104.0, "lhs": 4.534e-9, "rhs": 1.3295e-13, "exact": {"fp_error": 3.564e-6}}
     assert _standing(noise) == 0.0

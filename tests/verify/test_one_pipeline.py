@@ -13,14 +13,14 @@ import textwrap
 
 import pytest
 
-import verify.confirmation
-import verify.falsify
 import verify.scenario
+import verify.search.confirmation
+import verify.search.falsify
 from bounds import plugins
 from verify import suite
 from verify.checks import Certify, Control, Group, Sweep
-from verify.falsify import INSTANCE_FORMAT, confirm
 from verify.scenarios import get, registry
+from verify.search.falsify import INSTANCE_FORMAT, confirm
 from verify.testing import assert_bound_holds
 from verify.verdict import verdict_of
 
@@ -60,8 +60,8 @@ def counted(monkeypatch):
         return real(scenario, point, **kw)
 
     monkeypatch.setattr(verify.scenario, "evaluate_point", wrapper)
-    monkeypatch.setattr(verify.falsify, "evaluate_point", wrapper)  # imported there by name
-    monkeypatch.setattr(verify.confirmation, "evaluate_point", wrapper)  # and there (confirm)
+    monkeypatch.setattr(verify.search.falsify, "evaluate_point", wrapper)  # imported there by name
+    monkeypatch.setattr(verify.search.confirmation, "evaluate_point", wrapper)  # and there (confirm)
     return calls
 
 
@@ -189,7 +189,7 @@ def test_every_scenario_and_a_plugins_is_scored_through_evaluate_point_by_the_ru
                                                                                                  plugin_files):
     from verify.checks import Context, run_group
     from verify.extensions import as_scenario
-    from verify.falsify import evaluate_points
+    from verify.search.falsify import evaluate_points
 
     plugin = [as_scenario(s) for s in plugins.load_file(plugin_files).scenarios()]
     assert [s.id for s in plugin] == ["ONE.S1"]

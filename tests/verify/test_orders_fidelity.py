@@ -1,5 +1,5 @@
 """The orders table reads each point's fidelity before evaluating it, runs past stand-in ends, and counts a
-conditional violation (issue 27 items 2-3; ``verify.ray_bases.exact_at``, ``widened``, ``verify.orders``).
+conditional violation (issue 27 items 2-3; ``verify.search.ray_bases.exact_at``, ``widened``, ``verify.search.orders``).
 
 Independent numbers: the scalar FedAvg second moment iterated here in plain floats from its one-round recursion
 (the same hand derivation as tests/verify/test_orders_shrink.py), the growth exponent of LHS/RHS as the
@@ -29,7 +29,7 @@ PT = dict(M=4, m_frac=0.5, K=3, R=20, eta_frac=0.3, d=1, sigma=1.0, zeta=1.0, dr
 
 def test_an_exact_point_is_scored_without_simulation_and_matches_the_recursion(planted, monkeypatch):
     import quadratics
-    from verify.ray_bases import exact_at
+    from verify.search.ray_bases import exact_at
 
     def boom(*a, **k):
         raise AssertionError("simulated")
@@ -47,9 +47,9 @@ def test_an_exact_point_is_scored_without_simulation_and_matches_the_recursion(p
 
 def test_a_point_not_scored_exactly_is_refused_before_any_simulation(monkeypatch):
     import quadratics
-    from verify.orders import ray_order
-    from verify.rays import Ray
     from verify.scenarios import get
+    from verify.search.orders import ray_order
+    from verify.search.rays import Ray
 
     def boom(*a, **k):
         raise AssertionError("a point the table refuses was simulated")
@@ -65,9 +65,9 @@ def test_a_point_not_scored_exactly_is_refused_before_any_simulation(monkeypatch
 def test_a_leading_point_with_no_measured_round_is_left_out_and_said():
     """The survey's FedAvg instance at T = 1 averages no round (not scored); the rest of the T ray spans 5.3 decades
     and is fitted: the RHS's exponent is the rate's -1/2 (its formula, O(1/sqrt(T)))."""
-    from verify.orders import ray_order
-    from verify.rays import Ray
     from verify.scenarios import get
+    from verify.search.orders import ray_order
+    from verify.search.rays import Ray
 
     sc = get("SURV.FEDAVG.instance")
     row = ray_order(sc, Ray("T", "high"), sc.default_point())
@@ -79,7 +79,7 @@ def test_a_leading_point_with_no_measured_round_is_left_out_and_said():
 
 def test_an_exact_point_past_the_per_point_budget_is_cut_not_evaluated(planted, monkeypatch):
     import quadratics.exact
-    from verify.ray_bases import exact_at
+    from verify.search.ray_bases import exact_at
 
     def boom(*a, **k):
         raise AssertionError("a cut point was evaluated")
@@ -94,9 +94,9 @@ def test_an_exact_point_past_the_per_point_budget_is_cut_not_evaluated(planted, 
 def test_a_stand_in_end_is_run_past_and_a_domain_end_is_not(planted):
     import dataclasses
 
-    from verify.ray_bases import is_open_end, widened
-    from verify.rays import Ray
     from verify.scenario import Param
+    from verify.search.ray_bases import is_open_end, widened
+    from verify.search.rays import Ray
 
     assert is_open_end(Param("M", 2, 1000, 10, integer=True, source="Theorem 1 bounds no M: the axis stops at 1000"))
     assert is_open_end(Param("T", 1, 10, 2, integer=True, source="the survey states no condition on T"))
@@ -123,9 +123,9 @@ class _Fit:
 def test_a_conditional_violation_counts_as_confirmed_and_names_its_hypothesis(monkeypatch, verdict, finding):
     import numpy as np
 
-    from verify import orders
-    from verify.orders import RayOrder, _classify, _Samples
-    from verify.rays import Ray
+    from verify.search import orders
+    from verify.search.orders import RayOrder, _classify, _Samples
+    from verify.search.rays import Ray
 
     conf = {"verdict": verdict, "ratio": 12.4, "unless": ["snapshot probability q >= q_min"] if verdict != "unverified"
             else []}
@@ -151,8 +151,8 @@ def test_term_bases_stop_early_with_the_full_scans_choice(planted):
 
     import bounds
     from bounds.evaluate import evaluate
-    from verify import orders
-    from verify.optimisers import _Random
+    from verify.search import orders
+    from verify.search.optimisers import _Random
 
     sc = planted("PLANT.correct")
     builds = []
@@ -188,9 +188,9 @@ def test_term_bases_stop_early_with_the_full_scans_choice(planted):
 def test_a_point_with_an_undecided_hypothesis_is_said_to_be_so():
     """FAST.T1.toy1 leaves a hypothesis undecided at every point (its expected verdict is `violated unless`):
     the row says that, not that a hypothesis fails."""
-    from verify.orders import ray_order
-    from verify.rays import Ray
     from verify.scenarios import get
+    from verify.search.orders import ray_order
+    from verify.search.rays import Ray
 
     sc = get("FAST.T1.toy1")
     row = ray_order(sc, Ray("R", "high"), sc.default_point(), points=4)

@@ -31,8 +31,8 @@ def _flagged(row):
 
 
 def test_K_runs_past_its_cost_cap_and_the_K_power_error_is_confirmed(get):
-    from verify.orders import ray_order
-    from verify.rays import Ray
+    from verify.search.orders import ray_order
+    from verify.search.rays import Ray
 
     # d = 1 (A = L = 1), m = 1 of M = 2, a small step: the correct sampling term is tight while K eta << 1 and the
     # planted one (K instead of K^2) is K times too small; R = 10^6 rounds reach the stationary value
@@ -56,9 +56,9 @@ def test_K_runs_past_its_cost_cap_and_the_K_power_error_is_confirmed(get):
 
 
 def test_the_R_power_error_is_confirmed_on_the_R_ray_from_its_tight_base(get):
-    from verify.orders import ray_order
-    from verify.ray_bases import tight_base
-    from verify.rays import Ray
+    from verify.search.orders import ray_order
+    from verify.search.ray_bases import tight_base
+    from verify.search.rays import Ray
 
     # rho^(2 K R^2) instead of rho^(2 K R): the planted optimisation term vanishes long before the LHS's; from a
     # point whose slow direction has not contracted by R = 10^6 (eta mu K R = 0.1), noise and sampling near 0
@@ -75,9 +75,9 @@ def test_the_R_power_error_is_confirmed_on_the_R_ray_from_its_tight_base(get):
 
 @pytest.mark.parametrize("wrong, a", [("REGIME.noise-mu-32", 32), ("REGIME.sampling-mu-48", 48)])
 def test_a_masked_mu_order_is_confirmed_from_where_the_masking_term_is_zero(get, wrong, a):
-    from verify.orders import ray_order
-    from verify.ray_bases import tight_base
-    from verify.rays import Ray
+    from verify.search.orders import ray_order
+    from verify.search.ray_bases import tight_base
+    from verify.search.rays import Ray
 
     ray = Ray("mu_frac", "low")
     # from the default point (d = 2, R = 50, K = 4) the contraction of the other direction masks the factor
@@ -107,7 +107,7 @@ def test_a_masked_mu_order_is_confirmed_from_where_the_masking_term_is_zero(get,
 
 
 def test_model_choice_tells_an_exponential_from_a_power():
-    from verify.orders import _fits
+    from verify.search.orders import _fits
 
     x = np.geomspace(10, 10_000, 8)
     power, expo, res_p, res_e = _fits(x, np.exp(-0.001 * x))
@@ -117,11 +117,11 @@ def test_model_choice_tells_an_exponential_from_a_power():
 
 
 def test_the_seeded_optimiser_climbs_a_ray_end_to_a_masked_violation(get, monkeypatch):
-    import verify.ray_seed
-    from verify.optimisers import make_optimiser
+    import verify.search.ray_seed
     from verify.scenario import evaluate_point
+    from verify.search.optimisers import make_optimiser
 
-    monkeypatch.setattr(verify.ray_seed, "INTERLEAVE", 10**9)  # no stratified draws between: the walk is tested
+    monkeypatch.setattr(verify.search.ray_seed, "INTERLEAVE", 10**9)  # no stratified draws between: the walk is tested
     sc = get("REGIME.noise-mu-32")
     opt = make_optimiser("seeded", sc, seed=0, population=8, budget=300)
     # the (mu -> 0, noise) pair only: the test drives the ask/tell loop as falsify.search does

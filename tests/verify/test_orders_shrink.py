@@ -24,7 +24,7 @@ def planted():
 
 
 def test_closed_form_matches_exact_and_an_independent_iteration(planted):
-    from verify.closed_form import derive
+    from verify.search.closed_form import derive
 
     sc = planted("PLANT.noise-10x")
     pt = dict(M=4, m_frac=0.5, K=3, R=20, eta_frac=0.3, d=1, sigma=1.0, zeta=1.0, draw=3)
@@ -41,14 +41,14 @@ def test_closed_form_matches_exact_and_an_independent_iteration(planted):
 
 
 def test_closed_form_refuses_what_it_does_not_cover(planted):
-    from verify.closed_form import derive
+    from verify.search.closed_form import derive
 
     out = derive(planted("PLANT.noise-10x"), dict(d=4))
     assert out == {"derived": False, "why": "state of 4 numbers (RoundMap.D): derived only for a state of at most 3"}
 
 
 def test_shrink_keeps_both_points_and_reaches_the_simplest_instance(planted):
-    from verify.shrink import shrink
+    from verify.search.shrink import shrink
 
     sc = planted("PLANT.noise-10x")
     # noise 10x too small: violated wherever the noise dominates a tight bound; d = 1, K = 1 make it tight
@@ -63,7 +63,7 @@ def test_shrink_keeps_both_points_and_reaches_the_simplest_instance(planted):
 
 
 def test_rays_follow_the_axes(planted):
-    from verify.rays import order_rays, ray_through
+    from verify.search.rays import order_rays, ray_through
 
     sc = planted("PLANT.correct")
     names = {r.name for r in order_rays(sc.space)}
@@ -78,8 +78,8 @@ def test_rays_follow_the_axes(planted):
 
 
 def test_orders_flag_a_wrong_power_with_a_confirmed_point_and_not_the_correct_bound(planted):
-    from verify.orders import ray_order, term_bases
-    from verify.rays import Ray
+    from verify.search.orders import ray_order, term_bases
+    from verify.search.rays import Ray
 
     # PLANT.eta-power: noise eta^3 L instead of eta^2 (an order too high in the step); along the step to 0 with the
     # horizon scaled, from where the noise dominates, the LHS decays like eta and the wrong RHS like eta^2
@@ -99,10 +99,10 @@ def test_orders_flag_a_wrong_power_with_a_confirmed_point_and_not_the_correct_bo
 
 
 def test_rays_optimiser_walks_one_axis_at_a_time_from_a_stratum_best(planted, monkeypatch):
-    import verify.rays
-    from verify.optimisers import clip, make_optimiser
+    import verify.search.rays
+    from verify.search.optimisers import clip, make_optimiser
 
-    monkeypatch.setattr(verify.rays, "WARMUP", 6)  # a short warm-up: the walk is what is tested
+    monkeypatch.setattr(verify.search.rays, "WARMUP", 6)  # a short warm-up: the walk is what is tested
     sc = planted("PLANT.correct")
 
     def run(seed):

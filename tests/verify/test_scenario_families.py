@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from bounds.core.seeds import spawn
-from verify.falsify import search
 from verify.scenario import evaluate_point
 from verify.scenarios import get
 from verify.scenarios.families import A3_BALL, left_ball
+from verify.search.falsify import search
 
 NEW = ("quadratic-diagonal", "quadratic-rotated", "logistic")
 STRONG = ("FAST.T2", "FAST.T2@corrected", "F3AST.T3.5@explicit", "F3AST.T3.5@explicit-eq19", "ASCAF.T1")

@@ -5,11 +5,11 @@ from functools import partial
 import numpy as np
 import pytest
 
-from verify.falsify import search
-from verify.optimisers import clip, make_optimiser
 from verify.scenario import Instance, Param, Scenario
 from verify.scenarios import get
 from verify.scenarios.fast import build_t2
+from verify.search.falsify import search
+from verify.search.optimisers import clip, make_optimiser
 from verify.verdict import VERDICTS
 
 

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from bounds.core.errors import UserInputError
-from verify.search_options import SearchOptions
+from verify.search.search_options import SearchOptions
 
 
 @pytest.mark.parametrize("kw, param", [
@@ -38,8 +38,8 @@ def test_sized_caps_the_population_at_the_budget_and_keywords_update_options():
 
 
 def test_options_and_keywords_give_the_same_search():
-    from verify.falsify import search
     from verify.scenarios import get
+    from verify.search.falsify import search
 
     sc = get("FAST.T2@corrected")
     a = search(sc, SearchOptions(budget=2, seed=3, trials=4, confirm_trials=4, optimiser="random"))

@@ -7,11 +7,11 @@ import pytest
 
 from bounds import plugins
 from bounds.core.errors import UserInputError
-from verify.falsify import search
-from verify.optimisers import make_optimiser
 from verify.scenario import Param, Scenario
 from verify.scenarios import get, registry
 from verify.scenarios.presets import PRESETS, apply
+from verify.search.falsify import search
+from verify.search.optimisers import make_optimiser
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "fedavg_local_sgd.py"
@@ -227,8 +227,8 @@ def test_the_planted_benchmark_command_runs_and_records_its_protocol(tmp_path, c
 
 def test_fast_t2_horizon_is_not_capped_by_monte_carlo_on_the_exactly_scored_quadratic():
     """The rounds follow R = horizon / (mu K eta) on every family, uncapped (computed here by hand from the point);
-    cost is handled per point: a simulated family's point that long is cut, not run (verify.cost)."""
-    from verify.cost import point_fidelity
+    cost is handled per point: a simulated family's point that long is cut, not run (verify.search.cost)."""
+    from verify.search.cost import point_fidelity
 
     sc = get("FAST.T2@corrected")
     base = {p.name: p.default for p in sc.space}

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import verify.shrink as shrink_mod
-from verify.cost import point_fidelity
+import verify.search.shrink as shrink_mod
 from verify.scenarios import get
-from verify.search_options import search_space
+from verify.search.cost import point_fidelity
+from verify.search.search_options import search_space
 
 
 def test_a_move_the_search_would_cut_is_not_simulated(monkeypatch):

@@ -98,7 +98,7 @@ class WorstCase(Record):
 
     @classmethod
     def read(cls, data: Mapping[str, Any], where: str) -> WorstCase:
-        from verify.saved import check_worst_case
+        from verify.search.saved import check_worst_case
 
         check_worst_case(data, where)
         if data.get("class") == NONCONVEX_CLASS:  # the non-convex class has its own setting (verify.pep.nonconvex_core)

@@ -346,7 +346,7 @@ T35_MAIN_SPACE = (
     Param("T", 1, 10**6, 200, integer=True, log=True, doc="rounds",
           source="1: domain T >= 1 (Theorem III.5 has no condition on T): the log axis stops at 10^6 (the exact "
                  "path scores T <= 1000: the main-text step changes every round, so longer runs are simulated); "
-                 "each point's cost is handled at the point (verify.cost): a simulated point past the per-point "
+                 "each point's cost is handled at the point (verify.search.cost): a simulated point past the per-point "
                  "budget is cut and counted"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and the model's random draws",
           source="the problem's and the model's random draw (any seed)"),

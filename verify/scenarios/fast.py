@@ -126,7 +126,7 @@ T2_SPACE = (
 
 
 # Where a log axis of an unbounded horizon stops (six decades); the exact path scores any such R by repeated
-# squaring (0.005-0.05 s a point), and a simulated point is sized and cut per point (verify.cost).
+# squaring (0.005-0.05 s a point), and a simulated point is sized and cut per point (verify.search.cost).
 R_EXACT = 10**6
 
 

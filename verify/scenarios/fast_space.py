@@ -20,11 +20,11 @@ def client_count(frac: float, M: int) -> int:
 
 
 # The end of an axis the theorem leaves unbounded (rounds, clients, local steps, dimension): a log axis stops
-# a few decades out; what a point costs is handled at the point (verify.cost), never by ending the axis.
-PER_POINT = ("each point's cost is handled at the point (verify.cost): scored exactly at any size where the exact "
+# a few decades out; what a point costs is handled at the point (verify.search.cost), never by ending the axis.
+PER_POINT = ("each point's cost is handled at the point (verify.search.cost): scored exactly at any size where the exact "
              "path applies, a simulated point past the per-point budget is cut and counted")
 
-# What the dimension costs, by family (true of FAST.T1 and FAST.T2; verify.cost sizes each point).
+# What the dimension costs, by family (true of FAST.T1 and FAST.T2; verify.search.cost sizes each point).
 DIMENSION = ("the shared-Hessian quadratic is scored from moments at any d (FAST.T1: exactly; FAST.T2: per-trial "
              "exactly where its M axis says), coordinate by coordinate (its Hessian and noise are diagonal and FAST's "
              "round is checked separable: d recursions of 3 numbers, quadratics.exact.diagonal); the other families are scored as before at every d (simulated, or for "

@@ -1,4 +1,4 @@
-"""Where the regime errors are violated on the corner lattice of their space (issue 27 item 6; verify/corners.py).
+"""Where the regime errors are violated on the corner lattice of their space (issue 27 item 6; verify/search/corners.py).
 
 **Setting**: the two bases of ``regime.py`` (the shared-Hessian FedAvg bound, ``REGIME.correct``'s space, and the
 drift bound, ``REGIME.drift-correct``'s); the problem's ``draw`` at its default.
@@ -11,7 +11,7 @@ violation of an error where LHS/RHS > 1 + 1e-9 (a screen, not a confirmation).
 in every violating point is part of the corner). It says nothing about points off the lattice.
 With ``--arrays`` (``--levels ends`` only, where the lattice is the ``corners`` optimiser's pool when it holds
 every combination): for seeds 0-4 and strengths 3 and 4, the ``corners`` optimiser's own rows
-(``verify.corners.CornerArrays``) and, per error, the first row (1-based, in proposal order) that violates it.
+(``verify.search.corners.CornerArrays``) and, per error, the first row (1-based, in proposal order) that violates it.
 
     PYTHONPATH=. python tests/benchmarks/planted/corner_lattice.py --base shared --levels ends --arrays \\
         --out tests/benchmarks/planted/results-corner-lattice-shared-ends.json
@@ -79,9 +79,9 @@ def lattice(base: str, mode: str, sample: int | None) -> dict:
 
 def arrays(base: str, hits: dict, axes: list[str]) -> list[dict]:
     """Per seed and strength, the first of the corners optimiser's rows that violates each error (None: none)."""
-    from verify.corners import CornerArrays
-    from verify.optimisers import make_optimiser
     from verify.scenarios import get
+    from verify.search.corners import CornerArrays
+    from verify.search.optimisers import make_optimiser
 
     sc = get("REGIME.drift-correct" if base == "drift" else "REGIME.correct")
     where = {i: {tuple(c) for c in cs} for i, cs in hits.items()}

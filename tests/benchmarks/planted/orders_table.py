@@ -1,7 +1,7 @@
 """The orders table on the planted errors of the order kind, beside their correct counterparts (issue 27 item 3).
 
 An error is of the order kind when it gives a term the wrong order in one scale parameter; each is run on the
-rays of that parameter's axis (``verify.orders.order_table`` with ``only``: from the default point and from each
+rays of that parameter's axis (``verify.search.orders.order_table`` with ``only``: from the default point and from each
 term's tight base of each ray; ``terms=False``). A row says whether some ray of the error fails far along with a
 confirmed violating point, and whether any ray of the counterpart does (an order deficiency of a correct bound:
 must never happen).
@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     from bounds import plugins
-    from verify.orders import order_table
     from verify.scenarios import get
+    from verify.search.orders import order_table
     from verify.suite import versions
 
     plugins.add_files([str(HERE / "planted.py"), str(HERE / "regime.py")])

@@ -1,7 +1,7 @@
 """Planted falsification benchmark: how often, how fast a search finds each planted error (issue 19 item 5).
 
 Protocol (ARCH-COMP style): for each planted-wrong bound of ``planted.py`` and its correct counterpart
-(``PLANT.correct``; ``PLANT.drift-correct`` for the ``PLANT.drift-*`` entries), run ``verify.falsify.search`` from seeds 0..S-1 with a budget of at most 300
+(``PLANT.correct``; ``PLANT.drift-correct`` for the ``PLANT.drift-*`` entries), run ``verify.search.falsify.search`` from seeds 0..S-1 with a budget of at most 300
 evaluations, stopping at the first confirmed violation (``stop_at_violation``: an apparent violation
 is re-run on ``--confirm-trials`` fresh trials, or recomputed where the exact path scores it, and claimed
 only when its interval's low end exceeds the RHS). Per planted error: the falsification rate over the seeds, the median evaluations and wall
@@ -38,8 +38,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def run_one(sid: str, seed: int, args: argparse.Namespace, optimiser: str | None = None) -> dict:
-    from verify.falsify import search
     from verify.scenarios import get
+    from verify.search.falsify import search
 
     t0 = time.perf_counter()
     rec = search(get(sid), budget=args.budget, seed=seed, trials=args.trials, confirm_trials=args.confirm_trials,
@@ -50,8 +50,8 @@ def run_one(sid: str, seed: int, args: argparse.Namespace, optimiser: str | None
     # a conditional violation (it rests on an assumed hypothesis) is counted apart from a plain one
     hit = rec.confirmation.get("verdict") == VIOLATED
     shrunk = None
-    if hit and not args.no_shrink:  # every confirmed violation carries its minimal counterexample (verify.shrink)
-        from verify.shrink import shrink
+    if hit and not args.no_shrink:  # every confirmed violation carries its minimal counterexample (verify.search.shrink)
+        from verify.search.shrink import shrink
 
         t1 = time.perf_counter()
         sr = shrink(get(sid), rec.best["point"], trials=args.trials, confirm_trials=args.confirm_trials, seed=seed)

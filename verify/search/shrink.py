@@ -1,7 +1,7 @@
 """Minimal counterexamples: a confirmed violation shrunk, move by move, while it stays a violation.
 
 **Setting**: a :class:`verify.scenario.Scenario` of an UPPER result and a point where a violation was
-confirmed (``verify.falsify.confirm``).
+confirmed (``verify.search.falsify.confirm``).
 **Algorithm** (:func:`shrink`): greedy passes over the axes in the order of :data:`ORDER` (fewest clients,
 smallest dimension, fewest local steps, the simplest problem family, noise and heterogeneity to their
 low end, which each scenario's axis docs say stands for 0, the random draw to 0), each axis tried at its
@@ -9,8 +9,8 @@ simplest value first, then geometrically closer to where it was; then every real
 one, then two significant digits. A move is kept when the point is still admissible and its LHS/RHS
 stays above 1 (scored exactly where ``verify.exact_score`` applies, else on ``trials`` Monte Carlo
 trials with the interval's low end above the RHS); a move to a point that the search's per-point cost
-budget would cut (``verify.cost``) is not tried; the final point is confirmed again by ``confirm``. The
-caller passes the space searched (``verify.search_options.search_space``), so no move leaves its families.
+budget would cut (``verify.search.cost``) is not tried; the final point is confirmed again by ``confirm``. The
+caller passes the space searched (``verify.search.search_options.search_space``), so no move leaves its families.
 **Statement**: the record keeps both points, the moves kept and the confirmation of each; a shrunk
 point is *a* simpler violation, not the simplest one (greedy, not exhaustive).
 """
@@ -72,7 +72,7 @@ def _round(x: float, digits: int) -> float:
 
 def violates_fn(scenario: Scenario, *, trials: int, seed: int) -> Callable[[Mapping[str, Any]], bool]:
     """``point -> still a violation`` (admissible; exact ratio > 1, or Monte Carlo interval above the RHS)."""
-    from verify.cost import instance_fidelity
+    from verify.search.cost import instance_fidelity
     from verify.verdict import RHS_REL
 
     def violates(point: Mapping[str, Any]) -> bool:
@@ -91,7 +91,7 @@ def violates_fn(scenario: Scenario, *, trials: int, seed: int) -> Callable[[Mapp
 def shrink(scenario: Scenario, point: Mapping[str, Any], *, trials: int = 64, confirm_trials: int = 256,
            seed: int = 0, closed_form: bool = True) -> ShrinkRecord:
     """Shrink the violation at ``point`` (module docstring); ``closed_form``: derive it where it is small and linear."""
-    from verify.falsify import confirm
+    from verify.search.falsify import confirm
 
     axes = {p.name: p for p in scenario.space}
     cur = scenario.point(point)
@@ -124,7 +124,7 @@ def shrink(scenario: Scenario, point: Mapping[str, Any], *, trials: int = 64, co
     rec.shrunk = dict(cur)
     rec.confirmation, _ = confirm(scenario, cur, trials=confirm_trials, seed=seed)
     if closed_form:
-        from verify.closed_form import derive
+        from verify.search.closed_form import derive
 
         rec.closed_form = derive(scenario, cur)
     return rec

@@ -6,7 +6,7 @@ factor of at least :data:`MIN_SPAN` (a step, a horizon, a client count, a noise 
 the others fixed, except the coupled rays "step (or curvature mu) to 0 with the horizon scaled": the horizon
 axis grows as the step shrinks (step x horizon constant, clipped at the horizon's end), so the regime the
 small step is meant for is reached (:func:`rays`, :func:`ray_points`).
-**Algorithm** (``rays`` optimiser, :class:`RayClimb`): ``stratified`` draws (``verify.optimisers``) for the
+**Algorithm** (``rays`` optimiser, :class:`RayClimb`): ``stratified`` draws (``verify.search.optimisers``) for the
 first :data:`WARMUP` points, then a compass search along rays from the best admissible point so far: each
 generation proposes, for every ray, the point a fraction of the remaining log-distance to its end; a
 better point becomes the new base (an equally good one too, up to :data:`MAX_SIDEWAYS` times in a row, to cross
@@ -82,7 +82,7 @@ def rays(space: Sequence[Param]) -> list[Ray]:
 
 
 def order_rays(space: Sequence[Param]) -> list[Ray]:
-    """The rays on which an asymptotic order is asked (``verify.orders``): a positive scale axis to its low end
+    """The rays on which an asymptotic order is asked (``verify.search.orders``): a positive scale axis to its low end
     (a step, a noise level, heterogeneity, a curvature ratio to 0), an integer axis to its high end (clients,
     local steps, horizon, dimension to infinity; the end is the axis's stand-in), each step or curvature axis
     to 0 with the horizon scaled. Left out: a real axis to a finite high end (a step at its cap is no limit)."""
@@ -145,7 +145,7 @@ class RayClimb:
     (a scalar instance, a short horizon), and a walk from there finds nothing the error changed."""
 
     def __init__(self, scenario: Scenario, warmup: Any):
-        """``warmup``: the stratified optimiser it draws from first (``verify.optimisers`` builds both, so this
+        """``warmup``: the stratified optimiser it draws from first (``verify.search.optimisers`` builds both, so this
         module imports nothing from there)."""
         self.strat = warmup
         self.space = tuple(scenario.space)

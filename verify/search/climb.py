@@ -13,7 +13,7 @@ searched in t = log x on a log axis, t = x otherwise, normalised to u = (t - t_l
 * log RHS: a central difference of the RHS (``bounds``, at the instance's values) over the same two builds.
 An axis whose difference changes the instance's structure (an integer input of the result, a declared shape,
 the period) has no derivative there: its component is 0 and the axis is held at that start.
-**Algorithm** (:class:`GradientClimb`): ``stratified`` draws (``verify.optimisers``) for the first
+**Algorithm** (:class:`GradientClimb`): ``stratified`` draws (``verify.search.optimisers``) for the first
 :data:`WARMUP` points; then multi-start projected gradient ascent: the start is the best untried point drawn for
 a stratum ("RHS term t dominates", among the points where t is at least :data:`SHARE_MIN` of the RHS, or the
 plain stratum), the strata in turn, passing over points with no or a zero gradient (a plateau where the bound
@@ -30,7 +30,7 @@ taken there; a = 2 x the step that won, at most 1); no better point: a /= 2^LINE
 :data:`MAX_STEPS` bases: the next start. Every :data:`INTERLEAVE`-th point stays a stratified draw.
 A start that is not exactly scored (simulated, per-trial, no gradient) is skipped: its proposals fall back to
 stratified draws; the record's trace labels every point's proposer (``stratum`` "climb ..." or a stratum) and
-:func:`verify.cost.fidelity_shares` gives the share each made.
+:func:`verify.search.cost.fidelity_shares` gives the share each made.
 **Statement**: climbing only proposes points. Every point is scored by ``evaluate_point`` and every claimed
 violation is confirmed by falsify's usual path; the gradient's own numbers are never evidence. Same seed,
 same numbers (the warm-up is seeded and the rest is deterministic).
@@ -178,7 +178,7 @@ class GradientClimb:
     warm-up's best points; points not scored exactly fall back to stratified draws."""
 
     def __init__(self, scenario: Scenario, warmup: Any):
-        """``warmup``: the stratified optimiser it draws from (``verify.optimisers`` builds both)."""
+        """``warmup``: the stratified optimiser it draws from (``verify.search.optimisers`` builds both)."""
         self.scenario, self.strat = scenario, warmup
         self.space = tuple(scenario.space)
         self.axes = continuous_axes(self.space)

@@ -1,7 +1,7 @@
 """Where a ray starts and how far it runs: axes past a cost cap, and bases where the bound is tightest.
 
-**Setting**: a ray (``verify.rays.Ray``) of a :class:`verify.scenario.Scenario` whose points are scored exactly
-(``verify.exact_score``); the orders table (``verify.orders``) fits exponents along it.
+**Setting**: a ray (``verify.search.rays.Ray``) of a :class:`verify.scenario.Scenario` whose points are scored exactly
+(``verify.exact_score``); the orders table (``verify.search.orders``) fits exponents along it.
 **Quantity**:
 
 * :func:`widened`: the scenario with the ray's axis allowed past its space's end where that end is not the
@@ -30,8 +30,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from verify.rays import Ray, ray_points
 from verify.scenario import Param, Scenario, evaluate_point
+from verify.search.rays import Ray, ray_points
 
 __all__ = ["exact_at", "is_cost_cap", "is_open_end", "moves_inputs", "tight_base", "widened"]
 
@@ -57,7 +57,7 @@ def is_open_end(p: Param) -> bool:
 def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: float) -> tuple[Scenario, str]:
     """``scenario`` with ``ray``'s axis run past a cost cap to ``low x 10^decades`` (module docstring), and a note
     saying so; the scenario unchanged (note "") where the rule does not apply or the far point is not exact."""
-    from verify.cost import point_fidelity
+    from verify.search.cost import point_fidelity
 
     p = next(q for q in scenario.space if q.name == ray.axis)
     end = float(p.low) * 10 ** decades if p.low > 0 else 10 ** decades
@@ -79,14 +79,14 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
 def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0) -> tuple[Any, str]:
     """(the :class:`verify.scenario.PointEstimate` of ``point``, "") where it is scored exactly, else (None, why).
 
-    The point is built once and its fidelity read before anything is evaluated (``verify.cost.instance_fidelity``:
+    The point is built once and its fidelity read before anything is evaluated (``verify.search.cost.instance_fidelity``:
     the rule falsify's search uses, from the declarations and a cost estimate; nothing is run). Why: a point that
     is not scored exactly would be simulated by ``evaluate_point`` (the cosine family on a ray to R = 10^6:
     minutes a point) only to be refused afterwards, and an exact point past the per-point budget
     (``CONVBOUND_POINT_SECONDS``; order 561 at d = 32: about 10 s) is cut here as falsify cuts it, said as such.
     An exact path that declines at evaluation (a horizon past a step schedule's reach) still falls back to a
     simulation; its estimate says so (``exact`` empty) and is refused too."""
-    from verify.cost import instance_fidelity
+    from verify.search.cost import instance_fidelity
 
     full = scenario.point(point)
     inst = scenario.build(full)
@@ -124,7 +124,7 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
         e, _ = exact_at(scenario, far, seed=seed)
         return float(e.ratio) if e is not None and e.score is not None and math.isfinite(e.ratio) else -math.inf
 
-    from verify.cost import point_fidelity
+    from verify.search.cost import point_fidelity
 
     cur = scenario.point(base)
     try:  # a family not scored exactly is not climbed (each step would be a simulation)

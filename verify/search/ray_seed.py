@@ -1,15 +1,15 @@
 """The ``seeded`` optimiser: stratified search seeded with the orders table's rays (issue 27 items 3 and 6).
 
-**Setting**: a :class:`verify.scenario.Scenario` space, an ask/tell search (``verify.falsify.search``) whose
+**Setting**: a :class:`verify.scenario.Scenario` space, an ask/tell search (``verify.search.falsify.search``) whose
 evaluations all count toward its budget.
 **Algorithm**: every :data:`INTERLEAVE`-th point is a draw of the wrapped optimiser (``stratified``); the
-others serve (ray, RHS term) pairs (rays: ``verify.rays.order_rays``, each step, noise, heterogeneity or
+others serve (ray, RHS term) pairs (rays: ``verify.search.rays.order_rays``, each step, noise, heterogeneity or
 curvature to 0, each count and the horizon to its end, the step and mu to 0 with the horizon scaled; only
 pairs whose term depends on an input the ray moves). Each pair starts where its term dominates (the
 stratified optimiser's aimed point); first every pair's start is scored at its ray's far end (scouting),
 then the pairs run, the terms taking turns and each term's pairs best scouted LHS/RHS first (the
 optimisation term is exact at trivial points, a tiny step: by ratio alone it would take every early turn),
-each the tight-base search of ``verify.ray_bases`` in
+each the tight-base search of ``verify.search.ray_bases`` in
 ask/tell form at the ray's far end: a sweep proposes the base with one other axis moved to an end (an
 integer axis also to low + 1) where the pair's term stays at least :data:`DOMINANT` of the RHS and the ray
 still moves an input; the base with every improving move at once is proposed next; the best becomes the
@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import bounds
-from verify.rays import Ray, order_rays, ray_points
 from verify.scenario import Scenario
+from verify.search.rays import Ray, order_rays, ray_points
 
 __all__ = ["RaySeeded"]
 

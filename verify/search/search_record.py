@@ -1,6 +1,6 @@
 """The record of a falsification search (:class:`SearchRecord`) and the words that describe it.
 
-**Setting**: one search of one scenario by ``verify.falsify.search`` and its confirmation.
+**Setting**: one search of one scenario by ``verify.search.falsify.search`` and its confirmation.
 **Quantity**: the points tried (admissible, outside the domains, cut by cost), the best point, its
 confirmation and the finding in words that never claim more than the search covered.
 **Statement**: ``finding`` claims a violation only where the confirmation's verdict is a violation (plain
@@ -75,11 +75,11 @@ class SearchRecord(Record):
     claims_tried: int = 0   # confirmations spent on apparent violations (stop_at_violation)
     first_violation: dict[str, Any] = field(default_factory=dict)
     finding: str = ""
-    fidelity: dict[str, Any] = field(default_factory=dict)  # shares exact / simulated / cut (verify.cost)
+    fidelity: dict[str, Any] = field(default_factory=dict)  # shares exact / simulated / cut (verify.search.cost)
 
     @classmethod
     def read(cls, data: Mapping[str, Any], where: str) -> SearchRecord:
-        from verify.saved import check_search
+        from verify.search.saved import check_search
 
         check_search(data, where)
         # the sizes the report does not show: a record without them (hand-made) reads as 0, "not recorded"

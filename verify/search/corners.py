@@ -15,7 +15,7 @@ fraction of the log-distance, :data:`BISECT` halvings, and the admissible end of
 the corner is passed over). The *stratum* of term t: the pool rows where t is at least :data:`DOMINANT` of the
 RHS at the corner; one plain stratum: the whole pool.
 **Algorithm**: first :data:`WARMUP` draws of the wrapped optimiser (``stratified``: easy errors go there); then
-each stratum's strength-s covering array (:func:`verify.covering.covering_rows`: every s-tuple of corner
+each stratum's strength-s covering array (:func:`verify.search.covering.covering_rows`: every s-tuple of corner
 levels that occurs in the stratum occurs in a row), the strata taking turns row by row (a row already
 proposed is not proposed again), every :data:`INTERLEAVE`-th point a draw of the wrapped optimiser, and of
 the others every :data:`CLIMB`-th a move of the *lattice climb*: each stratum keeps its best-scored corner so
@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 
 from bounds.core.errors import UserInputError
-from verify.covering import all_rows, covering_rows
 from verify.scenario import Param, Scenario
+from verify.search.covering import all_rows, covering_rows
 
 __all__ = ["CornerArrays", "corner_factors"]
 
@@ -85,7 +85,7 @@ class CornerArrays:
     """The ``corners`` optimiser (module docstring); ``last_strata`` names each point's source."""
 
     def __init__(self, scenario: Scenario, inner: Any, *, seed: int, budget: int, strength: int | None = None):
-        """``inner``: the stratified optimiser (``verify.optimisers`` builds both); ``strength``: the covering
+        """``inner``: the stratified optimiser (``verify.search.optimisers`` builds both); ``strength``: the covering
         arrays' strength (default: the largest of STRENGTHS that fits; 1 to 6)."""
         if strength is not None and (not isinstance(strength, int) or isinstance(strength, bool)
                                      or not 1 <= strength <= 6):

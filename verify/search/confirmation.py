@@ -1,6 +1,6 @@
 """Confirmation of a searched point: a fresh re-run of one point, its verdict, and the guards around it.
 
-**Setting**: a point of a :class:`verify.scenario.Scenario` that a search (``verify.falsify``) or a
+**Setting**: a point of a :class:`verify.scenario.Scenario` that a search (``verify.search.falsify``) or a
 shrink/orders step wants to claim.
 **Quantity**: the point's LHS re-estimated on fresh seeds (exact where ``verify.exact_score`` applies,
 with a Monte Carlo cross-check up to :data:`CROSS_CHECK_STEPS`).

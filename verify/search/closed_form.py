@@ -1,6 +1,6 @@
 """Closed forms of small linear counterexamples: the LHS as a function of R from the declared moment recursion.
 
-**Setting**: a shrunk counterexample (``verify.shrink``) whose exact path reads declarations only
+**Setting**: a shrunk counterexample (``verify.search.shrink``) whose exact path reads declarations only
 (:mod:`quadratics.exact.declare`): the algorithm declares its round as an affine map of a state of D <= 3 numbers
 (``Algorithm.linear`` -> ``RoundMap``, period 1), the pattern a law that is the same every round (``Law``, period 1;
 no Markov chain, no per-trial draw), the measure a quadratic form of e_x = x - x* at one round or averaged over
@@ -43,7 +43,7 @@ __all__ = ["ClosedLHS", "MomentRecursion", "closed_lhs", "derive", "lhs_of_R", "
 MAX_STATE = 3  # a state of at most 3 numbers: at most 10 moments, so LHS(R) has at most 10 rates to print
 DIGITS = 40  # sympy Float precision of the coefficients (exact rationals of float64 numbers, rounded here)
 SETTING = ("declared state of {D} number(s) with a triangular moment recursion, the same law and round map every "
-           "round (verify/closed_form.py)")
+           "round (verify/search/closed_form.py)")
 MC_TRIALS = 16  # where the exact path does not score the point: the closed form is set beside a Monte Carlo mean
 
 

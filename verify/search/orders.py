@@ -1,7 +1,7 @@
 """Asymptotic orders along rays: the measured LHS's exponent against the RHS's, and what follows from them.
 
 **Setting**: a :class:`verify.scenario.Scenario` of an UPPER result whose points are scored exactly
-(``verify.exact_score``: no sampling error, any horizon); rays of its space (``verify.rays``): one scale
+(``verify.exact_score``: no sampling error, any horizon); rays of its space (``verify.search.rays``): one scale
 axis to one end of its range (the step to 0 with the horizon scaled, clients, noise, heterogeneity,
 local steps, the participation fraction), from a base point.
 **Quantity**: along a ray with axis value x (across the axis's whole range, from the opposite end), the local exponents d log LHS / d log x and d log RHS / d log x:
@@ -13,7 +13,7 @@ read off the built instances' inputs).
 RHS toward the limit (LHS exponent interval strictly on the growing side of both the RHS's fitted exponent
 and its limit exponent, by more than :data:`ORDER_TOL`): the ratio grows like x^(e_LHS - e_RHS), so it is extrapolated to where it
 reaches :data:`TARGET`, that point (clipped to the axis) is evaluated and, above the RHS, confirmed by
-``verify.falsify.confirm`` (exact, with its Monte Carlo cross-check); *loose* when the RHS decays more
+``verify.search.falsify.confirm`` (exact, with its Monte Carlo cross-check); *loose* when the RHS decays more
 slowly by at least :data:`LOOSE_GAP` (an order); *same order* otherwise; *not fitted* with the reason
 (a ray shorter than 3 decades, a point not admissible or not scored exactly). The exponents are
 measured over the ray's range only: they are evidence about the range, not a proof about the limit.
@@ -21,7 +21,7 @@ A deficiency between :data:`CONFIRM_TOL` and :data:`ORDER_TOL` (a planted (mu/L)
 extrapolated and tried too, and counts only where the violation is confirmed. Where log y is fitted
 better against x than against log x (toward a high end: a contraction in the horizon), the row's
 ``model`` is "exponential" and its exponents are rates per unit of x (``fit_residuals`` keeps both fits'
-residuals). Rays run past a cost cap and start from tight bases as ``verify.ray_bases`` says (``widened``
+residuals). Rays run past a cost cap and start from tight bases as ``verify.search.ray_bases`` says (``widened``
 names the axis run past its cap).
 """
 
@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from verify.rays import Ray, order_rays, ray_points, ray_through
 from verify.scenario import Scenario, evaluate_point
+from verify.search.rays import Ray, order_rays, ray_points, ray_through
 from verify.verdict import VIOLATED_UNLESS, is_finding
 
 __all__ = ["RayOrder", "order_table", "ray_order"]
@@ -179,7 +179,7 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
               seed: int = 0, points: int = POINTS) -> RayOrder:
     """One ray's row: evaluate exactly along it, fit both exponents, extrapolate and confirm a deficiency."""
     import bounds
-    from verify.ray_bases import exact_at, widened
+    from verify.search.ray_bases import exact_at, widened
 
     res = bounds.get(scenario.result)
     row = RayOrder(res.key, scenario.id, ray.name, dict(base), "not fitted")
@@ -307,7 +307,7 @@ def _extrapolate(scenario: Scenario, samples: _Samples, gap: float, confirm_tria
     """The ray's point where the ratio (x^gap, or exp(gap x) under the exponential model) reaches TARGET
     (clipped to the axis), evaluated and confirmed."""
     ray, pts, xs, ratios = samples
-    from verify.falsify import confirm
+    from verify.search.falsify import confirm
 
     i = int(np.argmax(ratios))
     if ratios[-1] <= 0:
@@ -340,14 +340,14 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
                share: float = 0.9) -> dict[str, dict[str, Any]]:
     """Per RHS term, a point where that term is at least ``share`` of the RHS (else where its share is largest),
     the one nearest the default point in log coordinates among ``candidates`` seeded draws (the ``random``
-    optimiser's law), scored exactly where any such draw is (``verify.cost.instance_fidelity``): a ray from
+    optimiser's law), scored exactly where any such draw is (``verify.search.cost.instance_fidelity``): a ray from
     there shows that term's order, not masked by another term of the same order, starts from a typical point
     rather than a corner, and is evaluated (the table fits exact evaluations only; a base not scored exactly
     leaves its rays "not fitted"). A term that is 0 at every draw has no base. Each draw is built once for
     both its shares and its fidelity, nearest first, and only until every term has its base (the builds are
     most of this function's cost)."""
     import bounds
-    from verify.optimisers import _Random
+    from verify.search.optimisers import _Random
 
     scenario.register_result()
     result = bounds.get(scenario.result)
@@ -390,7 +390,7 @@ def _shares_and_fidelity(scenario: Scenario, result: Any, point: Mapping[str, An
     """Each RHS term's share at ``point`` ({} where the builder or the result refuses it or the RHS is not a
     positive number) and whether the point is scored exactly (exact or per-trial, within the per-point budget)."""
     from bounds.evaluate import evaluate
-    from verify.cost import instance_fidelity
+    from verify.search.cost import instance_fidelity
 
     try:
         inst = scenario.build(scenario.point(point))
@@ -409,8 +409,8 @@ def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, te
                 points: int = POINTS, tight: bool = True) -> list[RayOrder]:
     """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point (default: the scenario's
     default), with ``terms`` from each term-dominant point (:func:`term_bases`), and with ``tight`` from each
-    term's tight base of that ray (``verify.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
-    from verify.ray_bases import tight_base, widened
+    term's tight base of that ray (``verify.search.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
+    from verify.search.ray_bases import tight_base, widened
 
     bases = {"default": scenario.point(base)}
     dominant: dict[str, dict[str, Any]] = {}

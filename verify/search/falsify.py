@@ -2,18 +2,18 @@
 
 **Setting**: a :class:`verify.scenario.Scenario` of an UPPER (or order) result; every point meets the
 decidable hypotheses or is not scored (``PointEstimate.score``). The first point is the scenario's default
-(the shipped instance). What a search is asked to do is a :class:`verify.search_options.SearchOptions`.
-**Algorithm**: ask/tell black-box search (``verify.optimisers``; default ``corners``: covering arrays of the
+(the shipped instance). What a search is asked to do is a :class:`verify.search.search_options.SearchOptions`.
+**Algorithm**: ask/tell black-box search (``verify.search.optimisers``; default ``corners``: covering arrays of the
 space's corners per stratum "RHS term t dominates", a lattice climb from each stratum's best corner, and
-``stratified`` draws aimed in turn at those strata (``verify.corners``); how it was chosen: the README's
+``stratified`` draws aimed in turn at those strata (``verify.search.corners``); how it was chosen: the README's
 "The whole benchmark" and ``docs/falsify-notes.md``). The objective is log(LHS/RHS): exact where ``verify.exact_score`` applies, else
 a short Monte Carlo estimate (``trials`` per point); inadmissible points get the worst admissible log-ratio
 seen minus 1. A generation (``population`` points) is evaluated per ask/tell step, one batched run per point
 (:func:`evaluate_points`, a task function the executor can distribute).
 **Statement** (winner's curse): the best point is re-run with ``confirm_trials`` trials on a seed apart from
-every search seed (:func:`search_seeds`); a violation is claimed only as ``verify.confirmation.confirm``
+every search seed (:func:`search_seeds`); a violation is claimed only as ``verify.search.confirmation.confirm``
 decides it (``verify.verdict.verdict_of``: plain at an admissible point, ``violated unless`` the named
-hypotheses fail where they are only assumed). The record (``verify.search_record.SearchRecord``) says how
+hypotheses fail where they are only assumed). The record (``verify.search.search_record.SearchRecord``) says how
 many points were tried; ``replay(instance_file)`` reruns the confirmation exactly.
 """
 
@@ -26,11 +26,11 @@ from typing import Any
 
 from bounds.core.errors import SizeRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
-from verify.confirmation import OutsideDomain, confirm, plugin_guard, plugin_record
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import Scenario, evaluate_point
-from verify.search_options import SearchOptions, check_searchable
-from verify.search_record import SearchRecord, finding
+from verify.search.confirmation import OutsideDomain, confirm, plugin_guard, plugin_record
+from verify.search.search_options import SearchOptions, check_searchable
+from verify.search.search_record import SearchRecord, finding
 from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, confirmed, finding_kind
 
 __all__ = ["INSTANCE_FORMAT", "SearchOptions", "SearchRecord", "confirm", "evaluate_points", "load_instance", "replay",
@@ -80,18 +80,18 @@ def evaluate_points(scenario_id: str | Scenario, points: Sequence[Mapping[str, A
 
 def _summary(sc: Scenario, pt: Mapping[str, Any], s: int, trials: int, device: str) -> dict[str, Any]:
     """One point's plain summary (:func:`evaluate_points`): scored, cut by cost, or skipped outside the domain."""
-    from verify.cost import instance_fidelity
+    from verify.search.cost import instance_fidelity
 
     try:
         with plugin_guard(sc, pt):
             # built once: sized here, scored below (a drift family's build costs about one exact evaluation)
             inst = sc.build(sc.point(pt))
             kind, why = instance_fidelity(inst, trials)
-            if kind == "cut":  # over the per-point budget: not simulated, counted (verify.cost)
+            if kind == "cut":  # over the per-point budget: not simulated, counted (verify.search.cost)
                 return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
                         "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": why}
             est = evaluate_point(sc, pt, trials=trials, seed=s, device=device, instance=inst)
-    except SizeRefused as exc:  # the family's own build refuses the size (memory): cut by cost, counted (verify.cost)
+    except SizeRefused as exc:  # the family's own build refuses the size (memory): cut by cost, counted (verify.search.cost)
         return {"point": dict(pt), "score": None, "ratio": math.nan, "lhs": math.nan, "rhs": math.nan,
                 "seed": int(s), "trials": int(trials), "fidelity": "cut", "cut": f"not built: {exc}"}
     except OutsideDomain as exc:
@@ -119,7 +119,7 @@ def executor_map(scheduler: str | None) -> Callable[..., list[dict[str, Any]]]:
         from bounds.plugins import files
         from verify.runtime.executor import Task, run_tasks
 
-        tasks = [Task("verify.falsify:evaluate_points", {"scenario_id": scenario_id, "points": [dict(p)],
+        tasks = [Task("verify.search.falsify:evaluate_points", {"scenario_id": scenario_id, "points": [dict(p)],
                                                           "seeds": [int(s)], "trials": int(trials), "device": device},
                       key=f"{scenario_id} point {i}", plugins=files())
                  for i, (p, s) in enumerate(zip(points, seeds))]
@@ -159,7 +159,7 @@ def search(scenario: Scenario, options: SearchOptions | None = None, *,
     """Search ``scenario`` for the largest LHS/RHS within the options' budget (and time limit), then confirm.
 
     Args:
-        options: a :class:`verify.search_options.SearchOptions` (budget, seed, trials, optimiser, ...).
+        options: a :class:`verify.search.search_options.SearchOptions` (budget, seed, trials, optimiser, ...).
         keywords: its fields by name instead (``search(sc, budget=200, seed=1)``); with ``options`` given,
             they replace its fields.
         progress: ``progress(done, budget, best_ratio)`` after each generation; may raise
@@ -292,7 +292,7 @@ class _Search:
 
     def finish(self) -> SearchRecord:
         """The record closed: fidelity shares, time, and the best point's confirmation (or why there is none)."""
-        from verify.cost import fidelity_shares
+        from verify.search.cost import fidelity_shares
 
         rec, best = self.rec, self.best
         rec.evaluations = self.done
@@ -356,12 +356,12 @@ def replay(path: str, *, device: str | None = None) -> Any:
 
 
 #: Names that lived here before 0.2.0 and where they live now (the search's pieces, split by what they hold).
-MOVED_HERE = {"search_space": "verify.search_options", "space_summary": "verify.search_record",
-              "fidelity_said": "verify.search_record", "cross_check": "verify.confirmation",
-              "CROSS_CHECK_STEPS": "verify.confirmation"}
+MOVED_HERE = {"search_space": "verify.search.search_options", "space_summary": "verify.search.search_record",
+              "fidelity_said": "verify.search.search_record", "cross_check": "verify.search.confirmation",
+              "CROSS_CHECK_STEPS": "verify.search.confirmation"}
 
 
 def __getattr__(name: str) -> Any:
     if name in MOVED_HERE:
-        raise AttributeError(f"verify.falsify.{name} moved to {MOVED_HERE[name]}.{name} in 0.2.0")
-    raise AttributeError(f"module 'verify.falsify' has no attribute {name!r}")
+        raise AttributeError(f"verify.search.falsify.{name} moved to {MOVED_HERE[name]}.{name} in 0.2.0")
+    raise AttributeError(f"module 'verify.search.falsify' has no attribute {name!r}")

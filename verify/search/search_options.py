@@ -1,6 +1,6 @@
 """What a falsification search is asked to do (:class:`SearchOptions`) and the space it draws from.
 
-**Setting**: one search of one scenario by ``verify.falsify.search``.
+**Setting**: one search of one scenario by ``verify.search.falsify.search``.
 **Quantity**: its sizes (budget, time limit, trials per point, confirmation trials, population), its
 optimiser, and the space cut to what it draws from (:func:`search_space`).
 **Statement**: every refusal a search can make before it draws a point is made here, once
@@ -32,17 +32,17 @@ class SearchOptions:
     Args:
         budget: evaluations (points tried).
         time_limit: stop after this many seconds (None: no limit).
-        seed: root seed; search and confirmation seeds are spawned from it (``verify.falsify.search_seeds``).
+        seed: root seed; search and confirmation seeds are spawned from it (``verify.search.falsify.search_seeds``).
         trials: trials per search evaluation (one batched run each).
         confirm_trials: trials of the confirmation run of the best point.
-        optimiser: one of ``verify.optimisers.OPTIMISERS``.
+        optimiser: one of ``verify.search.optimisers.OPTIMISERS``.
         population: points per ask/tell generation (capped at ``budget``).
         device: ``cpu`` or ``cuda``.
         level: confidence level of the confirmation's interval.
         problems: the problem families to search (see :func:`search_space`; default: the scenario's).
         stop_at_violation: confirm apparent violations after each generation and stop at the first
-            confirmed one (at most ``verify.falsify.MAX_CLAIMS`` confirmations).
-        terms: RHS term names the strata searchers (``verify.optimisers.AIMED``) aim at (default: every term).
+            confirmed one (at most ``verify.search.falsify.MAX_CLAIMS`` confirmations).
+        terms: RHS term names the strata searchers (``verify.search.optimisers.AIMED``) aim at (default: every term).
     """
 
     budget: int
@@ -77,7 +77,7 @@ class SearchOptions:
             value = getattr(self, name)
             if not _whole(value) or value < 2:
                 raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
-        from verify.optimisers import AIMED, OPTIMISERS
+        from verify.search.optimisers import AIMED, OPTIMISERS
 
         if self.optimiser not in OPTIMISERS:
             raise UserInputError(f"optimiser={self.optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}",
@@ -146,7 +146,7 @@ def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenar
     families must be the scenario's; ``terms`` must name RHS terms of an optimiser that aims at them.
     """
     import bounds
-    from verify.optimisers import make_optimiser
+    from verify.search.optimisers import make_optimiser
 
     if bounds.get(scenario.result).kind.value not in ("upper", "order"):
         raise UserInputError(f"{scenario.id} is neither an upper bound nor an order result; falsify searches "

@@ -248,22 +248,22 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
     if terms is not None and name not in AIMED:
         raise UserInputError(f"--terms aims the searchers that draw by strata ({', '.join(AIMED)}); it does not "
                              f"apply to --optimiser {name}")
-    if name == "rays":  # stratified draws, then walks along rays (verify/rays.py)
-        from verify.rays import RayClimb
+    if name == "rays":  # stratified draws, then walks along rays (verify/search/rays.py)
+        from verify.search.rays import RayClimb
 
         return RayClimb(scenario, _Stratified(scenario, seed, terms))
     if name == "stratified":
         return _Stratified(scenario, seed, terms)
-    if name == "seeded":  # the orders table's rays, then stratified draws (verify/ray_seed.py)
-        from verify.ray_seed import RaySeeded
+    if name == "seeded":  # the orders table's rays, then stratified draws (verify/search/ray_seed.py)
+        from verify.search.ray_seed import RaySeeded
 
         return RaySeeded(scenario, _Stratified(scenario, seed, terms))
-    if name == "climb":  # stratified draws, then gradient ascent on exactly scored points (verify/climb.py)
-        from verify.climb import GradientClimb
+    if name == "climb":  # stratified draws, then gradient ascent on exactly scored points (verify/search/climb.py)
+        from verify.search.climb import GradientClimb
 
         return GradientClimb(scenario, _Stratified(scenario, seed, terms))
-    if name == "corners":  # covering arrays of the corners per term stratum, then stratified (verify/corners.py)
-        from verify.corners import CornerArrays
+    if name == "corners":  # covering arrays of the corners per term stratum, then stratified (verify/search/corners.py)
+        from verify.search.corners import CornerArrays
 
         return CornerArrays(scenario, _Stratified(scenario, seed, terms), seed=seed, budget=budget)
     if name == "optuna-cmaes":

@@ -1,6 +1,6 @@
 """The fidelity and cost of one search point: scored exactly, simulated, or cut by cost.
 
-**Setting**: a search (:func:`verify.falsify.search`) draws points from axes bounded by the theorem (its
+**Setting**: a search (:func:`verify.search.falsify.search`) draws points from axes bounded by the theorem (its
 hypotheses and its symbols' domains), not by what a simulation can afford. Cost is handled per point:
 
 * exact (:func:`verify.exact_score.scored_exactly` says ``"exact"``): from moments, any horizon and client count;
@@ -72,7 +72,7 @@ def fidelity_shares(evaluations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
            "rule": "exact: from moments (per-trial: given each trial's draw); simulated: Monte Carlo; cut: the "
                    "simulation's estimate exceeded the per-point budget, so the point was not scored"}
     climbed = sum(str(e.get("stratum", "")).startswith("climb") for e in evaluations)
-    if climbed:  # the climb optimiser (verify.climb): which points its gradient proposed
+    if climbed:  # the climb optimiser (verify.search.climb): which points its gradient proposed
         out["climbed"] = climbed / len(evaluations)
         out["climbed_rule"] = ("climbed: the share of points proposed by gradient climbing on exactly scored "
                                "points; the others are stratified draws: the warm-up, every 4th point, and the "
