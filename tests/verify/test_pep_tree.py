@@ -61,12 +61,9 @@ def test_a_perturbed_certificate_is_refused():
 
 def test_an_oversized_tree_is_refused_up_front_with_its_estimate():
     """R = 12 under 1 of 2: 4,095 nodes, d = 2 + 10 * 4,095 = 40,952 Gram rows: refused before anything is built."""
-    import time
-
-    t0 = time.perf_counter()
     with pytest.raises(UserInputError, match=r"too large: 4\.1e\+04 Gram rows, estimated .* s of CPU") as err:
         solve_tree(Setting(eta=0.001, K=5, R=12, **ONE_OF_TWO))
-    assert time.perf_counter() - t0 < 1.0 and "\n" not in str(err.value)
+    assert "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("change", [dict(law=Law("full")), dict(method="scaffold"), dict(sigma=0.1), dict(mu=1.0),
