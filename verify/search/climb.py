@@ -44,6 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Param, Scenario
 
 __all__ = ["GradientClimb", "LogRatioGradient", "continuous_axes", "log_ratio_gradient"]
@@ -236,7 +237,7 @@ class GradientClimb:
         try:
             inst = self.scenario.build(self.scenario.point(point))
             ok = decide_hypotheses(self.scenario, inst, dict(inst.values)).hypotheses is True
-        except Exception:  # a point the builder or the result refuses: not proposed (the box said nothing of it)
+        except PointRefused:  # a point the builder or the result refuses: not proposed (the box said nothing of it)
             return False
         return ok and self._in_stratum(point, stratum)
 

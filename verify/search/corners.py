@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import PointRefused, UserInputError
 from verify.scenario import Param, Scenario
 from verify.search.covering import all_rows, covering_rows
 
@@ -151,7 +151,7 @@ class CornerArrays:
             inst = self.scenario.build(self.scenario.point(point))
             checked = decide_hypotheses(self.scenario, inst, dict(inst.values))
             vals = {k: abs(float(v)) for k, v in checked.report.evaluation.terms.items()}
-        except Exception:  # a point the builder or the result refuses: not a corner (the box said nothing of it)
+        except PointRefused:  # a point the builder or the result refuses: not a corner (the box said nothing of it)
             return None
         total = sum(vals.values())
         share = {k: v / total for k, v in vals.items()} if math.isfinite(total) and total > 0 else {}

@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bounds.core.errors import SizeRefused, UserInputError
+from bounds.core.errors import OutsideDomain, SizeRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import Scenario, evaluate_point
-from verify.search.confirmation import OutsideDomain, confirm, plugin_guard, plugin_record
+from verify.search.confirmation import confirm, plugin_guard, plugin_record
 from verify.search.search_options import SearchOptions, check_searchable
 from verify.search.search_record import SearchRecord, finding
 from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, confirmed, finding_kind

@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bounds.core.errors import UserInputError, unknown
+from bounds.core.errors import PointRefused, UserInputError, unknown
 from verify.scenario import Param, Scenario
 
 __all__ = ["OPTIMISERS", "clip", "make_optimiser"]
@@ -209,7 +209,7 @@ class _Stratified:
             inst = self.scenario.build(self.scenario.point(point))
             terms = evaluate(self.result, dict(inst.values)).terms  # the RHS only: hypotheses are the run's
             vals = {k: abs(float(v)) for k, v in terms.items()}
-        except Exception:  # a point the builder or the result refuses: no share (the evaluation will say why)
+        except PointRefused:  # a point the builder or the result refuses: no share (the evaluation will say why)
             return None
         total = sum(vals.values())
         if not math.isfinite(total) or total <= 0:

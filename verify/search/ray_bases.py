@@ -30,6 +30,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Param, Scenario, evaluate_point
 from verify.search.rays import Ray, ray_points
 
@@ -67,7 +68,7 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
     sc = dataclasses.replace(scenario, space=tuple(wide if q.name == p.name else q for q in scenario.space))
     try:
         kind, _ = point_fidelity(sc, {**base, p.name: wide.high}, 2)
-    except Exception:  # a builder that refuses the far point: the space's own end stands
+    except PointRefused:  # a builder that refuses the far point: the space's own end stands
         return scenario, ""
     if kind != "exact":
         return scenario, ""
@@ -109,7 +110,7 @@ def moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
     far = _end_point(scenario, ray, base)
     try:
         return dict(scenario.build(scenario.point(near)).values) != dict(scenario.build(scenario.point(far)).values)
-    except Exception:
+    except PointRefused:  # a point the builder refuses moves nothing
         return False
 
 
@@ -130,7 +131,7 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
     try:  # a family not scored exactly is not climbed (each step would be a simulation)
         if point_fidelity(scenario, _end_point(scenario, ray, cur), 2)[0] != "exact":
             return cur, -math.inf
-    except Exception:  # a point the builder refuses: no base
+    except PointRefused:  # a point the builder refuses: no base
         return cur, -math.inf
     best = score(cur)
     axes = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name not in (ray.axis, "draw")

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import bounds
+from bounds.core.errors import PointRefused
 from verify.scenario import Scenario
 from verify.search.rays import Ray, order_rays, ray_points
 
@@ -132,7 +133,7 @@ class RaySeeded:
         if key not in self._cache:
             try:
                 self._cache[key] = dict(self.scenario.build(self.scenario.point(point)).values)
-            except Exception:  # a point the builder refuses: no values (the evaluation will say why)
+            except PointRefused:  # a point the builder refuses: no values (the evaluation will say why)
                 self._cache[key] = None
         return self._cache[key]
 
@@ -146,7 +147,7 @@ class RaySeeded:
             return term is None
         try:
             vals = {k: abs(float(v)) for k, v in evaluate(self.result, values).terms.items()}
-        except Exception:  # a point the result refuses: no share
+        except PointRefused:  # a point the result refuses: no share
             return False
         total = sum(vals.values())
         return math.isfinite(total) and total > 0 and vals.get(term, 0.0) / total >= DOMINANT
