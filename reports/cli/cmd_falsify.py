@@ -37,6 +37,23 @@ def _scenario(sid: str):
     return get(sid)
 
 
+def _print_optimisers(as_json: bool) -> None:
+    """The optimiser registry: name, whether --terms aims it, where it came from, one line of what it does."""
+    import json
+
+    from bounds.plugins import origin_text
+    from verify.search.optimisers import registry
+
+    rows = [{"name": k, "aimed": e.aimed, "origin": origin_text("optimisers", k), "summary": e.summary}
+            for k, e in registry().items()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    for r in rows:
+        click.echo(f"{r['name']:<16} {'--terms' if r['aimed'] else '       '}  {r['summary']}"
+                   + ("" if r["origin"] == "built-in" else f"  ({r['origin']})"))
+
+
 def _trace_png(doc, path: str, force: bool) -> None:
     from reports.falsify_section import falsify_sections, trace_png
 
@@ -166,10 +183,10 @@ def register(cli: click.Group) -> None:
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="corners", show_default=True,
-              # spelled out, not read from verify.search.optimisers.OPTIMISERS: importing verify costs 0.7 s of
-              # `falsify --help`; tests/cli/test_falsify_help.py fails when a registered name is missing here
-              help="corners | stratified | random | climb | seeded | rays | optuna-cmaes | optuna-tpe | "
-                   "nevergrad-ngopt | nevergrad-cma (README: 'Worst instances')")
+              # the names live in one registry (verify.search.optimisers, plugins add to it); reading it here
+              # would import verify (scipy.stats) for `falsify --help`, so `--optimiser list` prints it instead
+              help="a registered optimiser; `--optimiser list` prints them all, plugins' included "
+                   "(README: 'Worst instances')")
 @click.option("--terms", default=None, metavar="TERM,...",
               help="the RHS terms whose strata to aim at (stratified, corners, climb, seeded, rays; default: every term)")
 @click.option("--preset", default=None, metavar="NAME",
@@ -203,6 +220,9 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     from verify.search.search_options import SearchOptions
     from verify.verdict import is_finding
 
+    if optimiser == "list":
+        _print_optimisers(as_json)
+        return 0
     sc = _scenario(scenario_id)
     if preset is not None:
         from verify.scenarios.presets import apply

@@ -71,7 +71,7 @@ def fidelity_shares(evaluations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
            "counts": counts, "points": n,
            "rule": "exact: from moments (per-trial: given each trial's draw); simulated: Monte Carlo; cut: the "
                    "simulation's estimate exceeded the per-point budget, so the point was not scored"}
-    climbed = sum(str(e.get("stratum", "")).startswith("climb") for e in evaluations)
+    climbed = sum(e.get("proposer") == "climb" for e in evaluations)
     if climbed:  # the climb optimiser (verify.search.climb): which points its gradient proposed
         out["climbed"] = climbed / len(evaluations)
         out["climbed_rule"] = ("climbed: the share of points proposed by gradient climbing on exactly scored "

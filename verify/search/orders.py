@@ -348,13 +348,13 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
     both its shares and its fidelity, nearest first, and only until every term has its base (the builds are
     most of this function's cost)."""
     import bounds
-    from verify.search.optimisers import _Random
+    from verify.search.stratified import Random
 
     scenario.register_result()
     result = bounds.get(scenario.result)
-    draw = _Random(scenario, seed)
+    draw = Random(scenario, seed)
     draw.first = False
-    pts = draw.ask(candidates)
+    pts = draw.draws(candidates)
     default = scenario.default_point()
     num = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name != "draw"]
 
