@@ -150,7 +150,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
     for name, n in counts:
-        cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
+        cost = (per_trial_cost(n, sizes["clients"], sizes["dim"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower {name} (sized at the default point of {sc.id}'s space)", (name, n))
 
