@@ -20,8 +20,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["FIDELITIES", "PROPORTIONS", "fidelity_shares", "instance_fidelity", "point_fidelity", "sizing_axes",
-           "within_budget"]
+__all__ = ["FIDELITIES", "PROPORTIONS", "fidelity_shares", "instance_fidelity", "point_fidelity", "predicted_cost",
+           "sizing_axes", "within_budget"]
 
 FIDELITIES = ("exact", "per-trial", "simulated", "cut")
 #: the fractions of the way from the default point's sizes to a proposal's that :func:`within_budget` tries, the
@@ -38,7 +38,20 @@ def point_fidelity(scenario: Any, point: Mapping[str, Any], trials: int) -> tupl
 
 def instance_fidelity(inst: Any, trials: int) -> tuple[str, str]:
     """:func:`point_fidelity` of an instance already built (a caller that then evaluates it builds it once)."""
-    from bounds.core.limits import exact_cost, over_budget, per_trial_cost, point_budget, simulation_cost
+    from bounds.core.limits import over_budget, point_budget
+
+    kind, reason, cost = predicted_cost(inst, trials)
+    cut = over_budget(cost, *point_budget())
+    if not cut:
+        return kind, reason
+    return "cut", f"{cut} ({'scored exactly otherwise' if kind == 'exact' else 'simulated because'}: {reason})"
+
+
+def predicted_cost(inst: Any, trials: int) -> tuple[str, str, Any]:
+    """(kind, why, :class:`bounds.core.limits.Cost`) of scoring ``inst`` with ``trials`` trials: kind ``exact``,
+    ``per-trial`` or ``simulated`` as :func:`verify.exact_score.scoring` decides it, and the predicted seconds and
+    memory from the family's sizes (d, M, K, rounds, trials), before anything is run."""
+    from bounds.core.limits import exact_cost, per_trial_cost, simulation_cost
     from quadratics.exact.evaluate import exact_shape
     from verify.exact_score import scoring
 
@@ -51,15 +64,10 @@ def instance_fidelity(inst: Any, trials: int) -> tuple[str, str]:
         # and the check's engine round on 3 clients (K steps over 3 x d); 0.3-2 s at M = d = 1,000, K = 64 from
         # fresh objects, load 1-2 (tests/benchmarks/bench_exact_dimension.py)
         setup = (60.0 * M * d + 6.0 * K * d, 12.0 * M * d) if blocks > 1 else (0.0, 0.0)
-        cut = over_budget(exact_cost(order, int(inst.rounds), blocks, setup), *point_budget())
-        return ("cut", f"{cut} (scored exactly otherwise: {reason})") if cut else ("exact", reason)
+        return kind, reason, exact_cost(order, int(inst.rounds), blocks, setup)
     if kind == "per-trial":
-        cost = per_trial_cost(int(trials), M, d)
-    else:
-        cost = simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K)
-        kind = "simulated"
-    cut = over_budget(cost, *point_budget())
-    return ("cut", f"{cut} (simulated because: {reason})") if cut else (kind, reason)
+        return kind, reason, per_trial_cost(int(trials), M, d)
+    return "simulated", reason, simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K)
 
 
 def sizing_axes(space: Sequence[Any]) -> list[Any]:
