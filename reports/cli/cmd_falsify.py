@@ -31,7 +31,7 @@ def _scenario(sid: str):
     if sid not in registry():
         try:
             bounds.get(sid)
-        except Exception:
+        except UserInputError:
             return get(sid)  # unknown id: the registry's one-line message with close matches
         raise UserInputError(f"result {sid!r} has no scenario to search; scenarios: {', '.join(registry())}")
     return get(sid)
@@ -114,14 +114,17 @@ def _print_space(sc, preset, as_json) -> None:
 def _scoring_by_family(sc) -> dict[str, tuple[str, str]]:
     """How the default point is scored in each searched family (exact, per-trial, simulated) and why, as the
     objects' declarations say (verify.exact_score.scoring); a family whose default point is refused says so."""
+    from bounds.core.errors import PointRefused
     from verify.exact_score import scoring
+    from verify.search.confirmation import PluginFailed, plugin_guard
 
     problem = next((p for p in sc.space if p.name == "problem" and p.choices), None)
     out: dict[str, tuple[str, str]] = {}
     for fam in ([""] if problem is None else list(problem.searched or problem.choices)):
         try:
-            out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
-        except Exception as exc:  # a builder that refuses this family's default point: said, not raised
+            with plugin_guard(sc):
+                out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
+        except (PointRefused, PluginFailed) as exc:  # a builder that refuses this family's default point: said
             out[str(fam)] = ("", f"the default point is not built ({type(exc).__name__}: {exc})")
     return out
 
