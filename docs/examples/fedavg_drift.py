@@ -99,10 +99,9 @@ def space(step_cap: float = STEP_CAP) -> tuple[Param, ...]:
     return (
         Param("problem", default="quadratic-diagonal", choices=CURVATURE, doc="distinct client Hessians (drift)",
               source="the engine's families with mu I <= A_i <= L I per client (verify.scenarios.families)"),
-        Param("M", 2, M_CAP, 4, integer=True, log=True, doc="clients, all taking part every round",
-              source=f"2: the fewest with heterogeneity (zeta > 0 needs two clients); {M_CAP}: cost cap ({COST})", end="cost"),
-        Param("K", 1, K_CAP, 4, integer=True, log=True, doc="local steps", source=f"1: domain; {K_CAP}: cost cap ({COST})",
-              end="cost"),
+        Param("M", 2, M_CAP, 4, integer=True, log=True, end="cost", doc="clients, all taking part every round",
+              source=f"2: the fewest with heterogeneity (zeta > 0 needs two clients); {M_CAP}: cost cap ({COST})"),
+        Param("K", 1, K_CAP, 4, integer=True, log=True, doc="local steps", source=f"1: domain; {K_CAP}: cost cap ({COST})", end="cost"),
         Param("R", 1, R_MAX, 100, integer=True, log=True, doc="rounds", source="1: domain; 1e6: issue 19's horizon"),
         Param("eta_frac", 1e-4, 1.0, 0.5, log=True, doc=f"step as a fraction of the hypothesis's cap {step_cap:g}/L",
               source="the hypothesis eta <= cap/L; 1e-4 of the cap stands for 'small'"),
