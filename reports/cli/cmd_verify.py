@@ -69,7 +69,7 @@ def _check_instance_run(path: str, device: str) -> None:
     refuse_trials_floor(data["trials"], "the file's trials")  # decided before the instance is built
     sizes = instance_sizes(get(data["scenario"]), data["point"])
     if sizes["exact"] != "exact":  # a point scored from moments simulates no trial: no simulation cost applies
-        cost = (per_trial_cost(data["trials"], sizes["clients"]) if sizes["exact"] == "per-trial" else
+        cost = (per_trial_cost(data["trials"], sizes["clients"], sizes["dim"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
     check_device(device if device != "auto" else data.get("device", "cpu"))

@@ -85,21 +85,21 @@ T2_SPACE = (
     Param("M", 2, 1000, 4, integer=True, log=True, doc="clients",
           source="2: the fewest clients with heterogeneity (sigma_G > 0 needs M >= 2); Theorem 2 bounds no M: the log "
                  "axis stops at 1000 (the per-trial exact path takes M <= 16: its law enumerates 2^M sets; larger M "
-                 "is simulated); " + PER_POINT),
+                 "is simulated); " + PER_POINT, end="stand-in"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M",
           source="1 <= m <= M (domain): m = round(m_frac M) clipped to [1, M]"),
     Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M",
           source="1 <= n <= M (domain): n = round(n_frac M) clipped to [1, M]"),
     Param("K", 1, 1000, 2, integer=True, log=True, doc="local steps per round",
           source="1: domain K >= 1; Theorem 2 bounds no K (its step cap scales as 1/K): the log axis stops at 1000; "
-                 + PER_POINT),
+                 + PER_POINT, end="stand-in"),
     Param("horizon", 1.0, 30.0, 2.5, log=True,
           doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), not capped)",
           source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
-                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT),
+                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT, end="stand-in"),
     Param("d", 2, 1000, 4, integer=True, log=True, doc="dimension",
           source="2: the smallest d with mu < L for the quadratic; Theorem 2 bounds no d: the log axis stops at "
-                 "1000; " + DIMENSION + PER_POINT),
+                 "1000; " + DIMENSION + PER_POINT, end="stand-in"),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
           source="0 < mu <= L (A1, A4): 0.05 (condition number 20) is where the axis stops on its scale"),
     Param("het", 1e-2, 1e4, 16.0, log=True,
@@ -197,7 +197,7 @@ TOY1_SPACE = (
           source="1: domain R >= 1 (Theorem 1 has no condition on R); 10^6: the longest horizon asked of the exact "
                  "path (R_EXACT): scored per trial given each trial's propensities, at a cost that does not grow "
                  "with R (4096 trials at 10^6 rounds: 11 s measured). Widened from 20000, the spec's run length "
-                 "(FAST.TOY1: the LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows), still the default"),
+                 "(FAST.TOY1: the LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows), still the default", end="stand-in"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
@@ -229,7 +229,7 @@ C2_SPACE = (
     Param("R", 25, 10000, 400, integer=True, log=True, doc="rounds",
           source="25: the hypothesis R >= 25 c^2 m^3 L^2 K at the check's c = 1/4, m = K = 2, L = 1 (the other, "
                  "R >= 64 c^2 m L^2 K, asks 16); 10000: Monte Carlo cost cap (the cosine family has no exact path; a "
-                 "point costs R K steps a trial), 3x the check's largest R = 3200"),
+                 "point costs R K steps a trial), 3x the check's largest R = 3200", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
@@ -237,7 +237,7 @@ C3_SPACE = (
     Param("R", 40, 10000, 400, integer=True, log=True, doc="rounds",
           source="40: the hypothesis R >= 20 m L/mu at the check's m = 2, L = mu = 1; 10000: Monte Carlo cost cap "
                  "(the measure ||x_R - x*||^2 / ln R is not one the exact path recognises; a point costs R K steps "
-                 "a trial), 3x the check's largest R = 3200"),
+                 "a trial), 3x the check's largest R = 3200", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Scenario
 
 __all__ = ["ClosedLHS", "MomentRecursion", "closed_lhs", "derive", "lhs_of_R", "moment_recursion", "rates"]
@@ -247,7 +248,7 @@ def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: 
     for R2 in (R + 1, 2 * R):
         try:
             other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
-        except Exception as e:  # a builder (a plugin's too) that refuses R2: said, and nothing is derived
+        except PointRefused as e:  # a builder that refuses R2: said, and nothing is derived
             return f"the instance could not be built at R = {R2} to read how the measure moves with R ({e})"
         sp2 = declared_measure(other.measure)
         if isinstance(sp2, str) or sp2.kind != spec.kind or int(sp2.last) != R2 + shift or \
