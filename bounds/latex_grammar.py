@@ -353,6 +353,9 @@ class Grammar(SymbolReader):
         k = self.peek()
         if k is None or k.kind != "letter" or not self.text_is("=", k=1):
             raise self.refuse(k, f"{op.text}'s lower limit must read _{{k=1}} (an index letter, =, a start)")
+        if k.text in self.indices:
+            raise self.refuse(k, f"the index {k.text} of {op.text} is already the index of an enclosing sum; use "
+                                 "another letter")
         if k.text in self.table:
             raise self.refuse(k, f"the index {k.text} of {op.text} is also a declared symbol; use another letter")
         self.take(f"index of {op.text}")

@@ -27,6 +27,7 @@ from bounds.latex_grammar import MAX_BITS, Grammar
 from bounds.latex_tokens import (
     BIG_OPEN,
     DECORATORS,
+    MACRO_DEFINITIONS,
     NOT_EXACT,
     RELOPS,
     SEPARATORS,
@@ -216,6 +217,8 @@ def _balanced(p: _Parser, toks: list[Token]) -> None:
     brace or parenthesis there is refused rather than carried into the result."""
     stack: list[Token] = []
     for t in toks:
+        if t.text in MACRO_DEFINITIONS:
+            raise p.refuse(t, "macro definitions are not expanded; paste the formula with each macro written out")
         if t.text in _CLOSER:
             stack.append(t)
         elif t.text in _OPENER:
@@ -226,7 +229,7 @@ def _balanced(p: _Parser, toks: list[Token]) -> None:
         raise p.refuse(stack[-1], "the left side does not close this delimiter")
 
 
-_CLOSER = {"{": "}", "(": ")", "[": "]", r"\{": r"\}", r"\left": r"\right"}
+_CLOSER = {"{": "}", "(": ")", "[": "]", r"\{": r"\}"}
 _OPENER = {v: k for k, v in _CLOSER.items()}
 
 
