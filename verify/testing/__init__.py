@@ -131,14 +131,16 @@ def instances_for(scenario_id: str, **axes: Any):
 
 
 def assert_conforms(implementation: Any, *, algorithm: str, law: str, form: str = "function",
-                    trials: int | None = None, seed: int = 0, alpha: float | None = None) -> Any:
+                    trials: int | None = None, seed: int = 0, alpha: float | None = None,
+                    rounds: int | None = None) -> Any:
     """Fail unless ``implementation`` conforms to ``algorithm`` under ``law`` (:func:`verify.conformance.conform`;
     ``alpha`` the family-wise error rate, default :data:`verify.conformance.ALPHA`). Returns the
     :class:`verify.conformance.ConformanceResult`; the failure message says which quantity departs first, at
-    which round and by how many standard errors."""
+    which round and by how many standard errors. ``rounds``: rounds per scenario (default: the check's own)."""
     from verify.conformance import ALPHA, conform
 
+    sizes: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
     result = conform(implementation, algorithm=algorithm, law=law, form=form, trials=trials, seed=seed,
-                     alpha=ALPHA if alpha is None else alpha)
+                     alpha=ALPHA if alpha is None else alpha, **sizes)
     assert result.conforms, result.message
     return result
