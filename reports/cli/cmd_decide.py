@@ -40,6 +40,8 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
     from verify.decision_sources import DecideOptions, decide_results
 
     keys = None if target == "all" else [get(target).key]  # unknown ID: one line with close matches
+    if keys is not None and searches:
+        _refuse_searches_about_others(keys[0], searches)
     options = DecideOptions(searches=tuple(searches) if searches or no_saved else None,
                             search_budget=search_budget or 0, seed=seed, worst_cases=tuple(worst_cases),
                             live_pep=not no_live_pep)
@@ -48,6 +50,19 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
         echo_json([d.to_dict() for d in decisions])
         return
     _print(decisions)
+
+
+def _refuse_searches_about_others(key: str, searches: tuple[str, ...]) -> None:
+    """A --search record about another result would be left out silently ("no search recorded"): refused."""
+    from bounds.core.errors import UserInputError
+    from reports.cli.common import short_text
+    from verify.decision_sources import load_searches
+
+    for path, rec in load_searches(list(searches)):  # a file that is not a search record: one line already
+        if rec.result != key:
+            raise UserInputError(f"--search {short_text(path)} is a search about {short_text(rec.result, 60)} "
+                                 f"(scenario {short_text(rec.id, 60)}), not about {key}; give a record of "
+                                 f"'convbound falsify' on a scenario of {key}, or decide {short_text(rec.result, 60)}")
 
 
 def _print(decisions: list) -> None:
