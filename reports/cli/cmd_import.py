@@ -49,6 +49,9 @@ def import_latex_cmd(source: str, lhs: str | None, out: str | None, plugin: bool
     from bounds.core.errors import UserInputError
     from bounds.latex_import import import_document
 
+    if lhs is not None and not lhs.strip():
+        raise UserInputError("--lhs is empty; name a measure: final-dist-sq, final-gap, final-grad-sq, mean-grad-sq, "
+                             "mean-gap, mean-dist-sq (or leave --lhs out to use the document's lhs)")
     if source == "-":
         text, name = _read_stdin(), "<stdin>"
     else:

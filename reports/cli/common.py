@@ -78,7 +78,8 @@ class _Finite(click.ParamType):
 FINITE = _Finite()
 
 # counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by bounds.core.limits
-COUNT = click.IntRange(min=1)
+# and any count beyond a signed 64-bit integer (no array or tensor index reaches it) by click, in one line
+COUNT = click.IntRange(min=1, max=SEED_MAX)
 
 
 def check_device(text: str) -> str:
