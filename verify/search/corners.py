@@ -44,6 +44,7 @@ falsify's usual path. It proves nothing about the points between corners. Same s
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -84,7 +85,8 @@ def corner_factors(space: Sequence[Param]) -> list[tuple[Param, list[Any]]]:
 class CornerArrays:
     """The ``corners`` optimiser (module docstring); ``last_strata`` names each point's source."""
 
-    def __init__(self, scenario: Scenario, inner: Any, *, seed: int, budget: int, strength: int | None = None):
+    def __init__(self, scenario: Scenario, inner: Any, *, seed: int, budget: int, strength: int | None = None,
+                 deadline: float | None = None):
         """``inner``: the stratified optimiser (``verify.search.optimisers`` builds both); ``strength``: the covering
         arrays' strength (default: the largest of STRENGTHS that fits; 1 to 6)."""
         if strength is not None and (not isinstance(strength, int) or isinstance(strength, bool)
@@ -102,7 +104,7 @@ class CornerArrays:
         # waits in ``unprojected`` until proposed (only the corners proposed are ever projected)
         self.admissible: dict[tuple[int, ...], dict[str, Any] | None] = {}
         self.unprojected: dict[tuple[int, ...], dict[str, Any]] = {}
-        pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))))
+        pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))), deadline)
         terms = [t for t in (getattr(inner, "strata", None) or []) if t != "random"]
         self.strength, self.rows = self._arrays(pool, shares, terms, budget, strength)
         self.pool = pool
@@ -120,7 +122,8 @@ class CornerArrays:
         return getattr(self.inner, "strata", None)
 
     # -- the pool -----------------------------------------------------------------------------------------
-    def _pool(self, size: int) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
+    def _pool(self, size: int, deadline: float | None = None) -> tuple[np.ndarray, list[dict[str, Any]],
+                                                                        list[dict[str, float]]]:
         """At most ``size`` pool rows (level indices), their corner points and their RHS shares there (rows that
         cannot be built are left out); whether a corner meets the hypotheses is kept for :meth:`_at_levels`."""
         levels = [len(v) for _, v in self.factors]
@@ -141,6 +144,8 @@ class CornerArrays:
                 keep.append(i)
                 points.append(pt)
                 shares.append(got[1])
+            if deadline is not None and keep and time.perf_counter() >= deadline:  # --time covers the set-up too
+                break
         return rows[keep], points, shares
 
     def _probe(self, point: Mapping[str, Any]) -> tuple[bool | None, dict[str, float]] | None:

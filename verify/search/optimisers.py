@@ -15,6 +15,7 @@ Optuna and nevergrad are imported inside (slow imports; ``convbound --help`` sta
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -172,7 +173,8 @@ class _Stratified:
 
     CANDIDATES = 16
 
-    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
+    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None,
+                 deadline: float | None = None):
         import bounds
 
         self.scenario, self.base = scenario, _Random(scenario, seed)
@@ -190,7 +192,11 @@ class _Stratified:
                                      f"{', '.join(names)}")
         chosen = words or names
         # a stratum no candidate can reach (its term is 0 everywhere sampled) is empty: refused when asked for
-        probe = [self.shares(self.base.ask(1)[0]) for _ in range(4 * self.CANDIDATES)]
+        probe = []
+        for _ in range(4 * self.CANDIDATES):
+            probe.append(self.shares(self.base.ask(1)[0]))
+            if deadline is not None and time.perf_counter() >= deadline:  # --time covers the set-up too
+                break
         reach = {t: max((sh.get(t, 0.0) for sh in probe if sh), default=0.0) for t in chosen}
         empty = [t for t, r in reach.items() if not r > 0]
         if words is not None and empty:
@@ -240,10 +246,11 @@ class _Stratified:
 
 
 def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int,
-                   terms: Sequence[str] | str | None = None) -> Any:
+                   terms: Sequence[str] | str | None = None, deadline: float | None = None) -> Any:
     """An ask/tell optimiser ``name`` (one of ``OPTIMISERS``) over ``scenario``'s space, seeded.
 
     ``terms`` (the searchers of :data:`AIMED` only): the RHS terms whose strata they aim at.
+    ``deadline`` (``time.perf_counter()`` seconds; None: none): the set-up's probes stop there (``--time``).
     """
     if terms is not None and name not in AIMED:
         raise UserInputError(f"--terms aims the searchers that draw by strata ({', '.join(AIMED)}); it does not "
@@ -251,21 +258,22 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
     if name == "rays":  # stratified draws, then walks along rays (verify/search/rays.py)
         from verify.search.rays import RayClimb
 
-        return RayClimb(scenario, _Stratified(scenario, seed, terms))
+        return RayClimb(scenario, _Stratified(scenario, seed, terms, deadline))
     if name == "stratified":
-        return _Stratified(scenario, seed, terms)
+        return _Stratified(scenario, seed, terms, deadline)
     if name == "seeded":  # the orders table's rays, then stratified draws (verify/search/ray_seed.py)
         from verify.search.ray_seed import RaySeeded
 
-        return RaySeeded(scenario, _Stratified(scenario, seed, terms))
+        return RaySeeded(scenario, _Stratified(scenario, seed, terms, deadline))
     if name == "climb":  # stratified draws, then gradient ascent on exactly scored points (verify/search/climb.py)
         from verify.search.climb import GradientClimb
 
-        return GradientClimb(scenario, _Stratified(scenario, seed, terms))
+        return GradientClimb(scenario, _Stratified(scenario, seed, terms, deadline))
     if name == "corners":  # covering arrays of the corners per term stratum, then stratified (verify/search/corners.py)
         from verify.search.corners import CornerArrays
 
-        return CornerArrays(scenario, _Stratified(scenario, seed, terms), seed=seed, budget=budget)
+        return CornerArrays(scenario, _Stratified(scenario, seed, terms, deadline), seed=seed, budget=budget,
+                            deadline=deadline)
     if name == "optuna-cmaes":
         return _Optuna(scenario, "cmaes", seed, population)
     if name == "optuna-tpe":
