@@ -173,3 +173,17 @@ def test_generated_near_misses_are_never_read_silently():
 def test_the_gold_statements_still_read_as_written_by_hand():
     for case in GOLD:
         assert _same(READ[case["how"]](case["tex"], TABLE, VECTORS).value, case["expected"]), case["src"]
+
+
+def test_the_limits_the_docs_quote_are_the_limits_used():
+    from pathlib import Path
+
+    from bounds.latex_grammar import MAX_BITS
+    from bounds.latex_symbols import MAX_DEPTH
+    from bounds.latex_tokens import MAX_DIGITS, MAX_FORMULA
+    from reports.cli.cmd_import import DOCUMENT_LIMIT
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "latex-import.md").read_text(encoding="utf-8")
+    for quoted in (f"{DOCUMENT_LIMIT:,} characters", f"{MAX_FORMULA:,} characters", f"{MAX_DIGITS} digits",
+                   f"at most {MAX_DEPTH // 2} parentheses", f"about {MAX_BITS * 3 // 10:,} digits"):
+        assert quoted in page, quoted
