@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from reports.cli.common import (
-    COUNT,
+    INDEX_COUNT,
     atomic_write_text,
     check_device,
     check_output_path,
@@ -51,8 +51,8 @@ def register(cli: click.Group) -> None:
 @click.option("--pattern", default="uniform", show_default=True,
               help="uniform cyclic regularized arbitrary fast availability")
 @click.argument("assignments", nargs=-1)
-@click.option("--trials", type=COUNT, default=20, show_default=True, help="independent runs (one batch)")
-@click.option("--rounds", type=COUNT, default=100, show_default=True, help="communication rounds")
+@click.option("--trials", type=INDEX_COUNT, default=20, show_default=True, help="independent runs (one batch)")
+@click.option("--rounds", type=INDEX_COUNT, default=100, show_default=True, help="communication rounds")
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="write per-round means and CI (CSV)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")

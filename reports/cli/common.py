@@ -78,8 +78,9 @@ class _Finite(click.ParamType):
 FINITE = _Finite()
 
 # counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by bounds.core.limits
-# and any count beyond a signed 64-bit integer (no array or tensor index reaches it) by click, in one line
-COUNT = click.IntRange(min=1, max=SEED_MAX)
+COUNT = click.IntRange(min=1)
+# a count that indexes arrays or tensors (rounds, trials of one batch): at most a signed 64-bit integer
+INDEX_COUNT = click.IntRange(min=1, max=SEED_MAX)
 
 
 def check_device(text: str) -> str:
