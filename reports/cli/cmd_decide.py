@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, echo_json, esc, id_column, out_console, seed_option, text_column
+from reports.cli.common import echo_json, esc, id_column, out_console, seed_option, text_column
 
 OUTCOME_STYLE = {"refuted": "bold red", "refuted unless": "red", "certified at stated settings": "green",
                  "consistent so far": "cyan", "open": "yellow"}
@@ -21,7 +21,7 @@ def register(cli: click.Group) -> None:
               help="A 'convbound falsify ID --json' record (repeatable); given, the repository's saved runs "
                    "are not read.")
 @click.option("--no-saved", is_flag=True, help="Read no saved search (only --search files and --search-budget).")
-@click.option("--search-budget", type=COUNT, default=None, metavar="N",
+@click.option("--search-budget", type=click.IntRange(min=1, max=2**63 - 1), default=None, metavar="N",
               help="Also run a fresh search of N points over each scenario of the result (slow; off by default).")
 @seed_option(help="Seed of fresh searches (0 <= seed < 2^63).")
 @click.option("--worst-case", "worst_cases", multiple=True, metavar="FILE.json",
@@ -40,6 +40,12 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
     from verify.decision_sources import DecideOptions, decide_results
 
     keys = None if target == "all" else [get(target).key]  # unknown ID: one line with close matches
+    if keys is not None and searches:
+        _refuse_searches_about_others(keys[0], searches)
+    if search_budget:  # sized as falsify sizes its --budget, before any search starts
+        from bounds.core.limits import refuse_if_too_big, search_cost
+
+        refuse_if_too_big(search_cost(search_budget, None), "lower --search-budget", ("--search-budget", search_budget))
     options = DecideOptions(searches=tuple(searches) if searches or no_saved else None,
                             search_budget=search_budget or 0, seed=seed, worst_cases=tuple(worst_cases),
                             live_pep=not no_live_pep)
@@ -48,6 +54,19 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
         echo_json([d.to_dict() for d in decisions])
         return
     _print(decisions)
+
+
+def _refuse_searches_about_others(key: str, searches: tuple[str, ...]) -> None:
+    """A --search record about another result would be left out silently ("no search recorded"): refused."""
+    from bounds.core.errors import UserInputError
+    from reports.cli.common import short_text
+    from verify.decision_sources import load_searches
+
+    for path, rec in load_searches(list(searches)):  # a file that is not a search record: one line already
+        if rec.result != key:
+            raise UserInputError(f"--search {short_text(path)} is a search about {short_text(rec.result, 60)} "
+                                 f"(scenario {short_text(rec.id, 60)}), not about {key}; give a record of "
+                                 f"'convbound falsify' on a scenario of {key}, or decide {short_text(rec.result, 60)}")
 
 
 def _print(decisions: list) -> None:

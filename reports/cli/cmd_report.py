@@ -66,6 +66,8 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     from reports.records import add_entries
     from reports.schema import load_include, saved_findings
 
+    for path in includes:
+        _refuse_long_names(path)
     included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
     if saved and not from_json:
         included += saved_findings(ids)
@@ -179,3 +181,28 @@ def _load(path: str) -> dict:
 #: The parts of a report document that hold records; a document with none of them would render an empty report.
 _RECORD_KEYS = ("results", "verifications", "searches", "worst_cases", "audits", "comparisons", "region",
                 "large_n", "sampler", "participation")
+
+
+#: The longest id, result key, scenario or title an included record may carry: every one is drawn in a figure's
+#: title and a table cell, and a 200,000-character id kept matplotlib laying out its title for minutes.
+MAX_NAME = 200
+
+
+def _refuse_long_names(path: str) -> None:
+    """An --include record whose naming fields exceed MAX_NAME characters is refused in one line, before any
+    rendering (the file's other checks stay with reports.schema.load_include)."""
+    from bounds.core.errors import UserInputError
+    from bounds.core.files import read_json
+    from reports.cli.common import short_text
+    from reports.schema import VALID
+
+    data = read_json(path, "--include", VALID)
+    records = data if isinstance(data, list) else [data]
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        for key in ("id", "result", "scenario", "title"):
+            value = record.get(key)
+            if isinstance(value, str) and len(value) > MAX_NAME:
+                raise UserInputError(f"--include {short_text(path)}: its {key} has {len(value):,} characters; a "
+                                     f"record's {key} has at most {MAX_NAME} (is the file a convbound record?)")

@@ -79,6 +79,8 @@ FINITE = _Finite()
 
 # counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by bounds.core.limits
 COUNT = click.IntRange(min=1)
+# a count that indexes arrays or tensors (rounds, trials of one batch): at most a signed 64-bit integer
+INDEX_COUNT = click.IntRange(min=1, max=SEED_MAX)
 
 
 def check_device(text: str) -> str:
