@@ -21,6 +21,7 @@ from bounds.core.errors import UserInputError, unknown
 
 from .claims import check_claim, reference_algorithm, reference_pattern, scenarios
 from .compare import ALPHA, ConformanceResult, Departure, ScenarioReport, departures, describe, threshold, z_scores
+from .diagnose import diagnose
 from .reference import quantity_names, reference_moments
 from .runners import FORMS, check_signature, draw_participation, run_function, run_torch
 
@@ -93,6 +94,7 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
     reports: list[ScenarioReport] = []
     found: list[Departure] = []
     skipped: list[str] = []
+    ran: list[Any] = []
     for sc in cases:
         if stop_early and found:
             skipped.append(sc.name)
@@ -108,13 +110,15 @@ def conform(implementation: Callable, *, algorithm: str, law: str, form: str = "
         found += hits
         reports.append(ScenarioReport(sc.name, sc.family, sc.sigma, sc.setting.to_dict(), sc.rounds, trials,
                                       ref.method, ref.why, ref.law, float(abs(z[1:]).max()), len(hits),
-                                      time.perf_counter() - t1))
+                                      time.perf_counter() - t1, ref.trials))
+        ran.append(sc)
     found.sort(key=lambda h: (h.round, -abs(h.z)))
     first = found[0] if found else None
     status = "departs" if first else "conforms"
+    likely = diagnose(algorithm, found, ran)
     from verify.suite import versions
 
     return ConformanceResult(name or _label(implementation), form, algorithm, law, status,
-                             describe(status, first, tests, zstar, alpha, reports, skipped), float(alpha), "bonferroni",
-                             tests, zstar, first, len(found), tuple(reports), int(seed), trials,
-                             time.perf_counter() - t0, versions(), tuple(skipped))
+                             describe(status, first, tests, zstar, alpha, reports, skipped, likely), float(alpha),
+                             "bonferroni", tests, zstar, first, len(found), tuple(reports), int(seed), trials,
+                             time.perf_counter() - t0, versions(), tuple(skipped), likely)
