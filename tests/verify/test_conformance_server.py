@@ -64,7 +64,6 @@ def test_fedavgm_exact_moments_match_the_momentum_recursion_by_hand():
     # full participation, no noise, K = 1: Delta_r = -eta mean_i grad F_i(x_r) = -eta Hbar (x_r - x*) (x* minimises
     # the mean of the F_i), v_{r+1} = beta v_r + Delta_r, x_{r+1} = x_r + eta_g v_{r+1}: deterministic
     from quadratics import heterogeneous_quadratic
-
     from verify.conformance.reference import exact_reference
 
     pb = heterogeneous_quadratic(L=1.0, mu=0.3, d=2, M=3, zeta=1.0, sigma=0.0, D0=1.0, seed=4)
