@@ -54,3 +54,17 @@ def test_cli_names_and_limits_are_the_librarys():
 
     assert cmd_conform.ALGORITHM_NAMES == ALGORITHMS and cmd_conform.LAW_NAMES == LAWS
     assert cmd_conform.SECONDS == ROUND_SECONDS == IMPORT_SECONDS
+
+
+def test_numbers_the_page_quotes_are_the_codes():
+    from verify.conformance import claims as c
+    from verify.conformance.check import REFERENCE_TRIALS
+    from verify.conformance.limits import MAX_ROUNDS, MAX_TRIALS, MEMORY_BYTES
+
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    quoted = [f"{REFERENCE_TRIALS:,}-trial simulation", f"eta_g = {c.ETA_G_SCENARIO:g} (a server step",
+              f"eta_g = {c.ETA_G_MOMENTUM:g} and beta = {c.BETA:g} (FedAvgM)",
+              f"eta_g = {c.ETA_G_ADAPTIVE:g}, beta_1 = {c.BETA_1:g}, beta_2 = {c.BETA_2:g}, tau = {c.TAU:g}",
+              f"`--rounds` at most {MAX_ROUNDS}", f"between 20 and {MAX_TRIALS:,}",
+              f"within {MEMORY_BYTES // 2**30} GiB"]
+    assert [q for q in quoted if q not in text] == []

@@ -147,7 +147,7 @@ def reference_words(reports: list[ScenarioReport]) -> str:
     sims = [r for r in reports if r.reference != "exact"]
     if not sims:
         return "exact moments"
-    what = (f"a two-sample test against a {sims[0].reference_trials:,}-trial simulation of the reference "
+    what = (f"a {sims[0].reference_trials:,}-trial simulation of the reference as a two-sample test "
             f"({sims[0].why_not_exact})")
     return what if len(sims) == len(reports) else f"exact moments ({len(sims)} scenario(s): {what})"
 

@@ -28,8 +28,8 @@ import torch
 from .claims import ADAPTIVE, Setting
 
 # why the exact path declines the adaptive optimisers (the record's ``why_not_exact``)
-NONLINEAR = ("{name}'s server step divides by sqrt(v) coordinate-wise (not affine): two-sample test against "
-             "convbound's reference implementation of Flower's {name} update rule")
+NONLINEAR = ("{name}'s server step divides by sqrt(v) coordinate-wise, not affine: the reference is convbound's "
+             "implementation of Flower's {name} update rule")
 NAMES = {"fedavgm": "FedAvgM", "fedadam": "FedAdam", "fedyogi": "FedYogi", "fedadagrad": "FedAdagrad"}
 
 
