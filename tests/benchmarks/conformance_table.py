@@ -1,8 +1,9 @@
 """Render the conformance benchmark's record (``bench_conformance.py --out``) as the table of docs/conformance.md.
 
-Run: ``python tests/benchmarks/conformance_table.py tests/benchmarks/results/conformance_reports.json [...]``
-(several records are merged: rows keyed by implementation and seed). ``tests/test_docs_conformance.py`` checks
-that the docs' table is this rendering of the committed records (:data:`RECORDS`).
+Run: ``python tests/benchmarks/conformance_table.py [RECORD.json ...]`` (default: the committed records,
+``tests/benchmarks/results/conformance_reports_*.json``; several records are merged: rows keyed by implementation
+and seed). ``tests/test_docs_conformance.py`` checks that the docs' table is this rendering of the committed
+records (:func:`records`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import sys
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
-RECORDS = ("conformance_reports.json",)  # the committed records the docs table is rendered from
+
+
+def records() -> list[Path]:
+    """The committed records the docs table is rendered from (one per benchmark run)."""
+    return sorted(RESULTS.glob("conformance_reports_*.json"))
 
 
 def load(paths: list[Path]) -> tuple[list[dict], dict]:
@@ -35,7 +40,10 @@ def render(rows: list[dict], reports: dict) -> str:
     correct = [r for r in rows if not r["mutant"]]
     caught = sum(r["status"] == "departs" for r in mutants)
     alarms = sum(r["status"] == "departs" for r in correct)
-    cpu = [r["cpu_seconds"] for r in rows]
+    def cpu(rs: list[dict]) -> str:
+        xs = [r["cpu_seconds"] for r in rs]
+        return f"{statistics.median(xs):.1f}, {max(xs):.1f}" if xs else "-"
+
     names = list(dict.fromkeys(r["name"] for r in mutants + correct))
     lines = [
         f"- mutants: {len({r['name'] for r in mutants})} in {len({r['report'] for r in mutants})} report classes; "
@@ -43,7 +51,8 @@ def render(rows: list[dict], reports: dict) -> str:
         + (f" ({100 * caught / len(mutants):.1f}%)" if mutants else ""),
         f"- correct implementations: {len({r['name'] for r in correct})}; false alarms in {alarms} of {len(correct)} "
         "checks",
-        f"- CPU seconds per check (median, max): {statistics.median(cpu):.1f}, {max(cpu):.1f}" if cpu else "- no checks",
+        f"- CPU seconds per check (median, max): all {cpu(rows)}; mutants (stopping at the first departing "
+        f"scenario) {cpu(mutants)}; correct implementations (every scenario) {cpu(correct)}",
         "",
         "| implementation | form | claim | report class (where reported) | seeds | caught / conform | likely class "
         "named | smallest first \\|z\\| (threshold) | CPU s (median) |",
@@ -68,7 +77,7 @@ def render(rows: list[dict], reports: dict) -> str:
 
 
 def main() -> None:
-    paths = [Path(p) for p in sys.argv[1:]] or [RESULTS / name for name in RECORDS]
+    paths = [Path(p) for p in sys.argv[1:]] or records()
     sys.stdout.write(render(*load(paths)))
 
 
