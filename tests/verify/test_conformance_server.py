@@ -55,8 +55,21 @@ def test_a_fedadam_whose_momentum_uses_the_update_departs_against_a_stated_two_s
     assert ok.conforms and "two-sample test" in ok.message, ok.message
 
 
-def test_a_proximal_term_not_squared_departs_and_names_the_proximal_line():
-    r = conform(fedprox_not_squared, algorithm="fedprox", law="uniform", trials=40, rounds=2, stop_early=True)
+def fedprox_always_zero(x, cohort, K, rng, state):
+    s = cohort.setting
+    ys = []
+    for cl in cohort:
+        y = x.copy()
+        anchor = y  # the anchor is the local model itself (no copy): the proximal term is always 0
+        for _ in range(K):
+            y -= s.eta * (cl.grad(y) + s.mu_prox * (y - anchor))
+        ys.append(y)
+    return x + s.eta_g * np.mean([y - x for y in ys], axis=0)
+
+
+@pytest.mark.parametrize("impl", [fedprox_not_squared, fedprox_always_zero])
+def test_a_proximal_term_not_squared_or_always_zero_departs_and_names_the_proximal_line(impl):
+    r = conform(impl, algorithm="fedprox", law="uniform", trials=40, rounds=2, stop_early=True)
     assert not r.conforms and r.likely.bug_class == "proximal-term" and "mu (y - x)" in r.likely.line
 
 
