@@ -1,0 +1,108 @@
+"""CPU and wall time of the commands a user meets first: the main job and the README's slow commands.
+
+Run from the repository root: ``PYTHONPATH=. python tests/benchmarks/bench_readme_commands.py [--only NAME,...]
+[--limit SECONDS]``; it writes ``tests/benchmarks/results/readme_commands.json`` (``--no-record``: print only), and
+``python -m docs.benchmarks.generate`` turns that record into the user guide's table.
+
+Each command runs once, in its own process, in a fresh temporary directory holding a copy of the clone's
+``docs/examples``; its CPU time is the user + system time of that process and its children
+(``resource.getrusage(RUSAGE_CHILDREN)``), which other jobs on a shared machine inflate far less than its
+wall time; the load average before and after, the cores, the seed each command uses and the package
+versions are in the record. A command still running after ``--limit`` seconds of wall time is stopped and
+recorded as ``stopped`` with the time it had used: a lower bound, never a measurement of the whole command.
+The targets are the ones the documentation promises; ``meets`` is true only for a finished command whose CPU
+time is within its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORD = ROOT / "tests" / "benchmarks" / "results" / "readme_commands.json"
+
+#: name -> (arguments after ``convbound``, target CPU seconds or None). Every command uses seed 0 (its default).
+COMMANDS: dict[str, tuple[list[str], float | None]] = {
+    "report --quick": (["report", "--quick", "--out", "report", "--force"], 30.0),
+    "verify all --quick": (["verify", "all", "--quick"], 15.0),
+    "orders FAST.T1 --no-term-bases": (["orders", "FAST.T1", "--no-term-bases"], 30.0),
+    "decide all": (["decide", "all"], None),
+    "check FAST.T1": (["check", "FAST.T1", "L=1", "K=5", "m=10", "n=5", "q=0.5", "sigma2=1", "sigma_G2=0.25",
+                       "zeta=1", "R=1000", "eta_c=0.005"], None),
+}
+
+
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
+def run_one(args: list[str], limit: float) -> dict:
+    """Run ``convbound ARGS`` once in a fresh directory: wall and CPU seconds, exit status, whether it finished."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(ROOT / "docs" / "examples", Path(tmp) / "docs" / "examples")
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cpu0, t0 = _children_cpu(), time.perf_counter()
+        try:
+            done = subprocess.run([sys.executable, "-m", "reports.cli.main", *args], cwd=tmp, env=env,
+                                  capture_output=True, text=True, timeout=limit)
+            status, finished, tail = done.returncode, True, (done.stdout + done.stderr)[-300:]
+        except subprocess.TimeoutExpired:  # killed: its CPU time so far is still counted by the kernel
+            status, finished, tail = None, False, f"stopped after {limit:g} s wall"
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
+    return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "exit": status, "finished": finished, "tail": tail}
+
+
+def versions() -> dict[str, str]:
+    from verify.suite import versions as suite_versions
+
+    return suite_versions()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default=None, help="comma-separated names of COMMANDS (default: all)")
+    ap.add_argument("--limit", type=float, default=600.0, help="wall seconds before a command is stopped")
+    ap.add_argument("--no-record", action="store_true", help=f"do not write {RECORD.relative_to(ROOT)}")
+    args = ap.parse_args()
+    names = list(COMMANDS) if args.only is None else [w.strip() for w in args.only.split(",") if w.strip()]
+    unknown = [n for n in names if n not in COMMANDS]
+    if unknown:
+        raise SystemExit(f"--only: unknown {unknown}; valid: {', '.join(COMMANDS)}")
+    previous = json.loads(RECORD.read_text(encoding="utf-8")) if RECORD.is_file() else {}
+    rows = {r["command"]: r for r in previous.get("rows", [])}
+    for name in names:
+        argv, target = COMMANDS[name]
+        load_before = os.getloadavg()
+        row = run_one(argv, args.limit)
+        row.update(command=name, argv=["convbound", *argv], target_cpu_s=target, seed=0,
+                   load_before=[round(x, 2) for x in load_before],
+                   load_after=[round(x, 2) for x in os.getloadavg()],
+                   meets=None if target is None else bool(row["finished"] and row["exit"] == 0
+                                                          and row["cpu_s"] <= target),
+                   measured_at=time.strftime("%Y-%m-%d %H:%M:%S"))
+        rows[name] = row
+        print(f"{name}: {row['cpu_s']:.1f} s CPU, {row['wall_s']:.1f} s wall, exit {row['exit']}, "
+              f"{'finished' if row['finished'] else 'STOPPED'} (load {row['load_before'][0]:.2f})", flush=True)
+    record = {"what": "CPU and wall time of the README's commands, one run each in a fresh directory",
+              "script": "tests/benchmarks/bench_readme_commands.py",
+              "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "processor": platform.machine()},
+              "versions": versions(),
+              "rows": [rows[n] for n in COMMANDS if n in rows]}
+    if not args.no_record:
+        RECORD.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {RECORD.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
