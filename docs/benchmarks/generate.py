@@ -36,7 +36,7 @@ _TOKENS = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|\b\d{
 #: Columns shown (in this order) for a record's row lists, where the whole row would be too wide to read.
 COLUMNS: dict[str, dict[str, list[str]]] = {
     "readme_commands": {"rows": ["command", "target_cpu_s", "cpu_s", "wall_s", "finished", "exit", "meets"],
-                        "profile": ["command", "function", "cumulative_s", "share"]},
+                        "profile": ["command", "stopped", "function", "cumulative_s", "share"]},
 }
 MAX_ROWS = 80
 MAX_CELL = 90

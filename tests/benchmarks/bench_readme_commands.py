@@ -80,17 +80,26 @@ def run_one(args: list[str], cpu_limit: float, keep_report: bool = False) -> dic
 
 
 #: The CLI under cProfile with a CPU-time clock (``python -m cProfile`` times by the wall clock, which other
-#: jobs on a shared machine inflate): argv[1] is the output file, the rest the command's arguments.
+#: jobs on a shared machine inflate): argv[1] is the output file,
+#: argv[2] the CPU seconds after which the command is stopped (its profile so far kept), the rest its arguments.
 _PROFILED = """
-import cProfile, sys, time
+import cProfile, signal, sys, time
+class Stopped(BaseException):
+    pass
+def stop(*_):
+    raise Stopped()
+signal.signal(signal.SIGPROF, stop)
+signal.setitimer(signal.ITIMER_PROF, float(sys.argv[2]))
 from reports.cli.main import main
 prof = cProfile.Profile(time.process_time)
 code = 0
 prof.enable()
 try:
-    main(sys.argv[2:])
+    main(sys.argv[3:])
 except SystemExit as exc:
     code = exc.code if isinstance(exc.code, int) else 0
+except Stopped:
+    code = 124
 prof.disable()
 prof.dump_stats(sys.argv[1])
 sys.exit(code)
@@ -102,23 +111,24 @@ def profile_one(name: str, args: list[str], cpu_limit: float, top: int = 12) -> 
     import pstats
 
     def limit_cpu() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_limit), int(cpu_limit) + 5))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_limit) + 30, int(cpu_limit) + 35))  # past the timer
 
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copytree(ROOT / "docs" / "examples", Path(tmp) / "docs" / "examples")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         prof = Path(tmp) / "run.prof"
-        done = subprocess.run([sys.executable, "-c", _PROFILED, str(prof), *args], cwd=tmp, env=env,
-                              capture_output=True, text=True, preexec_fn=limit_cpu)
-        if done.returncode != 0 or not prof.is_file():  # a stopped run writes no profile
+        done = subprocess.run([sys.executable, "-c", _PROFILED, str(prof), str(cpu_limit), *args], cwd=tmp,
+                              env=env, capture_output=True, text=True, preexec_fn=limit_cpu)
+        if done.returncode not in (0, 124) or not prof.is_file():
             return [{"command": name, "function": f"not profiled (exit {done.returncode})"}]
+        stopped = done.returncode == 124
         stats = pstats.Stats(str(prof)).stats  # type: ignore[attr-defined]
     total = max(ct for (file, _, fn), (_, _, _, ct, _) in stats.items() if fn == "main" and file.endswith("main.py"))
     ours = [(f"{Path(file).relative_to(ROOT)}:{fn}", ct) for (file, _, fn), (_, _, _, ct, _) in stats.items()
             if file.startswith(str(ROOT)) and "/tests/" not in file and fn not in ("<module>", "main", "invoke")]
     ours.sort(key=lambda item: -item[1])
-    return [{"command": name, "function": f, "cumulative_s": round(ct, 2), "share": round(ct / total, 3)}
-            for f, ct in ours[:top]]
+    return [{"command": name, "stopped": stopped, "function": f, "cumulative_s": round(ct, 2),
+             "share": round(ct / total, 3)} for f, ct in ours[:top]]
 
 
 def versions() -> dict[str, str]:
@@ -161,7 +171,7 @@ def main() -> None:
         print(f"{name}: {row['cpu_s']:.1f} s CPU, {row['wall_s']:.1f} s wall, exit {row['exit']}, "
               f"{'finished' if row['finished'] else 'STOPPED'} (load {row['load_before'][0]:.2f})", flush=True)
     record = {"what": "CPU and wall time of the README's commands, one run each in a fresh directory",
-              "script": "tests/benchmarks/bench_readme_commands.py",
+              "command": "PYTHONPATH=. python tests/benchmarks/bench_readme_commands.py --profile",
               "machine": {"cores": os.cpu_count(), "platform": platform.platform(), "processor": platform.machine()},
               "versions": versions(),
               "rows": [rows[n] for n in COMMANDS if n in rows],
