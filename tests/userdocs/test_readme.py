@@ -40,6 +40,11 @@ def test_links_point_to_files_of_the_clone():
     assert len(links) >= 8
     missing = [link for link in links if not (ROOT / link).is_file()]
     assert not missing, missing
+    # paths named in code spans: files of the clone too (a moved file leaves no stale name behind)
+    named = re.findall(r"`((?:tests|docs|verify|bounds|reports|quadratics|rate_region)/[\w/.@-]+\.(?:py|md|json|toml))",
+                       README)
+    assert len(named) >= 3
+    assert not [n for n in named if not (ROOT / n).is_file()], named
 
 
 # --- the usage blocks ----------------------------------------------------------------------------------
