@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import atomic_write_text, check_output_path, dumps, echo_json, esc, seed_option
+from reports.cli.common import (
+    atomic_write_text,
+    check_output_path,
+    dumps,
+    echo_json,
+    esc,
+    progress_bar,
+    seed_option,
+)
 
 ALGORITHM_NAMES = ("fedavg", "fedprox", "scaffold", "fast", "f3ast", "amplified_fedavg", "amplified_scaffold",
                    "fedavgm", "fedadam", "fedyogi", "fedadagrad")
@@ -57,8 +65,10 @@ def conform_cmd(implementation: str, algorithm: str, law: str, form: str, trials
     if out is not None:
         check_output_path(out, force=force)
     impl = load_implementation(implementation, check_seconds("import_seconds", import_seconds))
-    result = conform(impl, algorithm=algorithm, law=law, form=form, trials=trials, seed=seed, alpha=alpha,
-                     rounds=rounds, round_seconds=round_seconds, name=implementation)
+    with progress_bar() as bar:  # seconds to minutes with the user's code: a spinner on a terminal only
+        bar.add_task(f"conform: {implementation} against {algorithm} under {law}", total=None)
+        result = conform(impl, algorithm=algorithm, law=law, form=form, trials=trials, seed=seed, alpha=alpha,
+                         rounds=rounds, round_seconds=round_seconds, name=implementation)
     if out is not None:
         atomic_write_text(out, dumps(result.to_dict()), force=force)
     if as_json:

@@ -49,7 +49,12 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
     options = DecideOptions(searches=tuple(searches) if searches or no_saved else None,
                             search_budget=search_budget or 0, seed=seed, worst_cases=tuple(worst_cases),
                             live_pep=not no_live_pep)
-    decisions = decide_results(keys, options)
+    from reports.cli.common import progress_bar
+
+    with progress_bar() as bar:  # a fresh search per scenario takes minutes: a spinner on a terminal only
+        if search_budget:
+            bar.add_task(f"decide: searching {search_budget} points per scenario, then deciding", total=None)
+        decisions = decide_results(keys, options)
     if as_json:
         echo_json([d.to_dict() for d in decisions])
         return

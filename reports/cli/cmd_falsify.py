@@ -246,17 +246,21 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     announce_workers()
     rec = _run_search(sc, opts, scheduler, workers)
     doc = rec.to_dict()
+    shrunk: list[str] = []
     if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
         from verify.search.search_options import search_space
 
         # shrunk within the families searched (--problems): a move to an excluded family is no simpler instance
-        shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
+        shrunk = shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials,
+                             seed=seed, as_json=as_json)
     _write_outputs(rec, doc, out_path=out_path, instance_out=instance_out, trace_path=trace_path, force=force)
     if as_json:
         echo_json(doc)
     else:
         _print_search(rec)
+        for line in shrunk:  # the minimal counterexample after the finding it shrinks
+            click.echo(line)
     if rec.interrupted:
         raise SystemExit(130)
     return 0

@@ -93,9 +93,17 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
         bad = [w for w in words if w not in axes]
         if bad or not words:
             raise UserInputError(f"--ray {only!r}: not a scale axis of {which}; scale axes: {', '.join(sorted(axes))}")
-    rows = [r for sc in scs for r in orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
-                                                        confirm_trials=confirm_trials, seed=seed,
-                                                        points=points or orders.POINTS)]
+    from reports.cli.common import progress_bar
+
+    rows = []
+    # a table takes minutes: a bar on a terminal (nothing when piped) names the scenario being measured
+    with progress_bar() as bar:
+        task = bar.add_task("orders", total=len(scs))
+        for sc in scs:
+            bar.update(task, description=f"orders of {sc.id}: rays from each base point")
+            rows += orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
+                                       confirm_trials=confirm_trials, seed=seed, points=points or orders.POINTS)
+            bar.advance(task)
     if as_json:
         echo_json({"kind": "orders", "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
                    "confirm_tol": orders.CONFIRM_TOL, "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})

@@ -96,9 +96,11 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
         if relaxed or not isinstance(solver, str) or solver.upper() != "CLARABEL":
             raise UserInputError("--banded solves with Clarabel and full participation: drop --relaxed and "
                                  "--solver (valid: --solver CLARABEL)")
-        wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
+        with _spinner(setting):
+            wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
     else:
-        wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
+        with _spinner(setting):
+            wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
     if as_json:
         echo_json(record)
@@ -106,6 +108,15 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
         _print(record)
     if not wc.success:  # the solver returned no value: the record says why, the exit status says it failed
         raise SystemExit(1)
+
+
+def _spinner(setting):
+    """A spinner on a terminal while the SDP is built and solved (seconds to minutes; nothing when piped)."""
+    from reports.cli.common import progress_bar
+
+    bar = progress_bar()
+    bar.add_task(f"worst case of {setting.method}, K = {setting.K}, R = {setting.R}: solving", total=None)
+    return bar
 
 
 def _per_round(setting, solver: str, max_seconds: float, as_json: bool) -> None:

@@ -5,8 +5,8 @@ decidable hypotheses or is not scored (``PointEstimate.score``). The first point
 (the shipped instance). What a search is asked to do is a :class:`verify.search.search_options.SearchOptions`.
 **Algorithm**: ask/tell black-box search (``verify.search.optimisers``; default ``corners``: covering arrays of the
 space's corners per stratum "RHS term t dominates", a lattice climb from each stratum's best corner, and
-``stratified`` draws aimed in turn at those strata (``verify.search.corners``); how it was chosen: the README's
-"The whole benchmark" and ``docs/falsify-notes.md``). The objective is log(LHS/RHS): exact where ``verify.exact_score`` applies, else
+``stratified`` draws aimed in turn at those strata (``verify.search.corners``); how it was chosen: the regime
+benchmark's records and ``tests/benchmarks/falsify_runs/optimiser-notes.md``). The objective is log(LHS/RHS): exact where ``verify.exact_score`` applies, else
 a short Monte Carlo estimate (``trials`` per point); inadmissible points get the worst admissible log-ratio
 seen minus 1. A generation (``population`` points) is evaluated per ask/tell step, one batched run per point
 (:func:`evaluate_points`, a task function the executor can distribute).
