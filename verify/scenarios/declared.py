@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from bounds.core.errors import SizeRefused
 from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds
 from verify.scenarios.families import FAMILY_AXES, ball_terms, strongly_convex
 
@@ -97,8 +96,8 @@ AXES: dict[str, Param] = {p.name: p for p in (
           source="a distance >= 0 (domain): 1e-4 stands for 0; 100: 100x the default scale"),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L (strongly convex families; logistic: lam / L_loss)",
           source="0 < mu <= L; a knob of the family (not an input of the result)"),
-    Param("step_frac", 1e-3, 1.0, 1.0, log=True, doc="the step as a fraction of the declared step",
-          source="the declared step (a hypothesis's cap or the result's prescribed step) is the top; 1e-3 of it "
+    Param("step_frac", 1e-4, 1.0, 1.0, log=True, doc="the step as a fraction of the declared step",
+          source="the declared step (a hypothesis's cap or the result's prescribed step) is the top; 1e-4 of it "
                  "the bottom"),
     Param("eps", 1e-3, 1.0, 0.1, log=True, doc="target accuracy of a rounds-to-target measure",
           source="eps > 0 (domain): 1e-3 .. 1 on a log scale (below 1e-3 the run's horizon cap is reached first)"),
@@ -108,15 +107,31 @@ AXES: dict[str, Param] = {p.name: p for p in (
 )}
 
 
+#: measures the exact path scores from moments on the quadratic families (``verify.measures``): their scenarios'
+#: size axes end where the domain's log axis stops, and each point's cost is handled at the point
+EXACT_MEASURES = ("grad_sq_avg", "grad_sq_avg1", "dist_sq_final")
+WIDE = {"M": 1000, "K": 1000, "R": 10**6}
+PER_POINT = ("the result bounds no such value: the log axis stops at {high:g}; each point's cost is handled at the "
+             "point (verify.search.cost): scored exactly where the exact path applies, a simulated point past the "
+             "per-point budget is cut and counted")
+
+
 def declared_space(decl: Declares) -> tuple[Param, ...]:
-    """The searched axes: the problem family, the declared generic axes (defaults moved to ``fixed``), the family
-    knobs of the families declared."""
+    """The searched axes: the problem family, the declared generic axes (defaults moved to ``fixed``; the size axes
+    widened to the domain's log ends where the measure is scored exactly), the knobs of the families declared."""
     import dataclasses
+
+    def axis(name: str) -> Param:
+        p = dataclasses.replace(AXES[name], default=decl.fixed.get(name, AXES[name].default))
+        if decl.measure in EXACT_MEASURES and name in WIDE:
+            low = p.source.split(";")[0]  # the low end's reason stays; the cost cap goes
+            p = dataclasses.replace(p, high=WIDE[name], source=f"{low}; " + PER_POINT.format(high=WIDE[name]))
+        return p
 
     problem = Param("problem", default=decl.families[0], choices=decl.families,
                     doc="objective family (verify.scenarios.families)",
                     source="the engine's families that meet the result's function class (its declaration)")
-    axes = [dataclasses.replace(AXES[a], default=decl.fixed.get(a, AXES[a].default)) for a in decl.axes]
+    axes = [axis(a) for a in decl.axes]
     knobs = [p for p in FAMILY_AXES if (p.name == "mix" and any(f.startswith("quadratic-") for f in decl.families))
              or (p.name in ("spread", "samples") and "logistic" in decl.families)]
     return (problem, *axes, AXES["draw"], *knobs)
@@ -307,9 +322,7 @@ def build_declared(point: Mapping[str, Any], decl: str) -> Instance:
                            "q": q, "m": S, "n": S, "K": int(pt.get("K", 1))}
     ctx = context(pb, pat, run)
     if d.local:  # the result prescribes the local steps (e.g. I = I*): rounded up, at least 1
-        K = max(1, math.ceil(_expr(d.local, ctx, res)))
-        if K > AXES["K"].high:
-            raise SizeRefused(f"{d.id}: the prescribed local steps {K} exceed the cost cap {AXES['K'].high:g}")
+        K = max(1, math.ceil(_expr(d.local, ctx, res)))  # past a cost cap: cut at the point (verify.search.cost)
         ctx.update(K=K, I=K)
     ctx.setdefault("I", ctx["K"])
     eta = _expr(d.step, ctx, res) * float(pt.get("step_frac", 1.0))
