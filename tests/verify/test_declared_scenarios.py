@@ -124,6 +124,7 @@ def test_rounds_and_window_measures_on_hand_made_curves():
     assert window_grad(sim, R=4, P=2).tolist() == [2.0, 1.0]
     assert rounds_to_grad(sim, eps=2.0, R=3, every=2).tolist() == [2.0, 0.0]
     assert rounds_to_grad(sim, eps=2.0, R=3, every=2, scale=3).tolist() == [6.0, 0.0]  # local steps R I
+    assert rounds_to_grad(sim, eps=0.5, R=3, every=2).tolist() == [4.0, 4.0]  # never reached: R + 1 rounds
     assert rounds_to_gap(sim, eps=1.0, R=3).tolist() == [2.0, 0.0]  # running mean gap 2, 1.5, 1, 0.75
 
 

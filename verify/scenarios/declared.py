@@ -189,10 +189,10 @@ ALGORITHMS = ("fedavg", "scaffold", "fast", "amplified_fedavg", "amplified_scaff
 
 # Measures (per-trial LHS samples) ----------------------------------------------------------------------------------
 
-def _first_at_most(curves: np.ndarray, level: float, R: int) -> np.ndarray:
-    """Per trial (columns), the first round (row index) whose value is <= level (R + 1 when never; inf diverged)."""
+def _first_at_most(curves: np.ndarray, level: float, never: float) -> np.ndarray:
+    """Per trial (columns), the first row index whose value is <= level (``never`` when none; inf diverged)."""
     hit = curves <= level
-    first = np.where(hit.any(axis=0), hit.argmax(axis=0), R + 1).astype(float)
+    first = np.where(hit.any(axis=0), hit.argmax(axis=0), never).astype(float)
     return np.where(np.isfinite(curves).all(axis=0), first, math.inf)
 
 
@@ -201,7 +201,7 @@ def rounds_to_gap(sim: Any, eps: float, R: int) -> np.ndarray:
     gap of the averaged iterate x_bar_r, so it is at least the rounds the averaged iterate needs."""
     gap = np.asarray(sim.metrics["gap"], dtype=float)
     running = np.cumsum(gap, axis=0) / np.arange(1, gap.shape[0] + 1)[:, None]
-    return _first_at_most(running, eps, R)
+    return _first_at_most(running, eps, R + 1)
 
 
 def rounds_to_grad(sim: Any, eps: float, R: int, every: int = 1, scale: float = 1.0) -> np.ndarray:
@@ -209,7 +209,8 @@ def rounds_to_grad(sim: Any, eps: float, R: int, every: int = 1, scale: float = 
     over a uniformly chosen one) is <= eps; ``scale`` multiplies the count (R I: local steps)."""
     g = np.asarray(sim.metrics["grad_sq"], dtype=float)[::every]
     running = np.cumsum(g, axis=0) / np.arange(1, g.shape[0] + 1)[:, None]
-    return _first_at_most(running, eps, R) * every * scale
+    # a window index times P is a round; never reached reads R + 1 rounds (a lower bound on the true count)
+    return _first_at_most(running, eps, (R + 1) / every) * every * scale
 
 
 def grad_mean(sim: Any, first: int, last: int) -> np.ndarray:
