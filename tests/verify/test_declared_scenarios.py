@@ -143,3 +143,19 @@ def test_a_tiny_search_runs(sid):
 
     rec = search(get(sid), budget=3, seed=0, trials=2, confirm_trials=4, population=3)
     assert rec.result == get(sid).result and rec.confirmation.get("verdict")
+
+
+def test_fast_r2_threshold_is_theorem_1s_q_hypothesis_rewritten():
+    """FAST.R2 has no scenario (its G1..G3 are lost); what can be checked exactly is that Remark 2's printed form
+    1/(1 + (G1 - 2LK eta G3)/(G2(2LK eta - 1) + 2K^2 sigma_G^2)) is Theorem 1's q-threshold, typed apart."""
+    import sympy as sp
+
+    import bounds
+
+    hyp = next(h for h in bounds.get("FAST.T1").hypotheses if h.name == "snapshot probability q >= q_min(G1,G2,G3)")
+    assert sp.simplify(hyp.relation.rhs - bounds.get("FAST.R2").rhs) == 0
+    # and at one point by plain arithmetic: L = 1, K = 5, eta = 0.005, sigma_G = 0.5, G1 = 10, G2 = G3 = 1
+    a = 2 * 1 * 5 * 0.005
+    by_hand = (a - 1 + 2 * 25 * 0.25) / (10 + (a - 1) - a + 2 * 25 * 0.25)
+    r2 = bounds.get("FAST.R2").evaluate({"L": 1, "K": 5, "eta_c": 0.005, "sigma_G": 0.5, "G1": 10, "G2": 1, "G3": 1})
+    assert float(r2.value) == pytest.approx(by_hand, rel=1e-12)

@@ -161,8 +161,9 @@ WITHOUT_SCENARIO = {
     "SURV.FEDEF": "the engine has no biased compression with error feedback (Fed-EF's algorithm)",
     "SURV.GRADMA": "the engine has no GradMA (memory-augmented gradient correction)",
     "SURV.FEDAMD": "the engine has no anchor/miner sampling with a probability sequence p_t (FedAMD's law)",
-    "FAST.R2": "a threshold on q written in G1, G2, G3, constants the sources lost: no instance evaluates it (FAST.T1's "
-               "scenarios take q = 1, which meets every threshold <= 1)",
+    "FAST.R2": "a threshold on q written in G1, G2, G3, constants the sources lost: no instance evaluates it; it is "
+               "FAST.T1's q-hypothesis rewritten (the two forms agree symbolically, a test checks it), and FAST.T1's "
+               "scenarios take q = 1, which meets every threshold <= 1",
     "F3AST.T3.7@corrected": "a burn-in threshold of the availability chain (t0 from its mixing constants C, alpha): "
                             "its check is an exact enumeration of the chain's total variation, not a search of a "
                             "measured LHS; not built here",
