@@ -78,7 +78,7 @@ def test_fast_c1_default_rhs_and_prescribed_step_by_hand():
 
 
 def test_survey_genfedavg_table_default_rhs_by_hand():
-    e = evaluate_point(get("SURV.GENFEDAVG.table"), {}, trials=2, seed=0)
+    e = evaluate_point(get("SURV.GENFEDAVG@table"), {}, trials=2, seed=0)
     # T = 400 rounds, n = S = round(0.25 x 20) = 5 workers a round, eta = 1/sqrt(T)
     assert e.rhs == pytest.approx(1 / math.sqrt(400 * 5), rel=1e-12)
     assert e.describe["eta"] == pytest.approx(0.05) and e.describe["eta_g"] == 2.0
@@ -97,7 +97,7 @@ def test_fast_c3_printed_default_rhs_by_hand():
 def test_fedavg_rounds_to_eps_matches_the_closed_recursion():
     """Full participation, sigma = 0, shared Hessian diag(lam): FedAvg's error contracts exactly as
     e_{r+1} = (1 - eta lam)^K e_r; the rounds until the mean ||lam e||^2 so far is <= eps, counted by hand."""
-    sc = get("SCAF.T1.nonconvex")
+    sc = get("SCAF.T1@nonconvex")
     point = {"problem": "quadratic", "sigma": 0.0, "s_frac": 1.0, "eps": 0.05}
     inst = sc.build(sc.point(point))
     pb, eta, K, R = inst.problem, inst.describe["eta"], inst.describe["K"], inst.rounds
@@ -159,3 +159,9 @@ def test_fast_r2_threshold_is_theorem_1s_q_hypothesis_rewritten():
     by_hand = (a - 1 + 2 * 25 * 0.25) / (10 + (a - 1) - a + 2 * 25 * 0.25)
     r2 = bounds.get("FAST.R2").evaluate({"L": 1, "K": 5, "eta_c": 0.005, "sigma_G": 0.5, "G1": 10, "G2": 1, "G3": 1})
     assert float(r2.value) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_falsify_given_a_result_key_names_its_scenarios(convbound):
+    run = convbound("falsify", "FAST.C3@corrected", "--space")
+    assert run.code == 2 and "'FAST.C3@corrected' is a result, not a scenario id; its scenarios: FAST.C3" in run.err
+    assert convbound("falsify", "SCAF.T3@nonconvex", "--space").code == 0  # a declared scenario keeps its result's key

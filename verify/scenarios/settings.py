@@ -52,11 +52,11 @@ def _scaf(key: str, sid: str, algorithm: str, convex: bool, **extra: str) -> Dec
 
 
 SCAF = [
-    _scaf("SCAF.T1@convex", "SCAF.T1.convex", "fedavg", True),
-    _scaf("SCAF.T1@nonconvex", "SCAF.T1.nonconvex", "fedavg", False),
-    _scaf("SCAF.T3@convex", "SCAF.T3.convex", "scaffold", True),
-    _scaf("SCAF.T3@nonconvex", "SCAF.T3.nonconvex", "scaffold", False),
-    Declares("SCAF.T4@weakly-convex", "SCAF.T4.weakly-convex", "SCAF.T4@weakly-convex: SCAFFOLD, S = N, shared "
+    _scaf("SCAF.T1@convex", "SCAF.T1@convex", "fedavg", True),
+    _scaf("SCAF.T1@nonconvex", "SCAF.T1@nonconvex", "fedavg", False),
+    _scaf("SCAF.T3@convex", "SCAF.T3@convex", "scaffold", True),
+    _scaf("SCAF.T3@nonconvex", "SCAF.T3@nonconvex", "scaffold", False),
+    Declares("SCAF.T4@weakly-convex", "SCAF.T4@weakly-convex", "SCAF.T4@weakly-convex: SCAFFOLD, S = N, shared "
              "Hessian (delta = 0), rounds to eps (declared)", "scaffold", "full", ("quadratic",), "rounds_to_grad",
              step="1/(L*K)", axes=("M", "K", "R", "zeta", "sigma", "D0", "mu_frac", "step_frac", "eps"),
              reads={"beta": "L", "delta": "0"}, fixed={"step_frac": 0.5, "sigma": 0.1, "eps": 0.05, "R": 400},
@@ -74,7 +74,7 @@ FAST = [
              assumed={"snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c": G_ASSUMED,
                       "participation (snapshot)": SNAPSHOT},
              notes=("q = 1 (m = n): the one q decidable without the appendix constants G1..G3",)),
-    Declares("FAST.C2@printed", "FAST.C2.printed", "FAST Cor 2 as printed: R^-1/2 at the prescribed step, m = n, "
+    Declares("FAST.C2@printed", "FAST.C2@printed", "FAST Cor 2 as printed: R^-1/2 at the prescribed step, m = n, "
              "q = 1 (declared)", "fast", "snapshot", SMOOTH_FAMILIES, "grad_sq_avg1", step="prescribed:eta_c",
              axes=(*GENERIC, "c"), fixed={"R": 800, "s_frac": 0.25},
              assumed={"snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c": G_ASSUMED,
@@ -99,7 +99,7 @@ DFL = [
 ]
 
 SURVEY = [
-    Declares("SURV.GENFEDAVG@table", "SURV.GENFEDAVG.table", "Generalized FedAvg, Table I form O(1/sqrt(nT)) "
+    Declares("SURV.GENFEDAVG@table", "SURV.GENFEDAVG@table", "Generalized FedAvg, Table I form O(1/sqrt(nT)) "
              "(declared)", "fedavg", "uniform", ("quadratic",), "grad_sq_avg", step="1/sqrt(T)",
              axes=("M", "s_frac", "K", "R", "zeta", "sigma", "D0", "mu_frac"), reads={"n": "S"}, eta_g=2.0,
              fixed={"M": 20, "s_frac": 0.25, "R": 400},
@@ -128,7 +128,7 @@ def _ascaf(key: str, sid: str, algorithm: str, law: str, measure: str = "rounds_
 
 
 ASCAF = [
-    Declares("ASCAF.T1@caps", "ASCAF.T1.caps", "Amplified SCAFFOLD Thm 1 with the caps' constants as inputs "
+    Declares("ASCAF.T1@caps", "ASCAF.T1@caps", "Amplified SCAFFOLD Thm 1 with the caps' constants as inputs "
              "(declared)", "amplified_scaffold", "regularized", SMOOTH_FAMILIES, "window_grad", step=CAP,
              axes=("K", "R", "zeta", "sigma", "D0", "mu_frac", "step_frac"), reads={"c1": str(1 / 60),
                                                                                     "c2": str(1 / 60), "Nw": "1"},
@@ -139,7 +139,7 @@ ASCAF = [
     _ascaf("ASCAF.LS", "ASCAF.LS.steps", "amplified_scaffold", "regularized", measure="steps_to_grad_eps2"),
     _ascaf("ASCAF.P.REG", "ASCAF.P.REG", "amplified_scaffold", "regularized", local="prescribed:I"),
     _ascaf("ASCAF.P.CYC", "ASCAF.P.CYC", "amplified_scaffold", "cyclic", local="prescribed:I"),
-    _ascaf("ASCAF.P.CYC@pmin-exact", "ASCAF.P.CYC.pmin-exact", "amplified_scaffold", "cyclic", local="prescribed:I"),
+    _ascaf("ASCAF.P.CYC@pmin-exact", "ASCAF.P.CYC@pmin-exact", "amplified_scaffold", "cyclic", local="prescribed:I"),
     _ascaf("ASCAF.TAB1.IID.FEDAVG", "ASCAF.TAB1.IID.FEDAVG", "fedavg", "uniform"),
     _ascaf("ASCAF.TAB1.IID.SCAFFOLD", "ASCAF.TAB1.IID.SCAFFOLD", "scaffold", "uniform"),
     _ascaf("ASCAF.TAB1.IID.AFEDAVG", "ASCAF.TAB1.IID.AFEDAVG", "amplified_fedavg", "uniform"),
