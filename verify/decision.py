@@ -117,6 +117,8 @@ class Evidence:
     orders: Orders = Orders("not computed", "not asked")
     worst_cases: tuple[WorstCaseRatio, ...] = ()
     no_pep: str = ""
+    scenarios: tuple[str, ...] = ()   # the scenarios a search of this result can run (verify.scenarios.registry)
+    no_scenario: str = ""             # why it has none (verify.scenarios.settings.WITHOUT_SCENARIO), when none
 
 
 def _r(x: float | None) -> str:
@@ -189,8 +191,11 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
     out = []
     if ev.hypotheses.needs:
         out.append(f"constants the sources lost: {', '.join(ev.hypotheses.needs)}")
-    if not ev.searches:
-        out.append("no search recorded")
+    if not ev.searches and ev.no_scenario:
+        out.append(f"no scenario to search ({ev.no_scenario})")
+    elif not ev.searches:
+        out.append("no search recorded" + (f" (scenario {', '.join(ev.scenarios)} ready: convbound falsify "
+                                           f"{ev.scenarios[0]})" if ev.scenarios else ""))
     elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
         out.append("the searches recorded checked no point inside the hypotheses")
     if not ev.worst_cases:

@@ -196,8 +196,26 @@ def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
 def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]]) -> Evidence:
     """Every source's evidence about one result (``res``: a ``bounds.Result``)."""
     pep, no_pep = worst_case_ratios(res.key, worst_cases)
+    scenarios, no_scenario = scenarios_of(res.key)
     return Evidence(key=res.key, hypotheses=hypotheses_at(res), searches=search_outcomes(res.key, searches),
-                    orders=orders_for(res.key), worst_cases=pep, no_pep=no_pep)
+                    orders=orders_for(res.key), worst_cases=pep, no_pep=no_pep, scenarios=scenarios,
+                    no_scenario=no_scenario)
+
+
+def scenarios_of(key: str) -> tuple[tuple[str, ...], str]:
+    """The ids of the scenarios of result ``key``, and, where there are none, the stated reason why (or that none
+    is stated)."""
+    import bounds
+    from verify.scenarios import registry
+    from verify.scenarios.settings import WITHOUT_SCENARIO
+    from verify.search.search_options import SEARCHED_KINDS
+
+    ids = tuple(sid for sid, sc in registry().items() if bounds.get(sc.result).key == key)
+    kind = bounds.get(key).kind.value
+    if ids and kind not in SEARCHED_KINDS:  # falsify searches LHS/RHS of upper and order results only
+        return (), (f"a {kind} result: convbound verify checks its scenario {', '.join(ids)}; falsify searches "
+                    "upper and order results only")
+    return ids, "" if ids else WITHOUT_SCENARIO.get(key, "none built and no reason stated")
 
 
 def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[Decision]:

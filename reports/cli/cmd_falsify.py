@@ -33,6 +33,9 @@ def _scenario(sid: str):
             bounds.get(sid)
         except UserInputError:
             return get(sid)  # unknown id: the registry's one-line message with close matches
+        own = [k for k, sc in registry().items() if bounds.get(sc.result).key == bounds.get(sid).key]
+        if own:
+            raise UserInputError(f"{sid!r} is a result, not a scenario id; its scenarios: {', '.join(own)}")
         raise UserInputError(f"result {sid!r} has no scenario to search; scenarios: {', '.join(registry())}")
     return get(sid)
 

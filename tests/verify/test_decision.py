@@ -102,7 +102,9 @@ def test_result_needing_lost_constants_without_evidence_is_open_naming_them():
     res = get("FAST.C1")  # spec: FAST's q_min needs G1, G2, G3 (appendix constants), the corollary c
     d = decision_of(gather(res, [], []))
     assert d.outcome == OPEN and d.instance == {}
-    assert "constants the sources lost: G1, G2, G3, c" in d.missing and "no search recorded" in d.missing
+    assert "constants the sources lost: G1, G2, G3, c" in d.missing
+    # FAST.C1 has a declared scenario: the search is what is missing, and the line names the scenario to run
+    assert "no search recorded (scenario FAST.C1 ready: convbound falsify FAST.C1)" in d.missing
     assert hypotheses_at(res).needs == ("G1", "G2", "G3", "c")
 
 

@@ -141,7 +141,8 @@ def _cli(*args, timeout=120):
 
 @pytest.mark.parametrize("args, words", [
     (["falsify", "FAST.T9"], "unknown scenario"),
-    (["falsify", "FAST.C2@corrected"], "has no scenario"),
+    (["falsify", "FAST.C2@corrected"], "is a result, not a scenario id; its scenarios: FAST.C2"),
+    (["falsify", "SURV.FEDEF"], "has no scenario"),
     (["falsify", "FAST.T2", "--budget", "0"], "--budget 0"),
     (["verify", "--instance", "/nonexistent/x.json"], "does not exist"),
     (["falsify", "FAST.T1", "--population", "0"], "--population"),

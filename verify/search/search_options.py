@@ -142,6 +142,9 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
     return dataclasses.replace(scenario, space=tuple(space))
 
 
+SEARCHED_KINDS = ("upper", "order")  # falsify compares LHS with RHS of these kinds only
+
+
 def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenario, Any]:
     """Refuse what ``scenario`` cannot be searched with; returns its searched space and the optimiser for it.
 
@@ -151,7 +154,7 @@ def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenar
     import bounds
     from verify.search.optimisers import make_optimiser
 
-    if bounds.get(scenario.result).kind.value not in ("upper", "order"):
+    if bounds.get(scenario.result).kind.value not in SEARCHED_KINDS:
         raise UserInputError(f"{scenario.id} is neither an upper bound nor an order result; falsify searches "
                              "LHS/RHS of those only")
     opts = options.sized()
