@@ -36,8 +36,8 @@ from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
 
-def build_t1(point: Mapping[str, Any]) -> Instance:
-    """FAST.T1 instance at ``point`` (q = 1, n = m: the q_min(G) hypothesis is met by any threshold)."""
+def build_t1(point: Mapping[str, Any], with_M: bool = False) -> Instance:
+    """FAST.T1 instance at ``point`` (q = 1, n = m: q_min(G) is met by any threshold); ``with_M``: M an input too."""
     from quadratics import cosine_nonconvex, fast, fast_mixture
 
     M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
@@ -55,7 +55,8 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
     q, n = 1.0, m
     cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
     eta = point["eta_frac"] * cap
-    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
+    extra = {"M": M} if with_M else {}  # FAST.T1@repaired's sampling term reads M
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta, **extra)
     notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
@@ -183,8 +184,9 @@ T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5,
 
 SCENARIOS = [
     Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
-    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2,
-             T2_NOTES),
+    Scenario("FAST.T1@repaired", "FAST.T1@repaired", "FAST Thm 1 repaired", T1_SPACE, partial(build_t1, with_M=True),
+             T1_NOTES),
+    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2, T2_NOTES),
     Scenario("FAST.T2@corrected", "FAST.T2@corrected", "FAST Thm 2: strongly convex quadratic (corrected)",
              T2_SPACE, build_t2, T2_NOTES),
 ]
