@@ -97,7 +97,7 @@ def text(doc: Mapping[str, Any]) -> str:
     """Terminal text: the Markdown's sections, with each LaTeX formula replaced by sympy's plain form."""
     cf = doc["closed_form"]
     lines = [f"erratum {doc['result']}: {doc['title']}"]
-    lines.append(f"  refutation: {doc['refutation']['verdict']}; " + "; ".join(doc["refutation"]["conditions"]))
+    lines.append("  refutation: " + "; ".join([str(doc["refutation"]["verdict"]), *doc["refutation"]["conditions"]]))
     lines.append(f"  minimal instance: {_point(doc['minimal_instance']['point'])}")
     if cf.get("derived"):
         lines += [f"  LHS(R) = {cf['lhs_of_R']}", f"  RHS(R) = {cf['rhs_of_R']}",
