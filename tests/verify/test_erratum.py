@@ -174,3 +174,16 @@ def test_tex_compiles_or_parses(written, tmp_path):
 def test_erratum_of_a_result_not_refuted_is_one_line_exit_2():
     code, out, err = _run(["erratum", "FAST.C1"])
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "not refuted" in err
+
+
+def test_docs_numbers_come_from_the_erratum(written):
+    """docs/erratum.md quotes the FAST.T1 erratum's numbers: each is the record's, formatted as the page shows it."""
+    doc = json.loads((written[0] / "erratum.json").read_text())
+    page = (Path(__file__).resolve().parents[2] / "docs" / "erratum.md").read_text()
+    rep, cf = doc["repair"], doc["closed_form"]
+    quoted = {f"**{cf['lhs_limit']}**", f"**{cf['violated_for_R'][0][0]}**", f"**{rep['constant']['c_needed']:.4g}**",
+              f"**{rep['constant']['margin']:.4g}**", f"**{rep['floor']['added_term']}**",
+              f"{rep['floor']['ratio']:.4g} times", f"({cf['violated_for_R'][0][1]:.0e}".replace("1e+06", "10^6"),
+              f"largest ratio being {rep['decision']['largest_ratio']:.4g}",
+              f"{rep['constant']['c_registered']} covers"}
+    assert [q for q in quoted if q not in page] == []

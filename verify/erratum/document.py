@@ -98,7 +98,8 @@ def _decision(key: str, searches: Sequence[str] | None) -> dict[str, Any]:
     recs = load_searches(list(searches) if searches else None)
     d = decide_with([bounds.get(key)], recs, [])[0]
     return {"id": key, "outcome": d.outcome, "why": d.why, "covered": list(d.covered), "missing": list(d.missing),
-            "searches": [s["source"] for s in d.searches]}
+            "searches": [s["source"] for s in d.searches],
+            "largest_ratio": max((s["ratio"] for s in d.searches if s.get("ratio") is not None), default=None)}
 
 
 def erratum(key: str, *, searches: Sequence[str] | None = None,
