@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from bounds.result import Kind, Provenance, Result, Status, Term
+from bounds.result import DERIVED, Kind, Provenance, Result, Status, Term
 from bounds.symbols import Domain, SymbolInfo, sym
 
-# The provenance kind of a statement convbound derived (not printed by a paper): its locator says from what.
-DERIVED = "derived by convbound from these instances"
 C_REPAIR = sp.Rational(8, 15)  # 1 / (2 - 1/8): the steady state's 1/(2 - a) at the step cap a = K eta_c L = 1/8
 
 M = sym("M", Domain.POSITIVE_INTEGER)
@@ -64,12 +62,15 @@ def theorem1_repaired() -> Result:
         terms=base.terms + (term,),
         hypotheses=base.hypotheses,
         symbols=base.symbols + (S_M,),
-        provenance=Provenance(DERIVED, "FAST Theorem 1 + derived sampling term", "",
-                              "; ".join(T1_INSTANCES)),
+        provenance=Provenance(base.provenance.seed, "Theorem 1, repaired (sampling term derived)", "",
+                              "; ".join(T1_INSTANCES), kind=DERIVED),
         participation=base.participation,
         status=(Status.INFERRED, Status.UNRECOVERED),
         flags=("derived by convbound, not printed: a hypothesis about the truth, decided by search like any result",
                "q-threshold needs G1..G3 from the missing appendix (UNRECOVERED), as in FAST.T1"),
         reconstructed=True,
         rate=base.rate,
+        # the minimal refuting instance (erratum FAST.T1): the added term is 2/75 against the LHS floor 100/3999
+        example=(("L", 1), ("K", 1), ("m", 1), ("n", 1), ("q", 1), ("sigma", 0), ("sigma_G", 10), ("zeta", 0.00245),
+                 ("R", 28104), ("eta_c", 0.0005), ("M", 2)),
     )

@@ -162,7 +162,7 @@ def _repair(res: Any, repaired_key: str, miss: Mapping[str, Any], forms: Sequenc
             repaired_searches: Sequence[str] | None) -> dict[str, Any]:
     """The repaired statement: its term, the constant over the instances, the floor factor, its decision."""
     import bounds
-    from bounds.fast_repaired import DERIVED
+    from bounds.result import DERIVED
     from verify.erratum.missing import repair_constant, shape_expr
 
     rep = bounds.get(repaired_key)
