@@ -119,7 +119,11 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
                              f"--search FILE, or name a refuted result")
     source, rec = max(found, key=lambda t: _minimal_ratio(t[1]))  # the most violated minimal instance
     sc = registry()[rec["id"]]
-    shrunk = rec.get("shrunk") or {}
+    if not rec.get("shrunk"):  # a record written without its minimal instance: shrink it now (seconds, seed 0)
+        from verify.search.shrink import shrink
+
+        rec = {**rec, "shrunk": {**shrink(sc, rec["best"]["point"], closed_form=False).to_dict(), "now": True}}
+    shrunk = rec["shrunk"]
     point = _minimal_point(rec)
     inst = sc.build(sc.point(point))
     conf = rec["confirmation"]
@@ -135,7 +139,8 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
         "refutation": {"record": _relative(source), "records": [_relative(f) for f, _ in found], "verdict": conf.get("verdict"), "ratio": conf.get("ratio"),
                        "original_point": rec["best"]["point"], "seed": rec.get("seed"),
                        "conditions": [_condition_words(res, c, inst.values) for c in conds]},
-        "minimal_instance": {"point": point, "shrunk": bool(shrunk), "moves": shrunk.get("moves", []),
+        "minimal_instance": {"point": point, "shrunk": "now, seed 0 (the record has none)" if shrunk.get("now") else
+                             "by the search", "moves": shrunk.get("moves", []),
                              "values": dict(inst.values), "describe": inst.describe,
                              "verdict": (shrunk.get("confirmation") or conf).get("verdict"),
                              "ratio": (shrunk.get("confirmation") or conf).get("ratio")},

@@ -49,8 +49,7 @@ def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
             f"    {x['line']}: {x['text']}" for x in doc["remark_lines"])
     out.append(("Refutation", body))
     out.append(("Minimal instance", f"{_point(mi['point'])}\n\nInputs of the bound there: {_point(mi['values'])}; "
-                                    f"{mi['verdict']}, ratio LHS/RHS {mi['ratio']:.6g}" +
-                ("" if mi["shrunk"] else " (not shrunk: the record has no minimal instance)")))
+                                    f"{mi['verdict']}, ratio LHS/RHS {mi['ratio']:.6g}; shrunk {mi['shrunk']}."))
     if cf.get("derived"):
         ck = cf["check"]
         out.append(("Exact closed forms", f"Measure: {cf['measure']}.\n\n"
