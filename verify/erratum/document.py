@@ -153,6 +153,8 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
     if isinstance(form, str) or not _registered(repaired_key):
         doc["missing"] = {"derived": False, "why": form if isinstance(form, str) else
                           f"no repaired variant {repaired_key} is registered"}
+        if _registered(repaired_key):  # repaired by hand (its docstring says how): its term, floor and decision
+            doc["repair"] = _repair_measured(res, repaired_key, sc, point, repaired_searches)
         return doc
     miss = missing_order(sc, point)
     others = [exact_form(sc, _minimal_point(r)) for f, r in found if f != source]  # every confirmed instance
@@ -161,6 +163,27 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
     if miss.get("derived") and miss.get("missing"):
         doc["repair"] = _repair(res, repaired_key, miss, forms, form, repaired_searches)
     return doc
+
+
+def _repair_measured(res: Any, repaired_key: str, sc: Any, point: Mapping[str, Any],
+                     repaired_searches: Sequence[str] | None) -> dict[str, Any]:
+    """A repaired variant where no exact closed form exists: its term against the LHS the exact path measures at
+    the minimal instance (per-trial exact or Monte Carlo: the estimate's method and interval are kept)."""
+    import bounds
+    from bounds.result import DERIVED
+    from verify.scenario import evaluate_point
+
+    rep = bounds.get(repaired_key)
+    added = sp.simplify(rep.rhs - res.rhs)
+    est = evaluate_point(sc, point, trials=256, seed=0)
+    term = float(added.subs({x: est.values[x.name] for x in added.free_symbols}))
+    return {"key": repaired_key, "provenance": DERIVED, "added_term": str(added), "added_term_latex": sp.latex(added),
+            "shape": str(added), "constant": {"derived": False, "why": "no exact closed form at this instance; the "
+                                              "constant is the hand bound's (see the repaired result's docstring)"},
+            "statement": {"text": rep.text(), "latex": rep.latex()},
+            "floor": {"lhs": est.lhs, "lhs_interval": list(est.ci), "method": est.exact.get("method", "monte carlo"),
+                      "trials": 256, "seed": 0, "added_term": term, "ratio": term / est.lhs if est.lhs else None},
+            "decision": _decision(repaired_key, repaired_searches)}
 
 
 def _repair(res: Any, repaired_key: str, miss: Mapping[str, Any], forms: Sequence[Any], form: Any,

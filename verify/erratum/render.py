@@ -74,17 +74,26 @@ def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     else:
         out.append(("The missing term", f"Not derived: {miss.get('why')}."))
     if rep:
-        c, d = rep["constant"], rep["decision"]
-        out.append(("Repaired statement", f"{rep['key']} ({rep['provenance']}): the printed right-hand side plus "
-                    f"${rep['added_term_latex']}$.\n\n$" + rep["statement"]["latex"] + "$\n\n"
-                    f"Constant: the instances need c >= {c['c_needed']:.6g} (largest of sup_R (LHS - RHS) / "
-                    f"(${_tex(rep['shape'])}$) over {len(c['instances'])} instances); registered c = "
-                    f"{c['c_registered']} (margin {c['margin']:.4g}). On the minimal instance the added term is "
-                    f"{rep['floor']['added_term']} against the LHS floor {rep['floor']['lhs_limit']} "
-                    f"(ratio {rep['floor']['ratio']:.4g}).\n\nDecision of {rep['key']}: **{d['outcome']}**: "
-                    f"{d['why']}" + (f" (searches: {', '.join(d['searches'])})" if d["searches"] else "")))
+        out.append(("Repaired statement", _repair_body(rep)))
     out.append(("Reproduce", f"    {command(doc)}"))
     return out
+
+
+def _repair_body(rep: Mapping[str, Any]) -> str:
+    c, d, f = rep["constant"], rep["decision"], rep["floor"]
+    body = (f"{rep['key']} ({rep['provenance']}): the printed right-hand side plus ${rep['added_term_latex']}$.\n\n$"
+            + rep["statement"]["latex"] + "$\n\n")
+    if c.get("derived", True):
+        body += (f"Constant: the instances need c >= {c['c_needed']:.6g} (largest of sup_R (LHS - RHS) / "
+                 f"(${_tex(rep['shape'])}$) over {len(c['instances'])} instances); registered c = "
+                 f"{c['c_registered']} (margin {c['margin']:.4g}). On the minimal instance the added term is "
+                 f"{f['added_term']} against the LHS floor {f['lhs_limit']} (ratio {f['ratio']:.4g}).")
+    else:
+        body += (f"Constant: {c['why']}. On the minimal instance the added term is {f['added_term']:.6g} against "
+                 f"the LHS {f['lhs']:.6g} ({f['method']}, {f['trials']} trials, seed {f['seed']}, interval "
+                 f"[{f['lhs_interval'][0]:.6g}, {f['lhs_interval'][1]:.6g}]; ratio {f['ratio']:.4g}).")
+    return body + (f"\n\nDecision of {rep['key']}: **{d['outcome']}**: {d['why']}"
+                   + (f" (searches: {', '.join(d['searches'])})" if d["searches"] else ""))
 
 
 def markdown(doc: Mapping[str, Any]) -> str:
@@ -108,9 +117,11 @@ def text(doc: Mapping[str, Any]) -> str:
         lines.append(f"  missing: {doc['missing']['statement']}")
     rep = doc.get("repair")
     if rep:
-        lines += [f"  repaired ({rep['key']}): RHS + {rep['added_term']}; needed c >= {rep['constant']['c_needed']:.4g},"
-                  f" registered {rep['constant']['c_registered']}; added term / LHS floor on the minimal instance "
-                  f"{rep['floor']['ratio']:.4g}", f"  decision of {rep['key']}: {rep['decision']['outcome']}"]
+        c = rep["constant"]
+        need = f"needed c >= {c['c_needed']:.4g}, registered {c['c_registered']}" if c.get("derived", True) else \
+            "constant from the hand bound"
+        lines += [f"  repaired ({rep['key']}): RHS + {rep['added_term']}; {need}; added term / LHS on the minimal "
+                  f"instance {rep['floor']['ratio']:.4g}", f"  decision of {rep['key']}: {rep['decision']['outcome']}"]
     lines.append(f"  reproduce: {command(doc)}")
     return "\n".join(lines)
 
