@@ -187,3 +187,25 @@ def test_docs_numbers_come_from_the_erratum(written):
               f"largest ratio being {rep['decision']['largest_ratio']:.4g}",
               f"{rep['constant']['c_registered']} covers"}
     assert [q for q in quoted if q not in page] == []
+
+
+def test_repaired_t2_covers_the_hand_steady_state_of_an_always_same_arbitrary_round():
+    """Two clients F_i = ||x - b_i||^2 / 2 (mu = L = 1), K = 1, snapshot rounds of both clients with probability q,
+    otherwise client 1 alone (an arbitrary process may always pick it). With d = b_1 - mean b, the error's round
+    noise is 0 w.p. q and eta d w.p. 1 - q, so E e -> (1 - q) d and E||e||^2 -> (1 - q) ||d||^2 (2 (1 - eta)(1 - q)
+    + eta) / (2 - eta); sigma_G^2 = ||d||^2. The printed (corrected) bound misses it for small q; the repaired one
+    covers it at every q (as R grows, kappa's term vanishes)."""
+    names = ["K", "L", "R", "eta_c", "kappa", "m", "mu", "n", "q", "sigma", "sG2"]
+    fix = {"kappa": 0}
+    repaired, printed = (_exact_fn(bounds.get(k).rhs.subs({s: v for s in bounds.get(k).rhs.free_symbols
+                                                          for n, v in fix.items() if s.name == n}), names)
+                         for k in ("FAST.T2@repaired", "FAST.T2@corrected"))
+    missed = 0
+    for eta in (Fraction(1, 40), Fraction(1, 1000), Fraction(1, 10**6)):  # the cap 1/(20 m L K) is 1/40
+        for q in (Fraction(k, 10) for k in range(11)):
+            for d2 in (Fraction(1, 100), Fraction(1), Fraction(100)):
+                steady = (1 - q) * d2 * (2 * (1 - eta) * (1 - q) + eta) / (2 - eta)
+                args = (1, 1, 10**9, eta, 0, 2, 1, 1, q, 0, d2)
+                assert repaired(*args) >= steady, (eta, q, d2)
+                missed += printed(*args) < steady
+    assert missed > 30
