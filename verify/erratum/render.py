@@ -32,6 +32,11 @@ def _ranges(rs: list[list[int]]) -> str:
     return ", ".join(f"{a} <= R <= {b}" for a, b in rs) or "no R of the axis"
 
 
+def _short(rational: str) -> str:
+    """A rational as written, or (when long: data that are not round numbers) its value to 10 digits, said so."""
+    return rational if len(rational) <= 24 else f"{float(sp.Rational(rational)):.10g} (a long exact rational)"
+
+
 def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(heading, body) sections shared by the Markdown and the text; the body is plain text with $...$ maths."""
     p, mi, cf, miss, rep = doc["paper"], doc["minimal_instance"], doc["closed_form"], doc["missing"], doc.get("repair")
@@ -68,7 +73,7 @@ def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     if miss.get("derived"):
         rays = "\n".join(f"- {r['quantity']}: exponent {r['exponent_fitted']:.6f} over {r['points']} points "
                          f"(read as {r['exponent']}; other quantities held: {r['others_held']}); exact limits "
-                         f"{', '.join(r['limits'])}" for r in miss["rays"])
+                         f"{', '.join(_short(x) for x in r['limits'])}" for r in miss["rays"])
         out.append(("The missing term", f"{miss['statement']}.\n\nExponents of the exact limit along each ray "
                                         f"(least-squares slope in log-log):\n\n{rays}"))
     else:
