@@ -35,13 +35,23 @@ def erratum_cmd(result_id: str, searches: tuple[str, ...], repaired: tuple[str, 
     from verify.erratum.document import erratum
     from verify.erratum.render import latex, markdown, text
 
+    if out and Path(out).exists() and not Path(out).is_dir():  # refused before the work, not after
+        from bounds.core.errors import UserInputError
+
+        raise UserInputError(f"--out {out}: a file is there; give a directory (it is created if missing)")
     doc = jsonable(erratum(result_id, searches=searches or None, repaired_searches=repaired or None))
     if out:
+        from bounds.core.errors import UserInputError
+
         d = Path(out)
-        d.mkdir(parents=True, exist_ok=True)
-        (d / "erratum.md").write_text(markdown(doc))
-        (d / "erratum.tex").write_text(latex(doc))
-        (d / "erratum.json").write_text(json.dumps(doc, indent=1) + "\n")
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "erratum.md").write_text(markdown(doc))
+            (d / "erratum.tex").write_text(latex(doc))
+            (d / "erratum.json").write_text(json.dumps(doc, indent=1) + "\n")
+        except OSError as exc:
+            raise UserInputError(f"--out {out}: cannot write there ({exc.strerror}); give a directory you can "
+                                 f"write to") from None
     if as_json:
         echo_json(doc)
         return

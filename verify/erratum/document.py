@@ -42,10 +42,27 @@ def refutations(key: str, paths: Sequence[str] | None) -> list[tuple[str, dict[s
                                  f"'convbound falsify ID --json'") from None
         if not isinstance(data, dict) or data.get("result") != key:
             continue
+        _check(data, str(f))
         verdict = str((data.get("confirmation") or {}).get("verdict", ""))
         if verdict == "violated" or verdict.startswith("violated unless"):
             out.append((str(f), data))
     return out
+
+
+def _check(data: Mapping[str, Any], where: str) -> None:
+    """A falsify record's fields the erratum reads (one line naming the first that is missing)."""
+    from bounds.core.record import BadRecord
+    from verify.scenarios import registry
+    from verify.search.saved import check_search
+
+    try:
+        check_search(data, "record")
+    except BadRecord as exc:
+        raise UserInputError(f"--search {where}: {exc}; give a record written by 'convbound falsify ID --json'") \
+            from None
+    if data.get("id") not in registry():
+        raise UserInputError(f"--search {where}: scenario {data.get('id')!r} is not registered here; give a record "
+                             f"of a registered scenario (see 'convbound falsify --help')")
 
 
 def _minimal_ratio(rec: Mapping[str, Any]) -> float:
