@@ -209,3 +209,13 @@ def test_repaired_t2_covers_the_hand_steady_state_of_an_always_same_arbitrary_ro
                 assert repaired(*args) >= steady, (eta, q, d2)
                 missed += printed(*args) < steady
     assert missed > 30
+
+
+def test_erratum_bad_records_and_out_are_one_line_refusals(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"result": "FAST.T1", "confirmation": {"verdict": "violated"}}')
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    for argv in (["--search", str(bad)], ["--search", str(tmp_path / "missing.json")], ["--out", str(afile)]):
+        code, out, err = _run(["erratum", "FAST.T1", *argv])
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
