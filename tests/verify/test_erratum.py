@@ -219,3 +219,17 @@ def test_erratum_bad_records_and_out_are_one_line_refusals(tmp_path):
     for argv in (["--search", str(bad)], ["--search", str(tmp_path / "missing.json")], ["--out", str(afile)]):
         code, out, err = _run(["erratum", "FAST.T1", *argv])
         assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, err)
+
+
+def test_docs_search_counts_are_the_saved_records():
+    """docs/erratum.md counts the saved searches of each repaired statement and says none found a violation."""
+    from verify.decision_sources import SAVED_RUNS
+
+    page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "erratum.md").read_text().split())
+    for key, words in (("FAST.T1@repaired", "Twelve searches of the repaired statement found no violation"),
+                       ("FAST.T2@repaired", "Five stratified searches of `FAST.T2@repaired` (seeds 0 to 3 and 5, 60 points "
+                                            "each) found no violation")):
+        recs = [json.loads(f.read_text()) for f in SAVED_RUNS.rglob(f"{key}.*.json")]
+        recs = [r for r in recs if r.get("result") == key]
+        assert {"Twelve": 12, "Five": 5}[words.split()[0]] == len(recs) and words in page
+        assert all(r["confirmation"]["verdict"] == "holds" for r in recs)
