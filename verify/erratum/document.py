@@ -108,13 +108,15 @@ def _condition_words(res: Any, c: Mapping[str, Any], values: Mapping[str, Any]) 
 
 
 def _decision(key: str, searches: Sequence[str] | None) -> dict[str, Any]:
-    """The decision of ``key`` from the search records about it (given files, else the saved runs)."""
+    """The decision of ``key`` from the search records about it (given files, else the saved runs); no PEP worst case
+    is solved here (``convbound decide`` weighs those too)."""
     import bounds
     from verify.decision_sources import decide_with, load_searches
 
     recs = load_searches(list(searches) if searches else None)
     d = decide_with([bounds.get(key)], recs, [])[0]
-    return {"id": key, "outcome": d.outcome, "why": d.why, "covered": list(d.covered), "missing": list(d.missing),
+    return {"id": key, "evidence": "search records only (convbound decide also weighs PEP worst cases)",
+            "outcome": d.outcome, "why": d.why, "covered": list(d.covered), "missing": list(d.missing),
             "searches": [s["source"] for s in d.searches],
             "largest_ratio": max((s["ratio"] for s in d.searches if s.get("ratio") is not None), default=None)}
 

@@ -97,7 +97,7 @@ def _repair_body(rep: Mapping[str, Any]) -> str:
         body += (f"Constant: {c['why']}. On the minimal instance the added term is {f['added_term']:.6g} against "
                  f"the LHS {f['lhs']:.6g} ({f['method']}, {f['trials']} trials, seed {f['seed']}, interval "
                  f"[{f['lhs_interval'][0]:.6g}, {f['lhs_interval'][1]:.6g}]; ratio {f['ratio']:.4g}).")
-    return body + (f"\n\nDecision of {rep['key']}: **{d['outcome']}**: {d['why']}"
+    return body + (f"\n\nDecision of {rep['key']} ({d['evidence']}): **{d['outcome']}**: {d['why']}"
                    + (f" (searches: {', '.join(d['searches'])})" if d["searches"] else ""))
 
 
