@@ -18,6 +18,7 @@ from bounds.core.face import notebook_face
 from bounds.statement import (
     PARTICIPATION_KINDS,
     Aggregate,
+    DERIVED,
     Assumption,
     Hypothesis,
     Kind,
@@ -30,7 +31,7 @@ from bounds.statement import (
     at_most,
 )
 
-__all__ = ["PARTICIPATION_KINDS", "Aggregate", "Assumption", "Hypothesis", "Kind", "ParticipationAssumption", "Provenance", "Result",
+__all__ = ["DERIVED", "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Hypothesis", "Kind", "ParticipationAssumption", "Provenance", "Result",
            "Statement", "Status", "Term", "at_least", "at_most", "build_all"]
 
 

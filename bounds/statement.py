@@ -48,15 +48,23 @@ class Status(Enum):
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where a result comes from: seed file, locator ("Theorem 1"), equation, spec section."""
+    """Where a result comes from: seed file, locator ("Theorem 1"), equation, spec section; ``kind`` says who
+    states it: ``paper`` (printed there) or :data:`DERIVED` (a statement convbound derived from instances, e.g.
+    a repaired variant; ``spec`` then names the instances)."""
 
     seed: str
     locator: str
     equation: str = ""
     spec: str = ""
+    kind: str = "paper"
 
     def to_dict(self) -> dict[str, str]:
-        return {"seed": self.seed, "locator": self.locator, "equation": self.equation, "spec": self.spec}
+        return {"seed": self.seed, "locator": self.locator, "equation": self.equation, "spec": self.spec,
+                "kind": self.kind}
+
+
+#: The provenance kind of a statement convbound derived (not printed by a paper).
+DERIVED = "derived by convbound from these instances"
 
 
 @dataclass(frozen=True)

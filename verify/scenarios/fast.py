@@ -36,8 +36,8 @@ from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
 
-def build_t1(point: Mapping[str, Any]) -> Instance:
-    """FAST.T1 instance at ``point`` (q = 1, n = m: the q_min(G) hypothesis is met by any threshold)."""
+def build_t1(point: Mapping[str, Any], with_M: bool = False) -> Instance:
+    """FAST.T1 instance at ``point`` (q = 1, n = m: q_min(G) is met by any threshold); ``with_M``: M an input too."""
     from quadratics import cosine_nonconvex, fast, fast_mixture
 
     M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
@@ -52,10 +52,10 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
         pb = strongly_convex(point["problem"], point, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=M,
                              zeta=point["zeta"], sigma=point["sigma"], D0=point["x0_scale"] ** 2)
     c = pb.constants
-    q, n = 1.0, m
+    q, n, extra = 1.0, m, ({"M": M} if with_M else {})  # FAST.T1@repaired's sampling term reads M
     cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
     eta = point["eta_frac"] * cap
-    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta, **extra)
     notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
@@ -183,10 +183,11 @@ T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5,
 
 SCENARIOS = [
     Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
-    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2,
-             T2_NOTES),
+    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2, T2_NOTES),
     Scenario("FAST.T2@corrected", "FAST.T2@corrected", "FAST Thm 2: strongly convex quadratic (corrected)",
              T2_SPACE, build_t2, T2_NOTES),
+    *(Scenario(k, k, f"{k}: derived by convbound", s, b, n) for k, s, b, n in (("FAST.T1@repaired", T1_SPACE,
+      partial(build_t1, with_M=True), T1_NOTES), ("FAST.T2@repaired", T2_SPACE, build_t2, T2_NOTES))),
 ]
 
 
