@@ -16,9 +16,9 @@ import sympy as sp
 
 from bounds.core.face import notebook_face
 from bounds.statement import (
+    DERIVED,
     PARTICIPATION_KINDS,
     Aggregate,
-    DERIVED,
     Assumption,
     Hypothesis,
     Kind,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -159,7 +158,5 @@ def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenar
                              "LHS/RHS of those only")
     opts = options.sized()
     searched = search_space(scenario, opts.problems)
-    # --time counts from here: building an optimiser probes the space (corners: hundreds of builds)
-    deadline = None if opts.time_limit is None else time.perf_counter() + opts.time_limit
     return searched, make_optimiser(opts.optimiser, searched, seed=int(opts.seed), population=opts.population,
-                                    budget=opts.budget, terms=opts.terms, deadline=deadline)
+                                    budget=opts.budget, terms=opts.terms)
