@@ -58,6 +58,13 @@ def _no_terminal_width(monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _own_evidence_store(monkeypatch, tmp_path_factory):
+    """Every test reads and writes an empty evidence store of its own (``$CONVBOUND_STORE``), never the user's
+    default one (the shipped store is still read). Why: a user's campaign must not change a test's decision."""
+    monkeypatch.setenv("CONVBOUND_STORE", str(tmp_path_factory.mktemp("store") / "evidence.sqlite"))
+
+
 class Run:
     """One in-process ``convbound`` run: ``code`` (exit status), ``out``, ``err``; ``json()`` parses out."""
 

@@ -264,6 +264,21 @@ def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], No
     return announce
 
 
+def store_option(help: str) -> Callable[[Any], Any]:
+    """``--store PATH``: the user's evidence store (``verify.evidence.store``; default ``$CONVBOUND_STORE``, else the
+    per-user default path)."""
+    return click.option("--store", default=None, metavar="PATH", help=help)
+
+
+def write_store_options(fn):
+    """``--store PATH`` / ``--no-store`` of a command that produces evidence: its records are written to the store
+    when ``--store`` is given or ``$CONVBOUND_STORE`` is set (never with ``--no-store``)."""
+    fn = click.option("--no-store", is_flag=True, help="Write no record to the evidence store.")(fn)
+    return click.option("--store", default=None, metavar="PATH",
+                        help="Write this run's evidence records to the store at PATH (default: $CONVBOUND_STORE "
+                             "when set; else nothing is written).")(fn)
+
+
 def scheduler_options(fn):
     """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.runtime.executor``)."""
     fn = click.option("--workers", type=COUNT, default=None, metavar="N",
