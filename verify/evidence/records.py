@@ -68,7 +68,7 @@ def worst_case_records(wc: Any, *, piece: str = "", keys: Iterable[str] | None =
 
 def verification_record(v: Any, *, piece: str = "") -> StoredRecord | None:
     """A ``Verification`` about the result its id names (None when its id names no registered result)."""
-    key = result_of_check(v.id)
+    key = result_of_check(v.id, v.variant)
     if key is None:
         return None
     body = dict(v.to_dict())
@@ -84,18 +84,42 @@ def hypotheses_record(res: Any, *, piece: str = "") -> StoredRecord:
     return new_record(HYPOTHESES, res.key, body, seed=None)
 
 
-def result_of_check(check_id: str) -> str | None:
-    """The registered result a check id is about: ``FAST.T1.control:step-cap`` -> ``FAST.T1``,
-    ``F3AST.T3.5.control:schedule@explicit`` -> ``F3AST.T3.5@explicit``, ``FAST.C2.rate`` -> ``FAST.C2``; the
-    longest dotted prefix that is a key (with the id's ``@variant`` first, then without)."""
-    base, _, variant = check_id.partition("@")
+def result_of_check(check_id: str, variant: str = "") -> str | None:
+    """The registered result a check id is about: the longest dotted prefix of the id that is a scenario (its
+    result) or a registered key, the id's ``@variant`` (or ``variant``, a record's own) tried first:
+    ``FAST.T1.control:step-cap`` -> ``FAST.T1``, ``F3AST.T3.5.control:schedule@explicit`` ->
+    ``F3AST.T3.5@explicit``, ``FAST.C2.rate`` -> ``FAST.C2@corrected`` (scenario ``FAST.C2``)."""
+    from verify.scenarios import registry
+
+    scenarios = registry()
+    base, _, tail = check_id.partition("@")
+    wanted = tail or (variant if variant not in ("", "published") else "")
     parts = base.split(":")[0].split(".")
     for n in range(len(parts), 0, -1):
         stem = ".".join(parts[:n])
-        for key in ((f"{stem}@{variant}", stem) if variant else (stem,)):
-            if registered(key):
-                return key
+        if wanted and registered(f"{stem}@{wanted}"):
+            return f"{stem}@{wanted}"
+        if stem in scenarios and registered(scenarios[stem].result):
+            return str(scenarios[stem].result)
+        if registered(stem):
+            return stem
     return None
+
+
+def group_results(group_id: str) -> list[str]:
+    """The results a verification check group is about: :func:`result_of_check`, else every variant of the
+    longest dotted prefix that is a result's id (``SCAF.T3`` -> ``SCAF.T3@sc``, ``SCAF.T3@convex``, ...)."""
+    from bounds.registry import all_results
+
+    key = result_of_check(group_id)
+    if key is not None:
+        return [key]
+    parts = group_id.split(":")[0].split(".")
+    for n in range(len(parts), 0, -1):
+        keys = [r.key for r in all_results() if r.id == ".".join(parts[:n])]
+        if keys:
+            return keys
+    return []
 
 
 def _versions(body: Mapping[str, Any]) -> dict[str, str]:
