@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, echo_json, seed_option
+from reports.cli.common import COUNT, echo_json, save_evidence, seed_option, write_store_options
 
 
 def _scenarios(which: str) -> list:
@@ -59,12 +59,15 @@ def register(cli: click.Group) -> None:
 @seed_option(help="Seed of the term-dominant points' draws and the confirmation (0 <= seed < 2^63).")
 @click.option("--points", type=COUNT, default=None, help="evaluations per ray (default 10; at least 4)")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
-def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json):
+@write_store_options
+def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json, store=None, no_store=False):
     """Exponents of the measured LHS and of the RHS along each ray of ID's space (exact scoring only)."""
     from bounds.core.errors import UserInputError
+    from verify.evidence.store import writing_path
     from verify.search import orders
     from verify.search.rays import order_rays
 
+    store_path = writing_path(store, no_store)
     if points is not None:
         if points < 4:
             raise UserInputError(f"--points {points}: a slope with an interval needs at least 4 points")
@@ -75,9 +78,18 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
         bad = [w for w in words if w not in axes]
         if bad or not words:
             raise UserInputError(f"--ray {only!r}: not a scale axis of {which}; scale axes: {', '.join(sorted(axes))}")
-    rows = [r for sc in scs for r in orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
-                                                        confirm_trials=confirm_trials, seed=seed,
-                                                        points=points or orders.POINTS)]
+    by_scenario = {sc.id: orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
+                                             confirm_trials=confirm_trials, seed=seed, points=points or orders.POINTS)
+                   for sc in scs}
+    rows = [r for got in by_scenario.values() for r in got]
+
+    def records():
+        from verify.evidence.records import orders_record
+
+        return [orders_record(sc.result, sc.id, by_scenario[sc.id], seed=seed, points=points or orders.POINTS,
+                              axes=words) for sc in scs]
+
+    save_evidence(store_path, records)
     if as_json:
         echo_json({"kind": "orders", "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
                    "confirm_tol": orders.CONFIRM_TOL, "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})

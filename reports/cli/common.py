@@ -279,6 +279,18 @@ def write_store_options(fn):
                              "when set; else nothing is written).")(fn)
 
 
+def save_evidence(path: Any, make: Callable[[], Iterable[Any]]) -> None:
+    """Write the records ``make()`` builds to the store at ``path`` (``verify.evidence.store.writing_path``; None:
+    nothing is built or written) in one transaction, and say so on stderr."""
+    if path is None:
+        return
+    from verify.evidence.store import write
+
+    records = list(make())
+    added = write(path, records)
+    click.echo(f"convbound: {added} new evidence record(s) of {len(records)} written to {path}", err=True)
+
+
 def scheduler_options(fn):
     """``--scheduler`` and ``--workers`` (where independent tasks run; see ``verify.runtime.executor``)."""
     fn = click.option("--workers", type=COUNT, default=None, metavar="N",
