@@ -27,21 +27,27 @@ OUTCOME_COLOURS = {"refuted": "#b3261e", "refuted unless": "#b3261e", "certified
 
 def decisions_section(doc: Mapping[str, Any], keys: Sequence[str] | None = None) -> dict[str, Any]:
     """The decisions on the report's results (every encoded one, or the registry ``keys`` the report selected)
-    from the evidence ``doc`` holds: its ``worst_cases`` and ``searches`` entries, and the evidence store's."""
+    from the evidence ``doc`` holds: its ``worst_cases``, ``searches`` and ``verifications`` entries, and the
+    evidence store's."""
     from bounds.registry import all_results, get
     from verify.decision_sources import decide_with, stored_evidence
+    from verify.record import Verification
 
     results = list(all_results()) if keys is None else [get(k) for k in keys]
     stored = stored_evidence()
     searches = _records(doc, "searches")
     worst = _records(doc, "worst_cases")
+    checks = [("this report's checks", Verification.from_dict(v, "verification")) for v in doc.get("verifications") or ()]
     n = sum(len(ev.searches) for ev in stored.values())
     evidence = {"saved searches": f"{n} falsify records in the evidence store (the user's and the shipped one; "
                                   "read, not rerun)",
                 "searches in this report": [s for s, _ in searches],
                 "worst cases in this report": [s for s, _ in worst],
-                "rule": "verify.decision.decide, as convbound decide (--no-live-pep --worst-case per record)"}
-    return {"evidence": evidence, "records": [d.to_dict() for d in decide_with(results, searches, worst, stored=stored)]}
+                "checks in this report": len(checks),
+                "rule": "verify.decision.decide, as convbound decide (--no-live-pep --worst-case per record), "
+                        "with this report's verification checks as evidence"}
+    return {"evidence": evidence, "records": [d.to_dict() for d in decide_with(results, searches, worst, stored=stored,
+                                                                            verifications=checks)]}
 
 
 def _records(doc: Mapping[str, Any], key: str) -> list[tuple[str, Any]]:

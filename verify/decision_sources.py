@@ -227,12 +227,24 @@ def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[D
 
 def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
                 worst_cases: Sequence[tuple[str, Any]],
-                stored: Mapping[str, StoredEvidence] | None = None) -> list[Decision]:
-    """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)`` and
-    ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice) and
-    the store's evidence by result (``stored``; None: none)."""
+                stored: Mapping[str, StoredEvidence] | None = None,
+                verifications: Sequence[tuple[str, Any]] = ()) -> list[Decision]:
+    """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)``,
+    ``(source, WorstCase)`` and ``(source, Verification)`` pairs (the report passes the records it computed, so
+    nothing is solved twice; a verification counts for the result its id names) and the store's evidence by
+    result (``stored``; None: none)."""
+    from dataclasses import replace
+
+    from verify.evidence.records import result_of_check
+
+    merged = dict(stored or {})
+    for source, v in verifications:
+        key = result_of_check(v.id, v.variant)
+        if key is not None:
+            ev = merged.get(key, StoredEvidence())
+            merged[key] = replace(ev, verifications=[*ev.verifications, (source, v)])
     versions = _versions()
-    return [decision_of(gather(r, searches, worst_cases, (stored or {}).get(r.key, StoredEvidence())), versions)
+    return [decision_of(gather(r, searches, worst_cases, merged.get(r.key, StoredEvidence())), versions)
             for r in results]
 
 
