@@ -26,7 +26,8 @@ def register(cli: click.Group) -> None:
                   "store has (0 <= seed < 2^63).")
 @click.option("--budget", type=COUNT, default=100, show_default=True, help="search points per scenario of a result")
 @click.option("--time", "time_limit", type=FINITE, default=120.0, show_default=True,
-              help="seconds of gathering per result (the search gets what the cheaper pieces left)")
+              help="CPU seconds of gathering per result (the pieces' own; the search gets what the cheaper pieces "
+                   "left)")
 @click.option("--points", type=click.IntRange(min=4), default=6, show_default=True,
               help="evaluations per orders ray (at least 4)")
 @click.option("--no-shipped", is_flag=True, help="The closing table decides from the campaign's store alone.")
@@ -36,14 +37,14 @@ def campaign_cmd(targets, store, seed, budget, time_limit, points, no_shipped, a
                  workers=None) -> None:
     """For each result (ID, ID@variant, several, or all), gather what the store lacks, cheapest decisive first
     (hypotheses, orders along each ray, PEP where covered, quick verification checks, a search), stop at a
-    refutation or after --time seconds, keep every finished piece in the store, and print the decisions."""
+    refutation or after --time CPU seconds, keep every finished piece in the store, and print the decisions."""
     from bounds import all_results, get
     from bounds.core.errors import UserInputError
     from verify.evidence.campaign import CampaignOptions
     from verify.evidence.store import user_path
 
     if time_limit <= 0:
-        raise UserInputError(f"--time {time_limit:g}: give a positive number of seconds per result")
+        raise UserInputError(f"--time {time_limit:g}: give a positive number of CPU seconds per result")
     if not targets:
         raise UserInputError("give result IDs (FAST.T1, FAST.T2@corrected, ...) or all")
     keys = [r.key for r in all_results()] if list(targets) == ["all"] else [get(t).key for t in targets]

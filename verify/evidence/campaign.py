@@ -7,14 +7,14 @@ the store lacks at this seed (fresh formula hash, this scoring code) run in orde
 records are written in one transaction, so SIGINT or a crash loses at most the piece then running, and a
 rerun skips every finished one. Gathering for a result stops once the user's store refutes it (refuted or
 refuted unless: the one rule of ``verify.decision`` over the store's records alone, never the shipped
-store: a campaign finds what it reports by itself) or once its pieces have used ``time_limit`` seconds (the
-search gets what is left). In-process the results run one after the other; on Dask each round sends the next
+store: a campaign finds what it reports by itself) or once its pieces have used ``time_limit`` CPU seconds
+(the pieces' own process time, so that what a campaign gathers does not depend on what else the machine
+runs; the piece then running finishes, and the search gets what is left as its wall-clock limit). In-process the results run one after the other; on Dask each round sends the next
 piece of every result still gathering, and the client writes what comes back (one writer per store).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +26,8 @@ from verify.evidence.store import Store, StoredRecord
 
 @dataclass(frozen=True)
 class CampaignOptions:
-    """``seed`` (of every seeded piece), ``budget`` (search points per scenario), ``time_limit`` (seconds of
-    gathering per result), ``points`` (evaluations per orders ray), ``scheduler`` / ``workers`` (executor)."""
+    """``seed`` (of every seeded piece), ``budget`` (search points per scenario), ``time_limit`` (CPU seconds
+    of gathering per result), ``points`` (evaluations per orders ray), ``scheduler`` / ``workers`` (executor)."""
 
     seed: int = 0
     budget: int = 100
@@ -40,7 +40,8 @@ class CampaignOptions:
 @dataclass
 class CampaignLog:
     """What a campaign did: pieces ``gathered``, ``skipped`` (already in the store), ``refused`` (one line each),
-    ``failed`` (one line each), ``stopped`` (result -> why gathering stopped early), ``seconds`` per result."""
+    ``failed`` (one line each), ``stopped`` (result -> why gathering stopped early), ``seconds`` (CPU seconds
+    of the pieces) per result."""
 
     gathered: int = 0
     skipped: int = 0
@@ -133,7 +134,7 @@ def _stop(store: Store, key: str, elapsed: float, options: CampaignOptions, log:
     if outcome:
         log.stopped[key] = f"{outcome} (gathering stops at a refutation)"
     elif elapsed >= options.time_limit:
-        log.stopped[key] = f"time limit of {options.time_limit:g} s per result used; rerun to continue"
+        log.stopped[key] = f"time limit of {options.time_limit:g} CPU s per result used; rerun to continue"
     return bool(outcome) or elapsed >= options.time_limit
 
 
@@ -141,20 +142,19 @@ def _one_result(store: Store, key: str, pieces: list[Piece], options: CampaignOp
                 tick: Callable[[str], None], done: set[str]) -> None:
     from verify.runtime.executor import run_tasks
 
-    t0 = time.perf_counter()
+    spent = 0.0
     for i, piece in enumerate(pieces):
         if piece.label in done:  # gathered for another result in this campaign (a shared worst case)
             tick(piece.label)
             continue
-        if _stop(store, key, time.perf_counter() - t0, options, log):
+        if _stop(store, key, spent, options, log):
             for p in pieces[i:]:
                 tick(p.label)
             break
-        remaining = options.time_limit - (time.perf_counter() - t0)
-        outcome = run_tasks([_task(piece, options, remaining)], progress=False)[0]
-        _keep(store, piece, outcome, log, done)
+        outcome = run_tasks([_task(piece, options, options.time_limit - spent)], progress=False)[0]
+        spent += _keep(store, piece, outcome, log, done)
         tick(piece.label)
-    log.seconds[key] = round(time.perf_counter() - t0, 2)
+    log.seconds[key] = round(spent, 2)
 
 
 def _rounds(store: Store, todo: dict[str, list[Piece]], options: CampaignOptions, log: CampaignLog,
@@ -177,12 +177,10 @@ def _rounds(store: Store, todo: dict[str, list[Piece]], options: CampaignOptions
                 batch.append(queue.pop(0))
         if not batch:
             break
-        t0 = time.perf_counter()
         outcomes = run_tasks([_task(p, options, options.time_limit - spent[p.key]) for p in batch], scheduler=where,
                              progress=False)
         for piece, outcome in zip(batch, outcomes, strict=True):
-            spent[piece.key] += time.perf_counter() - t0  # a round's wall time, charged to each result in it
-            _keep(store, piece, outcome, log, done)
+            spent[piece.key] += _keep(store, piece, outcome, log, done)
             tick(piece.label)
     for key, s in spent.items():
         log.seconds[key] = round(s, 2)
@@ -198,14 +196,16 @@ def _task(piece: Piece, options: CampaignOptions, remaining: float) -> Any:
     return Task("verify.evidence.pieces:run_piece", kwargs, key=piece.label, plugins=tuple(files()))
 
 
-def _keep(store: Store, piece: Piece, outcome: Any, log: CampaignLog, done: set[str]) -> None:
-    """Write a finished piece's records (one transaction) and remember its label; say a refused or failed one."""
+def _keep(store: Store, piece: Piece, outcome: Any, log: CampaignLog, done: set[str]) -> float:
+    """Write a finished piece's records (one transaction) and remember its label; say a refused or failed one.
+    Returns the CPU seconds the piece used (0 for a failed task: its worker's time is not known)."""
     if not outcome.ok:
         log.failed.append(f"{piece.label}: {outcome.error}")
-        return
+        return 0.0
     if outcome.value["refused"]:
         log.refused.append(f"{piece.label}: {outcome.value['refused']}")
-        return
+        return float(outcome.value["cpu_s"])
     store.add(StoredRecord(**{k: v for k, v in r.items() if k != "source"}) for r in outcome.value["records"])
     done.add(piece.label)
     log.gathered += 1
+    return float(outcome.value["cpu_s"])

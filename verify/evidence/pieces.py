@@ -14,7 +14,8 @@
 5. ``search:SCENARIO:bBUDGET``: a falsify search of each scenario (``--budget`` points, ``--time`` seconds).
 
 **Run** (:func:`run_piece`, the executor's task): a pure function of its arguments that returns the records as
-plain dicts; only the caller writes them (one writer per store, also on Dask). A piece that was interrupted
+plain dicts with the CPU seconds it used (``cpu_s``, the process's own: not the wall time, which depends on
+what else the machine runs); only the caller writes them (one writer per store, also on Dask). A piece that was interrupted
 returns nothing (an interrupted search raises ``KeyboardInterrupt`` again rather than return half a record).
 """
 
@@ -73,18 +74,19 @@ def _groups(key: str) -> list[str]:
 
 def run_piece(kind: str, key: str, label: str, seed: int, args: dict[str, Any], budget: int,
               time_limit: float | None, points: int) -> dict[str, Any]:
-    """Gather one piece (the executor's task): ``{"records": [StoredRecord fields as dicts], "refused": ""}``, or
-    no records and ``refused`` the one-line reason a library refusal (``UserInputError``) gave."""
+    """Gather one piece (the executor's task): ``{"records": [StoredRecord fields as dicts], "refused": "",
+    "cpu_s": CPU seconds}``, or no records and ``refused`` the one-line reason a library refusal
+    (``UserInputError``) gave. ``time_limit`` (seconds) bounds a search (its own wall-clock limit)."""
     from bounds.core.errors import UserInputError
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
         out = _gather(kind, key, label, seed, args, budget, time_limit, points)
     except UserInputError as exc:  # a typed refusal (a size past a limit, a point the scenario refuses)
-        return {"records": [], "refused": str(exc)}
-    seconds = round(time.perf_counter() - t0, 3)
-    return {"records": [{**asdict(r), "body": {**r.body, "piece": label, "seconds": seconds}, "id": ""} for r in out],
-            "refused": ""}
+        return {"records": [], "refused": str(exc), "cpu_s": time.process_time() - c0}
+    seconds, cpu = round(time.perf_counter() - t0, 3), round(time.process_time() - c0, 3)
+    return {"records": [{**asdict(r), "body": {**r.body, "piece": label, "seconds": seconds, "cpu_s": cpu}, "id": ""}
+                        for r in out], "refused": "", "cpu_s": cpu}
 
 
 def _gather(kind: str, key: str, label: str, seed: int, args: dict[str, Any], budget: int, time_limit: float | None,
