@@ -1,0 +1,58 @@
+"""`convbound store` and the --store option of the commands that produce evidence."""
+
+from __future__ import annotations
+
+import json
+
+from verify.evidence.store import SEARCH, Store
+
+
+def test_falsify_with_store_writes_its_search_and_decide_reads_it(convbound, tmp_path):
+    path = tmp_path / "s.sqlite"
+    run = convbound("falsify", "SURV.FEDAVG.instance", "--budget", "2", "--confirm-trials", "64", "--store", str(path),
+                    "--json")
+    assert run.code == 0, run.err
+    assert f"1 new evidence record(s) of 1 written to {path}" in run.err
+    with Store(path) as s:
+        (rec,) = s.records()
+    assert (rec.kind, rec.result_key, rec.seed) == (SEARCH, "SURV.FEDAVG", 0)
+    assert rec.body["confirmation"] == json.loads(run.out)["confirmation"]  # the record the command printed
+    run = convbound("decide", "SURV.FEDAVG", "--store", str(path), "--no-live-pep", "--json")
+    assert run.code == 0, run.err
+    assert any(f"store {path} {rec.id[:10]}" in s["source"] for s in run.json()[0]["searches"])
+
+
+def test_without_store_nothing_is_written_and_both_flags_are_refused(convbound, tmp_path, monkeypatch):
+    monkeypatch.delenv("CONVBOUND_STORE")
+    monkeypatch.setattr("verify.evidence.store.default_path", lambda: tmp_path / "default.sqlite")
+    run = convbound("falsify", "SURV.FEDAVG.instance", "--budget", "2", "--confirm-trials", "64")
+    assert run.code == 0 and not (tmp_path / "default.sqlite").exists() and "evidence record" not in run.err
+    run = convbound("falsify", "SURV.FEDAVG.instance", "--store", str(tmp_path / "x.sqlite"), "--no-store")
+    assert run.code == 2 and run.err.strip() == "convbound: error: give --store PATH or --no-store, not both"
+
+
+def test_import_export_and_reimport_keep_every_record_once(convbound, tmp_path):
+    from verify.evidence.transfer import rebuild_shipped
+
+    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
+    saved = tmp_path / "runs"
+    saved.mkdir()
+    (saved / "note.json").write_text(json.dumps({"not": "evidence"}))
+    run = convbound("falsify", "SURV.FEDAVG.instance", "--budget", "2", "--confirm-trials", "64", "--out",
+                    str(saved / "s.json"))
+    assert run.code == 0, run.err
+    run = convbound("store", "import", str(saved), "--store", str(a))
+    assert run.code == 0 and "1 new record(s) of 1 read" in run.out and "note.json: not evidence" in run.err
+    run = convbound("store", "export", "--store", str(a))
+    (tmp_path / "a.jsonl").write_text(run.out)
+    for _ in range(2):  # the second import adds nothing: a record's id is its content's hash
+        again = convbound("store", "import", str(tmp_path / "a.jsonl"), "--store", str(b))
+    assert again.code == 0 and "0 new record(s) of 1 read" in again.out
+    with Store(a) as sa, Store(b) as sb:
+        assert [r.id for r in sa.records()] == [r.id for r in sb.records()]
+    kept, stale, _ = rebuild_shipped([str(b)], target=tmp_path / "shipped.sqlite")
+    assert (kept, stale) == (1, 0)
+    with Store(tmp_path / "shipped.sqlite", readonly=True) as s:
+        assert [r.source for r in s.records()] == ["shipped store"]
+    run = convbound("store", "list", "--store", str(b), "--no-shipped")
+    assert "SURV.FEDAVG" in run.out and "1 record(s) about 1 result(s)" in run.out
