@@ -13,6 +13,16 @@ import click
 
 from reports.cli.common import COUNT, FINITE, check_workers, progress_bar, scheduler_options, seed_option, store_option
 
+#: The most evaluations per orders ray a campaign takes (the orders table's default is 10).
+MAX_POINTS = 1000
+
+
+def _refuse_budget(budget: int, time_limit: float) -> None:
+    """The search's own refusals of ``--budget`` (its bookkeeping must fit in memory), before any piece runs."""
+    from bounds.core.limits import refuse_if_too_big, search_cost
+
+    refuse_if_too_big(search_cost(budget, time_limit), "lower --budget", ("--budget", budget))
+
 
 def register(cli: click.Group) -> None:
     cli.add_command(campaign_cmd)
@@ -47,6 +57,10 @@ def campaign_cmd(targets, store, seed, budget, time_limit, points, no_shipped, a
         raise UserInputError(f"--time {time_limit:g}: give a positive number of CPU seconds per result")
     if not targets:
         raise UserInputError("give result IDs (FAST.T1, FAST.T2@corrected, ...) or all")
+    if points > MAX_POINTS:
+        raise UserInputError(f"--points {points}: a ray's exponent is fitted on 4 to {MAX_POINTS} evaluations; give "
+                             f"at most {MAX_POINTS}")
+    _refuse_budget(budget, time_limit)
     keys = [r.key for r in all_results()] if list(targets) == ["all"] else [get(t).key for t in targets]
     path = user_path(store)
     announce = check_workers(scheduler, workers)
