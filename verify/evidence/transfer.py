@@ -111,7 +111,7 @@ def records_from_file(path: Path) -> tuple[list[StoredRecord], str]:
         return [], "not JSON"
     kind = kind_of_file(data)
     readers: dict[str, Callable[[Any, str], list[StoredRecord]]] = {"search": _search, "orders": _orders, "worst-case": _worst_case, "verification": _verifications,
-               "benchmark orders": lambda d, lab: _orders(d["orders"], lab)}
+               "benchmark orders": lambda d, lab: _orders({**d["orders"], "versions": d.get("versions")}, lab)}
     if kind is None:
         return [], "not evidence (no search, orders, worst-case or verification record)"
     try:
