@@ -181,7 +181,7 @@ def orders_status(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, s
     from verify.verdict import is_finding
 
     if not rows:
-        return "not computed", "no orders record in the store (run 'convbound campaign ID' or 'orders ID --store')"
+        return "not computed", "no orders record in the store ('convbound campaign ID' gathers them where the result has a scenario)"
     fitted = [r for _, r in rows if r.get("finding") in AGREEING + (FAILS,)]
     unconfirmed = [r for _, r in rows if r.get("finding") == FAILS
                    and not is_finding(str(((r.get("violation") or {}).get("confirmation") or {}).get("verdict")))]
