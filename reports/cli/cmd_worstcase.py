@@ -75,9 +75,11 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     from verify.evidence.store import writing_path
 
     store_path = writing_path(store, no_store)
-    if store_path is not None and (nonconvex or per_round):
-        raise UserInputError("--store keeps the worst case of the whole horizon (no --nonconvex, no --per-round "
-                             "record is evidence decide reads yet); drop --store or those options")
+    if nonconvex or per_round:  # no record decide reads yet: refused when asked for, else nothing is written
+        if store is not None:
+            raise UserInputError("--store keeps the worst case of the whole horizon (no --nonconvex, no --per-round "
+                                 "record is evidence decide reads yet); drop --store or those options")
+        store_path = None
     if nonconvex:
         from reports.cli.worstcase_nonconvex import run_nonconvex
 

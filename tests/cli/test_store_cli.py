@@ -23,7 +23,7 @@ def test_falsify_with_store_writes_its_search_and_decide_reads_it(convbound, tmp
 
 
 def test_without_store_nothing_is_written_and_both_flags_are_refused(convbound, tmp_path, monkeypatch):
-    monkeypatch.delenv("CONVBOUND_STORE")
+    monkeypatch.delenv("CONVBOUND_STORE", raising=False)
     monkeypatch.setattr("verify.evidence.store.default_path", lambda: tmp_path / "default.sqlite")
     run = convbound("falsify", "SURV.FEDAVG.instance", "--budget", "2", "--confirm-trials", "64")
     assert run.code == 0 and not (tmp_path / "default.sqlite").exists() and "evidence record" not in run.err
@@ -56,3 +56,18 @@ def test_import_export_and_reimport_keep_every_record_once(convbound, tmp_path):
         assert [r.source for r in s.records()] == ["shipped store"]
     run = convbound("store", "list", "--store", str(b), "--no-shipped")
     assert "SURV.FEDAVG" in run.out and "1 record(s) about 1 result(s)" in run.out
+
+
+def test_worst_case_with_store_writes_one_record_per_result_it_covers(convbound, tmp_path):
+    from verify.evidence.store import WORST_CASE
+
+    path = tmp_path / "s.sqlite"
+    run = convbound("worst-case", "--eta", "1.5", "--mu", "0.1", "--json", "--store", str(path))
+    assert run.code == 0, run.err
+    covered = {row["key"] for row in run.json()["coverage"] if row["covers"] in ("yes", "comparison")}
+    with Store(path) as s:
+        recs = s.records()
+    assert covered and {r.result_key for r in recs} == covered and {r.kind for r in recs} == {WORST_CASE}
+    assert len({r.piece for r in recs}) == 1 and recs[0].piece.startswith("worst-case:local_gd K=1 R=1 M=2")
+    run = convbound("worst-case", "--eta", "0.1", "--nonconvex", "--store", str(path))
+    assert run.code == 2 and "--store keeps the worst case of the whole horizon" in run.err

@@ -55,15 +55,23 @@ def orders_record(result_key: str, scenario: str, rows: Sequence[Any], *, seed: 
 
 
 def worst_case_records(wc: Any, *, piece: str = "", keys: Iterable[str] | None = None) -> list[StoredRecord]:
-    """One record per result a worst case's coverage rows name (``keys``: only these)."""
+    """One record per result a worst case covers (its coverage rows ``yes`` or ``comparison``; ``keys``: only
+    these)."""
     body = dict(wc.to_dict())
     wanted = None if keys is None else set(keys)
     out = []
-    for key in dict.fromkeys(str(row.get("key")) for row in wc.coverage):
+    covered = (str(row.get("key")) for row in wc.coverage if row.get("covers") in ("yes", "comparison"))
+    for key in dict.fromkeys(covered):
         if (wanted is None or key in wanted) and registered(key):
-            out.append(new_record(WORST_CASE, key, {**body, "piece": piece or f"worst-case:{wc.method}"}, seed=None,
+            out.append(new_record(WORST_CASE, key, {**body, "piece": piece or f"worst-case:{_setting(wc)}"}, seed=None,
                                   versions=_versions(body)))
     return out
+
+
+def _setting(wc: Any) -> str:
+    from verify.decision_sources import setting_name
+
+    return setting_name(wc.setting)
 
 
 def verification_record(v: Any, *, piece: str = "") -> StoredRecord | None:
