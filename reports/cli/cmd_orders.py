@@ -87,7 +87,7 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
         from verify.evidence.records import orders_record
 
         return [orders_record(sc.result, sc.id, by_scenario[sc.id], seed=seed, points=points or orders.POINTS,
-                              axes=words) for sc in scs]
+                              axes=words, terms=not no_term_bases, tight=not no_tight) for sc in scs]
 
     save_evidence(store_path, records)
     if as_json:

@@ -43,11 +43,13 @@ def search_record(rec: Any, *, piece: str = "", doc: Mapping[str, Any] | None = 
 
 
 def orders_record(result_key: str, scenario: str, rows: Sequence[Any], *, seed: int, points: int,
-                  axes: Sequence[str] | None, piece: str = "") -> StoredRecord:
-    """The orders rows of one scenario (``axes``: the rays asked for; None: every ray)."""
+                  axes: Sequence[str] | None, piece: str = "", terms: bool = True, tight: bool = True) -> StoredRecord:
+    """The orders rows of one scenario (``axes``: the rays asked for, None: every ray; ``terms``, ``tight``: the
+    bases ``verify.search.orders.order_table`` was asked for)."""
     from verify.search import orders
 
     body = {"kind": "orders", "scenario": scenario, "axes": list(axes) if axes is not None else None,
+            "terms": terms, "tight": tight,
             "points": points, "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
             "rows": [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in rows],
             "piece": piece or f"orders:{scenario}:{','.join(axes) if axes is not None else 'all'}"}
