@@ -71,3 +71,15 @@ def test_worst_case_with_store_writes_one_record_per_result_it_covers(convbound,
     assert len({r.piece for r in recs}) == 1 and recs[0].piece.startswith("worst-case:local_gd K=1 R=1 M=2")
     run = convbound("worst-case", "--eta", "0.1", "--nonconvex", "--store", str(path))
     assert run.code == 2 and "--store keeps the worst case of the whole horizon" in run.err
+
+
+def test_orders_with_store_writes_the_rows_it_prints(convbound, tmp_path):
+    from verify.evidence.store import ORDERS
+
+    path = tmp_path / "s.sqlite"
+    run = convbound("orders", "SURV.FEDAVG.instance", "--points", "4", "--json", "--store", str(path))
+    assert run.code == 0, run.err
+    with Store(path) as s:
+        (rec,) = s.records()
+    assert (rec.kind, rec.result_key, rec.seed) == (ORDERS, "SURV.FEDAVG", 0)
+    assert rec.body["rows"] == run.json()["rows"] and (rec.body["terms"], rec.body["tight"]) == (True, True)
