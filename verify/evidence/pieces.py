@@ -21,9 +21,11 @@ returns nothing (an interrupted search raises ``KeyboardInterrupt`` again rather
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 HYPOTHESES, ORDERS, WORST_CASE, VERIFICATION, SEARCH = "hypotheses", "orders", "worst-case", "verification", "search"
@@ -116,13 +118,25 @@ def _gather(kind: str, key: str, label: str, seed: int, args: dict[str, Any], bu
     return out
 
 
+@lru_cache(maxsize=8)
+def _dominant(scenario_id: str, seed: int) -> dict[str, dict[str, Any]]:
+    """``verify.search.orders.term_bases`` of a scenario at a seed, once per process: every axis piece of the
+    scenario starts from the same bases, and building them is most of a small table's cost (FAST.T2's bases
+    build up to 1,000-client instances)."""
+    from verify.scenarios import registry
+    from verify.search.orders import term_bases
+
+    return term_bases(registry()[scenario_id], seed=seed)
+
+
 def _orders(key: str, label: str, seed: int, args: dict[str, Any], points: int) -> Any:
     from verify.evidence.records import orders_record
     from verify.scenarios import registry
     from verify.search.orders import order_table
 
     sc = registry()[str(args["scenario"])]
-    rows = order_table(sc, only=[str(args["axis"])], points=points, seed=seed)
+    rows = order_table(sc, only=[str(args["axis"])], points=points, seed=seed,
+                       dominant_bases=copy.deepcopy(_dominant(sc.id, seed)))
     return orders_record(key, sc.id, rows, seed=seed, points=points, axes=[str(args["axis"])], piece=label)
 
 

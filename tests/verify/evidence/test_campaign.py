@@ -106,3 +106,16 @@ def test_decide_from_the_shipped_store_alone_outside_the_checkout(tmp_path):
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)[0]["outcome"] == "refuted"
     assert not (tmp_path / "empty.sqlite").exists()  # reading creates no store
+
+
+def test_an_orders_piece_gives_the_rows_of_the_whole_tables_axis(tmp_path):
+    """The piece reuses the term bases across axes (computed once per process): the same rows as the table."""
+    from verify.evidence.pieces import run_piece
+    from verify.scenarios import registry
+    from verify.search.orders import order_table
+
+    rows = [r.to_dict() for r in order_table(registry()["SURV.CYCP.instance"], only=["T"], points=4, seed=0)]
+    for _ in range(2):  # the second piece reads the cached bases
+        got = run_piece("orders", "SURV.CYCP", "orders:SURV.CYCP.instance:T", 0,
+                        {"scenario": "SURV.CYCP.instance", "axis": "T"}, 4, None, 4)
+        assert got["records"][0]["body"]["rows"] == rows
