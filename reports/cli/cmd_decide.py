@@ -1,11 +1,12 @@
 """`convbound decide`: one decision per result (refuted, certified at stated settings, consistent so far,
-open) from the hypotheses at its example, recorded searches, the orders table and PEP worst cases."""
+open) from the hypotheses at its example and the evidence store's searches, orders rows, PEP worst cases and
+verification checks."""
 
 from __future__ import annotations
 
 import click
 
-from reports.cli.common import echo_json, esc, id_column, out_console, seed_option, text_column
+from reports.cli.common import COUNT, echo_json, esc, id_column, out_console, seed_option, store_option, text_column
 
 OUTCOME_STYLE = {"refuted": "bold red", "refuted unless": "red", "certified at stated settings": "green",
                  "consistent so far": "cyan", "open": "yellow"}
@@ -18,10 +19,13 @@ def register(cli: click.Group) -> None:
 @click.command("decide")
 @click.argument("target", default="all", metavar="[ID|all]")
 @click.option("--search", "searches", multiple=True, metavar="FILE.json",
-              help="A 'convbound falsify ID --json' record (repeatable); given, the repository's saved runs "
-                   "are not read.")
-@click.option("--no-saved", is_flag=True, help="Read no saved search (only --search files and --search-budget).")
-@click.option("--search-budget", type=click.IntRange(min=1, max=2**63 - 1), default=None, metavar="N",
+              help="A 'convbound falsify ID --json' record (repeatable); given, the evidence store's searches "
+                   "are not read (its other evidence is).")
+@click.option("--no-saved", is_flag=True, help="Read no evidence store (only --search, --worst-case files and what "
+                                               "runs now).")
+@store_option(help="The user's evidence store to read with the shipped one (default: $CONVBOUND_STORE, else the "
+                   "per-user default; see 'convbound store path').")
+@click.option("--search-budget", type=COUNT, default=None, metavar="N",
               help="Also run a fresh search of N points over each scenario of the result (slow; off by default).")
 @seed_option(help="Seed of fresh searches (0 <= seed < 2^63).")
 @click.option("--worst-case", "worst_cases", multiple=True, metavar="FILE.json",
@@ -30,12 +34,12 @@ def register(cli: click.Group) -> None:
               help="Do not solve the report's cheap FAST.T2 worst case (local GD, K=2, R=3, M=2; about 2 s).")
 @click.option("--json", "as_json", is_flag=True, help="Print the Decision records as JSON.")
 def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_budget: int | None, seed: int,
-               worst_cases: tuple[str, ...], no_live_pep: bool, as_json: bool) -> None:
+               worst_cases: tuple[str, ...], no_live_pep: bool, as_json: bool, store: str | None = None) -> None:
     """One decision per result (ID, ID@variant, or all): refuted (a confirmed violation, with its point),
     refuted unless H fails (a confirmed violation resting on hypotheses H), certified at stated settings (a
     certified PEP worst case <= the bound, settings named), consistent so far (every check passed; what
-    was covered; not a proof) or open (what is missing). Searches are read from saved records, never run
-    unless --search-budget is given."""
+    was covered; not a proof) or open (what is missing). Evidence is read from the evidence store (the user's
+    and the shipped one; fresh records only); searches are never run unless --search-budget is given."""
     from bounds import get
     from verify.decision_sources import DecideOptions, decide_results
 
@@ -46,9 +50,9 @@ def decide_cmd(target: str, searches: tuple[str, ...], no_saved: bool, search_bu
         from bounds.core.limits import refuse_if_too_big, search_cost
 
         refuse_if_too_big(search_cost(search_budget, None), "lower --search-budget", ("--search-budget", search_budget))
-    options = DecideOptions(searches=tuple(searches) if searches or no_saved else None,
+    options = DecideOptions(searches=tuple(searches) if searches else None,
                             search_budget=search_budget or 0, seed=seed, worst_cases=tuple(worst_cases),
-                            live_pep=not no_live_pep)
+                            live_pep=not no_live_pep, store=store, use_store=not no_saved)
     from reports.cli.common import progress_bar
 
     with progress_bar() as bar:  # a fresh search per scenario takes minutes: a spinner on a terminal only

@@ -18,8 +18,10 @@ from reports.cli.common import (
     dumps,
     echo_json,
     progress_bar,
+    save_evidence,
     scheduler_options,
     seed_option,
+    write_store_options,
 )
 
 
@@ -212,10 +214,12 @@ def register(cli: click.Group) -> None:
 @click.option("--instance-out", default=None, help="write the replayable confirmation instance (JSON)")
 @click.option("--trace", "trace_path", default=None, help="write the search trace figure (PNG)")
 @click.option("--force", is_flag=True, help="overwrite --out, --instance-out and --trace files (regular files only)")
+@write_store_options
 @scheduler_options
 def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, problems, population, device,
                 as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None, terms=None,
-                preset=None, show_space=False, stop_at_violation=False, no_shrink=False) -> int:
+                preset=None, show_space=False, stop_at_violation=False, no_shrink=False, store=None,
+                no_store=False) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
@@ -223,12 +227,14 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     \f
     The reason for the parameter count: click passes one parameter per option.
     """
+    from verify.evidence.store import writing_path
     from verify.search.search_options import SearchOptions
     from verify.verdict import is_finding
 
     if optimiser == "list":
         _print_optimisers(as_json)
         return 0
+    store_path = writing_path(store, no_store)
     sc = _scenario(scenario_id)
     if preset is not None:
         from verify.scenarios.presets import apply
@@ -258,6 +264,10 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
         shrunk = shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials,
                              seed=seed, as_json=as_json)
     _write_outputs(rec, doc, out_path=out_path, instance_out=instance_out, trace_path=trace_path, force=force)
+    if not rec.interrupted:  # an interrupted search is not evidence of its budget
+        from verify.evidence.records import search_record
+
+        save_evidence(store_path, lambda: [search_record(rec, doc=doc)])
     if as_json:
         echo_json(doc)
     else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, echo_json, seed_option, short_text
+from reports.cli.common import COUNT, echo_json, save_evidence, seed_option, short_text, write_store_options
 
 #: Evaluations per ray at most (``--points``): each is an exact evaluation, and 1,000 on one ray already take
 #: minutes; refused before any point is placed (``--points 10^9`` would ask for gigabytes of points).
@@ -69,13 +69,16 @@ def register(cli: click.Group) -> None:
 @seed_option(help="Seed of the term-dominant points' draws and the confirmation (0 <= seed < 2^63).")
 @click.option("--points", type=COUNT, default=None, help="evaluations per ray (default 10; at least 4, at most 1,000)")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
-def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json):
+@write_store_options
+def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json, store=None, no_store=False):
     """Exponents of the measured LHS and of the RHS along each ray of ID's space (exact scoring only)."""
     from bounds.core.errors import UserInputError
     from bounds.core.limits import refuse_trials_floor
+    from verify.evidence.store import writing_path
     from verify.search import orders
     from verify.search.rays import order_rays
 
+    store_path = writing_path(store, no_store)
     if points is not None:
         if points < 4:
             raise UserInputError(f"--points {points}: a slope with an interval needs at least 4 points")
@@ -95,15 +98,25 @@ def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, point
             raise UserInputError(f"--ray {only!r}: not a scale axis of {which}; scale axes: {', '.join(sorted(axes))}")
     from reports.cli.common import progress_bar
 
-    rows = []
+    by_scenario = {}
     # a table takes minutes: a bar on a terminal (nothing when piped) names the scenario being measured
     with progress_bar() as bar:
         task = bar.add_task("orders", total=len(scs))
         for sc in scs:
             bar.update(task, description=f"orders of {sc.id}: rays from each base point")
-            rows += orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
-                                       confirm_trials=confirm_trials, seed=seed, points=points or orders.POINTS)
+            by_scenario[sc.id] = orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
+                                                    confirm_trials=confirm_trials, seed=seed,
+                                                    points=points or orders.POINTS)
             bar.advance(task)
+    rows = [r for got in by_scenario.values() for r in got]
+
+    def records():
+        from verify.evidence.records import orders_record
+
+        return [orders_record(sc.result, sc.id, by_scenario[sc.id], seed=seed, points=points or orders.POINTS,
+                              axes=words, terms=not no_term_bases, tight=not no_tight) for sc in scs]
+
+    save_evidence(store_path, records)
     if as_json:
         echo_json({"kind": "orders", "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
                    "confirm_tol": orders.CONFIRM_TOL, "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})

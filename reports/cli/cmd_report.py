@@ -32,8 +32,8 @@ def register(cli: click.Group) -> None:
               help="Add a saved record to the report (repeatable): the JSON of 'falsify ID --json', "
                    "'worst-case --json' or 'audit --json'; each kind gets its own section.")
 @click.option("--saved/--no-saved", "saved", default=True, show_default=True,
-              help="Add the confirmed findings (violated, violated unless) of the repository's saved falsify "
-                   "runs (tests/benchmarks/falsify_runs; an installed copy has none), within --only's IDs.")
+              help="Add the confirmed findings (violated, violated unless) of the evidence store's saved falsify "
+                   "runs (the user's store and the one shipped with the package), within --only's IDs.")
 @scheduler_options
 def report(out: str, quick: bool, device: str, only: str | None, seed: int, force: bool,
            from_json: str | None, includes: tuple[str, ...] = (), scheduler: str | None = None,

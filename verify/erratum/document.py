@@ -30,7 +30,10 @@ _TOP = {"probability": 1}  # a domain's top end, by Domain.value[0]: a '>=' cond
 def refutations(key: str, paths: Sequence[str] | None) -> list[tuple[str, dict[str, Any]]]:
     """(source, record) of every falsify record about ``key`` whose confirmation is a violation (conditional or
     not): the files ``paths``, else the repository's saved runs."""
-    from verify.decision_sources import SAVED_RUNS
+    # the checkout's saved runs (their raw JSON carries the shrink and the confirmation this erratum quotes);
+    # the evidence store holds them too, as decisions read them
+    saved_runs = Path(__file__).resolve().parents[2] / "tests" / "benchmarks" / "falsify_runs"
+    SAVED_RUNS = saved_runs
 
     files = [Path(p) for p in paths] if paths else sorted(SAVED_RUNS.rglob("*.json")) if SAVED_RUNS.is_dir() else []
     out = []
@@ -111,9 +114,13 @@ def _decision(key: str, searches: Sequence[str] | None) -> dict[str, Any]:
     """The decision of ``key`` from the search records about it (given files, else the saved runs); no PEP worst case
     is solved here (``convbound decide`` weighs those too)."""
     import bounds
-    from verify.decision_sources import decide_with, load_searches
+    from verify.decision_sources import decide_with, load_searches, stored_evidence
 
-    recs = load_searches(list(searches) if searches else None)
+    if searches:
+        recs = load_searches(list(searches))
+    else:
+        stored = stored_evidence().get(key)
+        recs = list(stored.searches) if stored is not None else []
     d = decide_with([bounds.get(key)], recs, [])[0]
     return {"id": key, "evidence": "search records only (convbound decide also weighs PEP worst cases)",
             "outcome": d.outcome, "why": d.why, "covered": list(d.covered), "missing": list(d.missing),

@@ -407,16 +407,18 @@ def _shares_and_fidelity(scenario: Scenario, result: Any, point: Mapping[str, An
 
 def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, terms: bool = True,
                 only: Sequence[str] | None = None, confirm_trials: int = 256, seed: int = 0,
-                points: int = POINTS, tight: bool = True) -> list[RayOrder]:
+                points: int = POINTS, tight: bool = True,
+                dominant_bases: Mapping[str, dict[str, Any]] | None = None) -> list[RayOrder]:
     """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point (default: the scenario's
-    default), with ``terms`` from each term-dominant point (:func:`term_bases`), and with ``tight`` from each
+    default), with ``terms`` from each term-dominant point (:func:`term_bases`; ``dominant_bases``: its value at
+    this seed, computed once by a caller that asks axis by axis), and with ``tight`` from each
     term's tight base of that ray (``verify.search.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
     from verify.search.ray_bases import tight_base, widened
 
     bases = {"default": scenario.point(base)}
     dominant: dict[str, dict[str, Any]] = {}
     if terms or tight:
-        dominant = term_bases(scenario, seed=seed)
+        dominant = dict(dominant_bases) if dominant_bases is not None else term_bases(scenario, seed=seed)
         bases.update(dominant if terms else {})
     out = []
     for r in order_rays(scenario.space):
