@@ -34,6 +34,7 @@ from verify.decision import (
     SearchOutcome,
     WorstCaseRatio,
     decision_of,
+    with_rests_on,
 )
 
 
@@ -68,7 +69,7 @@ def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
     one when it carries a search schema tag or, written before 0.2.0, an ``optimiser``; instance files and
     benchmark summaries are not)."""
     from bounds.core.files import read_json
-    from verify.search.falsify import SearchRecord
+    from verify.search.shrunk_record import ShrunkSearchRecord as SearchRecord  # keeps a --shrink file's minimal point
 
     if paths is None:
         found = []
@@ -95,9 +96,13 @@ def _read(cls: Any, data: Any, where: str, command: str) -> Any:
         raise UserInputError(f"{where}: {exc}; give {_VALID[command]}") from None
 
 
-def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
-    """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped)."""
+def search_outcomes(key: str, records: Iterable[tuple[str, Any]],
+                    hypotheses: Sequence[Any] = ()) -> tuple[SearchOutcome, ...]:
+    """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped),
+    with its minimal point where the search shrank it, and, for each hypothesis a conditional violation rests
+    on, what failing it would mean there as ``hypotheses`` (the result's ``bounds.Hypothesis``) declare."""
     from verify.search.search_record import space_summary
+    from verify.search.shrunk_record import minimal_point
 
     out = []
     for source, rec in records:
@@ -110,11 +115,15 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[Searc
             unless = tuple(str(n) for n in c.get("unless") or ()) or (verdict[len(CONDITIONAL_PREFIX):].strip(),)
             unless = tuple(u for u in unless if u)
         ratio = c.get("ratio")
+        minimal, minimal_ratio = minimal_point(rec)
+        values = c.get("values") or {}
+        meaning = tuple(m for h in hypotheses if h.name in unless for m in (h.if_fails_at(values),) if m)
         out.append(SearchOutcome(
             verdict=verdict, ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
             covered=f"{rec.admissible} admissible points of {space_summary(rec)}, {rec.optimiser}, seed {rec.seed}",
             source=source, instance=dict(rec.best.get("point") or {}), unless=unless,
-            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else ()))
+            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else (),
+            minimal_instance=minimal, minimal_ratio=minimal_ratio, unless_meaning=meaning))
     return tuple(out)
 
 
@@ -196,7 +205,8 @@ def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
 def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]]) -> Evidence:
     """Every source's evidence about one result (``res``: a ``bounds.Result``)."""
     pep, no_pep = worst_case_ratios(res.key, worst_cases)
-    return Evidence(key=res.key, hypotheses=hypotheses_at(res), searches=search_outcomes(res.key, searches),
+    return Evidence(key=res.key, hypotheses=hypotheses_at(res),
+                    searches=search_outcomes(res.key, searches, res.hypotheses),
                     orders=orders_for(res.key), worst_cases=pep, no_pep=no_pep)
 
 
@@ -216,8 +226,16 @@ def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
                 worst_cases: Sequence[tuple[str, Any]]) -> list[Decision]:
     """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)`` and
     ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice)."""
+    from bounds.registry import get
+
     versions = _versions()
-    return [decision_of(gather(r, searches, worst_cases), versions) for r in results]
+    decided = {r.key: decision_of(gather(r, searches, worst_cases), versions) for r in results}
+    # what a result rests on is decided too, when not asked for (decide FAST.C1 shows FAST.T1's decision)
+    for r in results:
+        for key in r.provenance.rests_on:
+            if key not in decided:
+                decided[key] = decision_of(gather(get(key), searches, worst_cases), versions)
+    return [with_rests_on(decided[r.key], r.provenance.rests_on, decided) for r in results]
 
 
 def _versions() -> dict[str, str]:
