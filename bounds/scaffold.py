@@ -32,8 +32,8 @@ from functools import partial
 import sympy as sp
 
 from bounds.result import (
-    Citation,
     Assumption,
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,

@@ -20,7 +20,17 @@ from functools import partial
 
 import sympy as sp
 
-from bounds.result import Assumption, Citation, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
+from bounds.result import (
+    Assumption,
+    Citation,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+    build_all,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "003_703fb3fbc0a289c6.txt"
