@@ -262,7 +262,8 @@ class Decision(Record):
         why: one line; covered: what the passing checks covered; missing: what would decide an open one;
         instance: the refuting point the search found (empty unless refuted); minimal_instance: the point it
         was shrunk to (empty when not shrunk; shown first); conditions: the hypotheses a conditional
-        refutation rests on; rests_on: the decisions of the results this one is read off (``id``,
+        refutation rests on; conditions_meaning: what failing them would mean at the point, where
+        the hypothesis declares it (no admissible value at all); rests_on: the decisions of the results this one is read off (``id``,
         ``outcome``, ``why``; see :func:`with_rests_on`); hypotheses, searches, orders, worst_cases: the
         evidence as JSON; versions: provenance.
     """
@@ -278,6 +279,7 @@ class Decision(Record):
     conditions: tuple[str, ...] = ()
     hypotheses: Mapping[str, Any] = field(default_factory=dict)
     minimal_instance: Mapping[str, Any] = field(default_factory=dict)
+    conditions_meaning: tuple[str, ...] = ()
     rests_on: tuple[Mapping[str, Any], ...] = ()
     searches: tuple[Mapping[str, Any], ...] = ()
     orders: Mapping[str, Any] = field(default_factory=dict)
@@ -298,7 +300,7 @@ class Decision(Record):
     def read(cls, data: Mapping[str, Any], where: str) -> Decision:
         for name in ("id", "outcome", "why"):
             get(data, name, str, where)
-        for name in ("covered", "missing", "conditions", "searches", "worst_cases", "rests_on"):
+        for name in ("covered", "missing", "conditions", "conditions_meaning", "searches", "worst_cases", "rests_on"):
             get(data, name, list, where, optional=True)
         kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
                               if k in cls.__dataclass_fields__}
@@ -319,6 +321,7 @@ def decision_of(ev: Evidence, versions: Mapping[str, str] | None = None) -> Deci
                     instance=dict(best.instance) if best else {},
                     minimal_instance=dict(best.minimal_instance) if best else {},
                     conditions=best.unless if best and best.conditional else (),
+                    conditions_meaning=best.unless_meaning if best and best.conditional else (),
                     hypotheses=asdict(ev.hypotheses), searches=tuple(asdict(s) for s in ev.searches),
                     orders=asdict(ev.orders), worst_cases=tuple(asdict(w) for w in ev.worst_cases),
                     versions=dict(versions or {}))
