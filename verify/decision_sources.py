@@ -223,12 +223,13 @@ def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[D
 
 
 def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
-                worst_cases: Sequence[tuple[str, Any]]) -> list[Decision]:
+                worst_cases: Sequence[tuple[str, Any]], versions: dict[str, str] | None = None) -> list[Decision]:
     """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)`` and
-    ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice)."""
+    ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice);
+    ``versions`` default: the installed convbound's (``show`` and ``check`` pass their own, to start fast)."""
     from bounds.registry import get
 
-    versions = _versions()
+    versions = _versions() if versions is None else versions
     decided = {r.key: decision_of(gather(r, searches, worst_cases), versions) for r in results}
     # what a result rests on is decided too, when not asked for (decide FAST.C1 shows FAST.T1's decision)
     for r in results:

@@ -1,0 +1,58 @@
+"""The decision `show` and `check` print first: a result's decision from the saved evidence, and what it rests on.
+
+**Quantity**: ``verify.decision_sources.decide_with`` over the saved searches, no worst case solved (``cvxpy`` and
+the PEP stay unloaded, so `show` and `check` start fast): the decision ``convbound decide ID --no-live-pep`` gives.
+A refuted or conditionally refuted result points to ``convbound erratum ID``; a result that rests on one points
+there too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: The decision words whose result has an erratum (``verify.decision``'s refuted outcomes).
+ERRATUM_WORDS = ("refuted", "refuted unless")
+
+
+def result_decision(res: Any, from_file: bool) -> Any | None:
+    """``res``'s :class:`verify.decision.Decision` (None for a result read from a file: decisions are about
+    registered results, whose evidence is keyed by their registry key)."""
+    if from_file:
+        return None
+    from verify.decision_sources import decide_with, load_searches
+
+    # versions read from the installed distribution's metadata would load importlib.metadata: `show` states none
+    return decide_with([res], load_searches(None), [], {"convbound": "not read by show/check"})[0]
+
+
+def erratum_pointer(key: str, word: str) -> str:
+    """``convbound erratum KEY`` for a refuted or conditionally refuted result, else ''."""
+    return f"convbound erratum {key}" if word in ERRATUM_WORDS else ""
+
+
+def decision_lines(d: Any) -> list[str]:
+    """The decision in lines: outcome (and the command that gives it), why, each condition and what failing it
+    would mean, the decisions it rests on with their errata, its own erratum."""
+    lines = [f"decision: {d.outcome}  (from the saved evidence, as 'convbound decide {d.id} --no-live-pep')",
+             f"  why: {d.why}"]
+    for name in d.conditions:
+        lines.append(f"  condition: the refutation counts unless '{name}' fails at the refuting point")
+    lines += [f"  {m}" for m in d.conditions_meaning]
+    for r in d.rests_on:
+        pointer = erratum_pointer(str(r["id"]), str(r["word"]))
+        lines.append(f"  rests on {r['id']}: {r['outcome']}" + (f" (see '{pointer}')" if pointer else ""))
+    pointer = erratum_pointer(d.id, d.word)
+    if pointer:
+        lines.append(f"  erratum: {pointer} (the statement, the minimal instance, closed forms, the missing term)")
+    return lines
+
+
+def decision_json(d: Any | None) -> dict[str, Any] | None:
+    """The decision as `check --json` carries it: outcome, why, conditions and their meaning, rests_on, erratum."""
+    if d is None:
+        return None
+    return {"outcome": d.outcome, "word": d.word, "why": d.why, "conditions": list(d.conditions),
+            "conditions_meaning": list(d.conditions_meaning), "rests_on": [dict(r) for r in d.rests_on],
+            "minimal_instance": dict(d.minimal_instance), "instance": dict(d.instance),
+            "erratum": erratum_pointer(d.id, d.word) or None,
+            "evidence": f"saved searches, as 'convbound decide {d.id} --no-live-pep'"}
