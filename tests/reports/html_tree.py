@@ -16,9 +16,11 @@ class Node:
     children: list[Node | str] = field(default_factory=list)
 
     def text(self) -> str:
-        """The element's text, whitespace collapsed."""
-        parts = [c if isinstance(c, str) else c.text() for c in self.children]
-        return " ".join(" ".join(parts).split())
+        """The element's text as a browser joins it (children side by side), whitespace collapsed."""
+        return " ".join(self._raw().split())
+
+    def _raw(self) -> str:
+        return "".join(c if isinstance(c, str) else c._raw() for c in self.children)
 
     def iter(self) -> Iterator[Node]:
         yield self
