@@ -11,8 +11,13 @@ from bounds.registry import all_results
 SEEDS = Path("/work/shared/seeds")
 
 
+def _built_in():
+    # other tests register plugin results in the same session: those cite what their authors gave
+    return [r for r in all_results() if r.origin == "built-in"]
+
+
 def test_every_built_in_result_cites_its_paper():
-    for res in all_results():
+    for res in _built_in():
         c = res.provenance.paper
         assert c is not None and c.authors and c.title and c.venue, res.key
         assert res.provenance.cited().startswith(c.authors) and res.provenance.locator in res.provenance.cited()
@@ -21,7 +26,7 @@ def test_every_built_in_result_cites_its_paper():
 
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not in this checkout")
 def test_citations_are_the_seed_texts_first_lines():
-    for res in all_results():
+    for res in _built_in():
         seed = SEEDS / res.provenance.seed
         if not seed.is_file():  # SCAFFOLD is not a seed (its spec names the ICML 2020 paper)
             continue
@@ -34,7 +39,7 @@ def test_citations_are_the_seed_texts_first_lines():
 
 def test_rests_on_is_declared_and_points_at_registered_results():
     keys = {r.key for r in all_results()}
-    rests = {r.key: r.provenance.rests_on for r in all_results() if r.provenance.rests_on}
+    rests = {r.key: r.provenance.rests_on for r in _built_in() if r.provenance.rests_on}
     assert rests["FAST.C1"] == rests["FAST.C2@corrected"] == rests["FAST.C2@printed"] == ("FAST.T1",)
     assert rests["FAST.C3"] == ("FAST.T2",) and rests["ASCAF.C1"] == ("ASCAF.T1",)
     for key, on in rests.items():
