@@ -41,10 +41,30 @@ def decision_lines(d: Any) -> list[str]:
     for r in d.rests_on:
         pointer = erratum_pointer(str(r["id"]), str(r["word"]))
         lines.append(f"  rests on {r['id']}: {r['outcome']}" + (f" (see '{pointer}')" if pointer else ""))
+    lines += evidence_lines(d)
     pointer = erratum_pointer(d.id, d.word)
     if pointer:
         lines.append(f"  erratum: {pointer} (the statement, the minimal instance, closed forms, the missing term)")
     return lines
+
+
+#: How many searches `show` lists as evidence before it counts the rest.
+SHOWN_SEARCHES = 6
+
+
+def evidence_lines(d: Any) -> list[str]:
+    """The searches the decision weighed, one line each: a search that held at its own best point says so
+    beside a refutation found by another."""
+    refuted = d.word in ERRATUM_WORDS
+    out = []
+    for s in d.searches[:SHOWN_SEARCHES]:
+        ratio = "-" if s.get("ratio") is None else f"{s['ratio']:.4g}"
+        beside = (" (at its own best point; the result is refuted at another: see the decision)"
+                  if refuted and not str(s.get("verdict", "")).startswith("violated") else "")
+        out.append(f"  evidence: search {s.get('source')}: best point {s.get('verdict')}, ratio {ratio}{beside}")
+    if len(d.searches) > SHOWN_SEARCHES:
+        out.append(f"  evidence: {len(d.searches) - SHOWN_SEARCHES} more searches ('convbound decide {d.id} --json')")
+    return out
 
 
 def decision_json(d: Any | None) -> dict[str, Any] | None:
