@@ -153,3 +153,11 @@ def test_the_decision_row_shows_the_minimal_instance_first(report):
     minimal, found = text.index("at the minimal instance"), text.index("shrunk from")
     assert minimal < text.index("K=1,") < found < text.index("K=1000,")
     assert minimal < text.index("d=1,") < found < text.index("d=6,")
+
+
+def test_the_search_section_words_an_inconclusive_search_as_one():
+    from reports.falsify_section import search_verdict
+
+    said = search_verdict({"verdict": "unverified", "searched_ratio": 0.4446, "admissible": 12})
+    assert said.startswith("search inconclusive: best point unverified, ratio 0.4446") and "not a proof" in said
+    assert search_verdict({"verdict": "holds", "searched_ratio": 0.2, "admissible": 12}).startswith("not violated")
