@@ -114,7 +114,8 @@ def decisions_html(doc: Mapping[str, Any]) -> str:
         link = f'<a href="#{anchor("res", r["id"])}">{rid}</a>' if r["id"] in cards else rid
         covered = ("" if not r["covered"] else f'<details><summary>covered ({len(r["covered"])})</summary>'
                    '<ul class="plain">' + "".join(f"<li>{escape(c)}</li>" for c in r["covered"]) + "</ul></details>")
-        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}{rests_on_html(r, cards)}</td>"
+        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}{erratum_html(r['id'], r['word'])}"
+                   f"{rests_on_html(r, cards)}</td>"
                    f"<td>{escape(shown_why(r))}{covered}"
                    f'</td><td class="hide-narrow">{escape("; ".join(r["missing"])) or "-"}</td></tr>')
     out += ["</tbody></table></div>", f'<p class="meta">{escape(CAVEAT)} Evidence: {escape(_evidence_line(ev))}</p>',
@@ -132,8 +133,16 @@ def rests_on_html(row: Mapping[str, Any], cards: set[str] | frozenset[str] = fro
         rid = escape(str(c["id"]))
         link = f'<a href="#{anchor("res", c["id"])}">{rid}</a>' if c["id"] in cards else rid
         out.append(f'<div class="rests-on">rests on {link}: {_badge(str(c["word"]))}'
-                   f'{_condition({"outcome": c["outcome"], "word": c["word"]})}</div>')
+                   f'{_condition({"outcome": c["outcome"], "word": c["word"]})}{erratum_html(c["id"], c["word"])}</div>')
     return "".join(out)
+
+
+def erratum_html(key: str, word: str) -> str:
+    """`` (erratum: convbound erratum KEY)`` after a refuted or conditionally refuted decision, else ''."""
+    from reports.decision_views import erratum_pointer
+
+    pointer = erratum_pointer(str(key), str(word))
+    return f' <span class="meta erratum">(erratum: <code>{escape(pointer)}</code>)</span>' if pointer else ""
 
 
 def badge_html(word: str) -> str:

@@ -18,8 +18,15 @@ from reports.document import point_text
 
 #: The five outcome words in the order the headline counts them (``verify.decision.OUTCOMES``).
 HEADLINE_ORDER = ("refuted", "refuted unless", "certified at stated settings", "consistent so far", "open")
+#: The decision words whose result has an erratum (``verify.decision``'s refuted outcomes).
+ERRATUM_WORDS = ("refuted", "refuted unless")
 #: Check verdicts that report a violation (plain or conditional) at the check's instance.
 VIOLATION_VERDICTS = ("violated", "violated unless")
+
+
+def erratum_pointer(key: str, word: str) -> str:
+    """``convbound erratum KEY`` for a refuted or conditionally refuted result, else ''."""
+    return f"convbound erratum {key}" if word in ERRATUM_WORDS else ""
 
 
 def decisions_by_key(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The decision words whose result has an erratum (``verify.decision``'s refuted outcomes).
-ERRATUM_WORDS = ("refuted", "refuted unless")
+from reports.decision_views import ERRATUM_WORDS, erratum_pointer
 
 
 def result_decision(res: Any, from_file: bool) -> Any | None:
@@ -23,11 +22,6 @@ def result_decision(res: Any, from_file: bool) -> Any | None:
 
     # versions read from the installed distribution's metadata would load importlib.metadata: `show` states none
     return decide_with([res], load_searches(None), [], {"convbound": "not read by show/check"})[0]
-
-
-def erratum_pointer(key: str, word: str) -> str:
-    """``convbound erratum KEY`` for a refuted or conditionally refuted result, else ''."""
-    return f"convbound erratum {key}" if word in ERRATUM_WORDS else ""
 
 
 def decision_lines(d: Any) -> list[str]:

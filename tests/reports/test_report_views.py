@@ -138,7 +138,11 @@ def test_the_corollaries_show_the_decision_of_the_theorem_they_rest_on(report):
             carried = where.find_all(cls="rests-on")
             assert len(carried) == 1 and carried[0].text().startswith("rests on FAST.T1:")
             assert _badges(carried[0], "d-") == ["refuted unless"] and t1[len("refuted unless"):].strip() in carried[0].text()
+            assert "(erratum: convbound erratum FAST.T1)" in carried[0].text()
     assert not table_rows["FAST.T1"].find_all(cls="rests-on")  # the theorem rests on nothing declared
+    for key, row in table_rows.items():  # an erratum is pointed to for a refutation only
+        refuted = _word(decided[key]["outcome"]) in REFUTED_WORDS
+        assert (f"(erratum: convbound erratum {key})" in row.text()) is refuted, key
 
 
 def test_the_decision_row_shows_the_minimal_instance_first(report):
