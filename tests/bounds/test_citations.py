@@ -42,6 +42,8 @@ def test_rests_on_is_declared_and_points_at_registered_results():
     rests = {r.key: r.provenance.rests_on for r in _built_in() if r.provenance.rests_on}
     assert rests["FAST.C1"] == rests["FAST.C2@corrected"] == rests["FAST.C2@printed"] == ("FAST.T1",)
     assert rests["FAST.C3"] == ("FAST.T2",) and rests["ASCAF.C1"] == ("ASCAF.T1",)
+    # Table 1's rows for the paper's own method rest on its theorem; the rows citing other papers do not
+    assert rests["ASCAF.TAB1.IID.ASCAF"] == ("ASCAF.T1",) and "ASCAF.TAB1.IID.FEDAVG" not in rests
     for key, on in rests.items():
         assert key not in on and set(on) <= keys, key
     # no result rests on one that rests on something else here: one level, so no circle
