@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,16 @@ def test_the_search_section_words_an_inconclusive_search_as_one():
     said = search_verdict({"verdict": "unverified", "searched_ratio": 0.4446, "admissible": 12})
     assert said.startswith("search inconclusive: best point unverified, ratio 0.4446") and "not a proof" in said
     assert search_verdict({"verdict": "holds", "searched_ratio": 0.2, "admissible": 12}).startswith("not violated")
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler) is not installed")
+def test_the_pdf_leads_with_the_same_headline(report, tmp_path):
+    from reports.pdf import render_pdf
+
+    pdf = tmp_path / "report.pdf"
+    pdf.write_bytes(render_pdf(report["doc"], []))
+    text = " ".join(subprocess.run(["pdftotext", "-l", "1", str(pdf), "-"], capture_output=True, text=True,
+                                   check=True).stdout.split())
+    headline = text.index("Decisions on ")
+    assert headline < text.index("Refuted: FAST.T2@corrected") < text.index("Refuted unless a hypothesis fails: FAST.T1")
+    assert headline < text.index("One decision per result")
