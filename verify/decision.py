@@ -73,10 +73,11 @@ class SearchOutcome:
     """One falsify search's confirmed best point: ``verdict`` (the confirmation's word), ``ratio`` (LHS/RHS
     there), ``covered`` (the searched space and the admissible points), ``instance`` (the confirmed point),
     ``unless`` (the hypotheses a conditional violation rests on), ``unless_needs`` (what the theorem would
-    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run now"),
-    ``minimal_instance`` (the point the search's shrink step reduced a confirmed violation to, ``verify.search.shrink``;
-    empty when it shrank nothing) and ``minimal_ratio`` (LHS/RHS confirmed there), ``unless_meaning`` (for each hypothesis in ``unless`` that declares it,
-    ``bounds.Hypothesis.if_fails_at`` at the confirmed point: failing it would leave no admissible value)."""
+    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run
+    now"), ``minimal_instance`` (the point the search's shrink step reduced a confirmed violation to,
+    ``verify.search.shrink``; empty when it shrank nothing) and ``minimal_ratio`` (LHS/RHS confirmed there),
+    ``unless_meaning`` (for each hypothesis in ``unless`` that declares it, ``bounds.Hypothesis.if_fails_at``
+    at the confirmed point: failing it would leave no admissible value)."""
 
     verdict: str
     ratio: float | None
@@ -143,7 +144,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     violated = [s for s in ev.searches if s.verdict == "violated"]
     if violated:
         s = max(violated, key=lambda s: s.ratio or 0.0)
-        return REFUTED, f"confirmed violation {_where(s)}", (), ()
+        return REFUTED, f"confirmed violation, {_where(s)}", (), ()
     conditional = [s for s in ev.searches if s.conditional]
     if conditional:
         s = max(conditional, key=lambda s: s.ratio or 0.0)
@@ -153,7 +154,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
             needs = f"{unless} fails at that point; " + "; ".join(s.unless_meaning)
         else:
             needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
-        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed {_where(s)}; a refutation "
+        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, {_where(s)}; a refutation "
                 f"unless {needs}", (), ())
     covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
                     for s in ev.searches)
@@ -227,7 +228,7 @@ def _where(s: SearchOutcome) -> str:
     found = f"ratio {_r(s.ratio)} ({s.source}) at {_point(s.instance)}"
     if not s.minimal_instance:
         return found
-    return f"at the minimal instance {_point(s.minimal_instance)}, ratio {_r(s.minimal_ratio)}; shrunk from {found}"
+    return f"ratio {_r(s.minimal_ratio)} at the minimal instance {_point(s.minimal_instance)}; shrunk from {found}"
 
 
 def _point(point: Mapping[str, Any]) -> str:
@@ -262,10 +263,10 @@ class Decision(Record):
         why: one line; covered: what the passing checks covered; missing: what would decide an open one;
         instance: the refuting point the search found (empty unless refuted); minimal_instance: the point it
         was shrunk to (empty when not shrunk; shown first); conditions: the hypotheses a conditional
-        refutation rests on; conditions_meaning: what failing them would mean at the point, where
-        the hypothesis declares it (no admissible value at all); rests_on: the decisions of the results this one is read off (``id``,
-        ``outcome``, ``why``; see :func:`with_rests_on`); hypotheses, searches, orders, worst_cases: the
-        evidence as JSON; versions: provenance.
+        refutation rests on; conditions_meaning: what failing them would mean at the point, where the
+        hypothesis declares it (no admissible value at all); rests_on: the decisions of the results this one
+        is read off (``id``, ``outcome``, ``word``, ``why``; see :func:`with_rests_on`); hypotheses, searches,
+        orders, worst_cases: the evidence as JSON; versions: provenance.
     """
 
     KIND = "decision"
