@@ -108,7 +108,9 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
         return
     res, _ = _resolve(result_id, toml_file)
     if as_json:
-        echo_json(res.to_dict())
+        from reports.cli.decision_lines import decision_json, result_decision
+
+        echo_json({**res.to_dict(), "decision": decision_json(result_decision(res, toml_file is not None))})
         return
     if as_latex:
         click.echo(res.latex())

@@ -27,6 +27,8 @@ def test_show_leads_with_the_decision_names_the_paper_and_points_to_the_erratum(
         assert needle in out, needle
     # the searches are listed as evidence: one that held at its own best point says so beside the refutation
     assert "best point holds, ratio" in out and "(at its own best point; the result is refuted at another" in out
+    as_json = convbound("show", "FAST.T1", "--json").json()
+    assert as_json["decision"]["outcome"] == t1["outcome"] and as_json["provenance"]["paper"]["authors"].startswith("Zhe Li")
     # the seed file is named as the transcription read, not as the source
     assert "source: 000_" not in out and "seed text: 000_cd604f43d63aca60.txt" in out
 
