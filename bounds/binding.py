@@ -19,13 +19,13 @@ from bounds.symbols import Domain, SymbolInfo
 if TYPE_CHECKING:
     import numpy as np
 
-    from bounds.result import Result
+    from bounds.statement import Statement
 
 #: A number typed by a user, as parsed: one number, a vector (one row) or a matrix (rows).
 Parsed = float | list[float] | list[list[float]]
 
 
-def bind(result: Result, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def bind(result: Statement, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Validate user values against the result's symbols and add the aggregates they determine.
 
     Accepts numbers, arrays, or strings (``"0.5"``, vectors ``"0.375,0.5"``, matrices ``"1,0;0,1"``);
@@ -53,7 +53,7 @@ def bind(result: Result, values: Mapping[str, Any]) -> dict[str, np.ndarray]:
     return bound
 
 
-def bind_floats(result: Result, values: Mapping[str, Any]) -> dict[str, float] | None:
+def bind_floats(result: Statement, values: Mapping[str, Any]) -> dict[str, float] | None:
     """The values as Python floats when each is one number (text, int or float, not a numpy value) for a
     scalar symbol, inside its domain, and no aggregate is to be computed; None otherwise (use :func:`bind`).
 
@@ -83,7 +83,7 @@ def bind_floats(result: Result, values: Mapping[str, Any]) -> dict[str, float] |
     return bound
 
 
-def resolve(result: Result, key: str) -> tuple[str, bool]:
+def resolve(result: Statement, key: str) -> tuple[str, bool]:
     """The symbol a user's key names, and whether it gives its square (``sigma2`` for sigma)."""
     infos = result.symbol_map
     if key in infos:

@@ -22,7 +22,7 @@ from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face
 from bounds.evaluation_face import check_rows, check_summary, state, value_text
 from bounds.floats import call_floats, checked_math
-from bounds.result import Assumption, Hypothesis, ParticipationAssumption, Result
+from bounds.statement import Assumption, Hypothesis, ParticipationAssumption, Statement
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,7 +170,7 @@ notebook_face(lambda e: f"{e.key}: {value_text(e.value)} ({', '.join(e.terms)})"
 
 
 # Evaluation
-def _compiled(result: Result, expr: sp.Expr):
+def _compiled(result: Statement, expr: sp.Expr):
     # Keyed by the expression: equal expressions share one function, different ones never do.
     if expr not in result._cache:
         import numpy as np
@@ -184,7 +184,7 @@ def _compiled(result: Result, expr: sp.Expr):
     return result._cache[expr]
 
 
-def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float]) -> list[float] | None:
+def _floats(result: Statement, exprs: tuple[sp.Expr, ...], bound: dict[str, float]) -> list[float] | None:
     """Every expression of ``exprs`` at Python floats (:func:`bounds.floats.call_floats`), or None.
 
     One function per tuple, compiled once per result with module ``math`` (the same printer's
@@ -202,7 +202,7 @@ def _floats(result: Result, exprs: tuple[sp.Expr, ...], bound: dict[str, float])
     return call_floats(names, fn, bound)
 
 
-def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
+def _call(result: Statement, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.ndarray:
     import numpy as np
 
     names, fn = _compiled(result, expr)
@@ -211,7 +211,7 @@ def _call(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> np.
     return np.asarray(out, dtype=float)
 
 
-def _call_checked(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _call_checked(result: Statement, expr: sp.Expr, bound: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Value and a mask of entries that a float64 overflow inside the expression may have falsified.
 
     An intermediate can overflow while the result stays finite (x / inf = 0): such a value is not
@@ -241,7 +241,7 @@ def _call_checked(result: Result, expr: sp.Expr, bound: Mapping[str, np.ndarray]
     return out, np.broadcast_to(np.isfinite(out) & ~close, out.shape)
 
 
-def _missing(result: Result, needed: frozenset[str], bound: Mapping[str, Any], what: str) -> None:
+def _missing(result: Statement, needed: frozenset[str], bound: Mapping[str, Any], what: str) -> None:
     missing = sorted(n for n in needed if n not in bound)
     if missing:
         required = sorted(n for n in needed if not result.symbol_map[n].unrecovered)
@@ -250,14 +250,14 @@ def _missing(result: Result, needed: frozenset[str], bound: Mapping[str, Any], w
         )
 
 
-def evaluate(result: Result, values: Mapping[str, Any]) -> Evaluation:
+def evaluate(result: Statement, values: Mapping[str, Any]) -> Evaluation:
     """Right side total and per term at ``values`` (vectorised over array inputs)."""
     floats = bind_floats(result, values)
     found = None if floats is None else _evaluate_floats(result, floats)
     return found[0] if found is not None else _evaluate_bound(result, bind(result, values))
 
 
-def _evaluate_floats(result: Result, bound: dict[str, float], more: tuple[sp.Expr, ...] = ()
+def _evaluate_floats(result: Statement, bound: dict[str, float], more: tuple[sp.Expr, ...] = ()
                      ) -> tuple[Evaluation, list[float]] | None:
     """:func:`_evaluate_bound` at Python floats, and the values of ``more`` expressions (compiled with the
     terms into one function); None where a value leaves float64's range or is not finite, or there is no
@@ -272,7 +272,7 @@ def _evaluate_floats(result: Result, bound: dict[str, float], more: tuple[sp.Exp
     return Evaluation(result.key, total, terms), values[len(result.terms):]
 
 
-def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluation:
+def _evaluate_bound(result: Statement, bound: Mapping[str, np.ndarray]) -> Evaluation:
     import numpy as np
 
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")
@@ -286,7 +286,7 @@ def _evaluate_bound(result: Result, bound: Mapping[str, np.ndarray]) -> Evaluati
     return Evaluation(result.key, total, terms, notes)
 
 
-def evaluate_terms_fast(result: Result, **arrays: np.ndarray) -> np.ndarray:
+def evaluate_terms_fast(result: Statement, **arrays: np.ndarray) -> np.ndarray:
     """Right side over large arrays, skipping validation (for sweeps already validated)."""
     return _call(result, result.rhs, arrays)
 
@@ -307,7 +307,7 @@ def _undecided_reason(lhs: np.ndarray, rhs: np.ndarray, overflowed: np.ndarray) 
     return f"unverified: {' and '.join(parts)} at these values (a zero denominator or an overflow): cannot be decided"
 
 
-def _unevaluated(result: Result, hyp: Hypothesis, bound: Mapping[str, Any]) -> ConditionCheck | None:
+def _unevaluated(result: Statement, hyp: Hypothesis, bound: Mapping[str, Any]) -> ConditionCheck | None:
     """The open check of a hypothesis that needs constants the sources do not give and the user did not;
     None when every symbol it needs is given. A missing required symbol is refused."""
     needed = result.required_for(hyp)
@@ -323,7 +323,7 @@ def _unevaluated(result: Result, hyp: Hypothesis, bound: Mapping[str, Any]) -> C
     return None
 
 
-def _direction(result: Result, hyp: Hypothesis) -> tuple[bool, bool]:
+def _direction(result: Statement, hyp: Hypothesis) -> tuple[bool, bool]:
     """Whether the left side is the one that must be smaller, and whether the inequality is strict."""
     rel = hyp.relation
     if not isinstance(rel, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
@@ -336,7 +336,7 @@ def _decided(margin: Any, scale: Any, strict: bool) -> Any:
     return margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
 
 
-def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
+def check_hypothesis(result: Statement, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
     """One encoded hypothesis: True/False where both sides are finite, None (with a reason) otherwise.
 
     A side that is infinite or nan (a zero denominator, an overflow) never yields True: comparing
@@ -369,7 +369,7 @@ def check_hypothesis(result: Result, hyp: Hypothesis, bound: Mapping[str, np.nda
     return ConditionCheck(hyp.name, text, holds, lhs, rhs, margin, reason, open="" if finite.all() else "values")
 
 
-def _check_floats(result: Result, bound: dict[str, float], decided: Decisions | None) -> CheckReport | None:
+def _check_floats(result: Statement, bound: dict[str, float], decided: Decisions | None) -> CheckReport | None:
     """:func:`check` at Python floats; None where a value leaves float64's range or is not finite."""
     _missing(result, result.required_for_terms(), bound, "evaluate its bound")  # refused before any hypothesis
     pending = [(h, _unevaluated(result, h, bound)) for h in result.hypotheses]
@@ -385,7 +385,7 @@ def _check_floats(result: Result, bound: dict[str, float], decided: Decisions | 
     return CheckReport(result.key, evaluation, conditions, overall(conditions), _notes(evaluation))
 
 
-def _decide_floats(result: Result, hyp: Hypothesis, lhs: float, rhs: float) -> ConditionCheck:
+def _decide_floats(result: Statement, hyp: Hypothesis, lhs: float, rhs: float) -> ConditionCheck:
     less, strict = _direction(result, hyp)
     margin = rhs - lhs if less else lhs - rhs
     holds = bool(_decided(margin, max(abs(lhs), abs(rhs)), strict))
@@ -407,7 +407,7 @@ def check_unencoded(item: ParticipationAssumption | Assumption, decided: Decisio
                           open="condition")
 
 
-def check(result: Result, values: Mapping[str, Any], decided: Decisions | None = None) -> CheckReport:
+def check(result: Statement, values: Mapping[str, Any], decided: Decisions | None = None) -> CheckReport:
     """Evaluate the bound and every hypothesis at ``values``.
 
     ``decided`` supplies verdicts for hypotheses listed in ``result.unencoded`` (keyed by their

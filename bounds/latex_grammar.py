@@ -9,84 +9,35 @@ its column. Ambiguous spellings are refused rather than guessed (see :mod:`bound
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import sympy as sp
 
 from bounds import latex_tokens as lex
-from bounds.core.errors import UserInputError
-from bounds.latex_tokens import Token, flat, is_greek, label_text, script_key, tokenize
+from bounds.latex_symbols import MAX_DEPTH, SymbolReader
+from bounds.latex_tokens import Token, is_greek, label_text
 
-__all__ = ["Grammar"]
+__all__ = ["MAX_BITS", "MAX_DEPTH", "Grammar"]
 
 FUNCS = {r"\log": sp.log, r"\ln": sp.log, r"\exp": sp.exp}
+#: The largest exact number a power of numbers may make (bits, about 1,000 decimal digits): 10^{10^{10^{10}}}
+#: would take sympy hours to build and Python refuses to print an integer over 4,300 digits.
+MAX_BITS = 3_400
 EXTREMA = {r"\min": sp.Min, r"\max": sp.Max}
 
 
-class Grammar:
+class Grammar(SymbolReader):
     """Expressions; a subclass reads relations (:class:`bounds.latex_parse._Parser`)."""
-
-    def __init__(self, text: str, table: Mapping[str, Any], vectors: Mapping[str, Any]):
-        self.text, self.table, self.vectors = text, table, vectors
-        all_toks = tokenize(text)
-        self.roles: list[tuple[Token, str]] = []
-        self.toks: list[Token] = []
-        for t in all_toks:
-            if t.kind == "comment":
-                self.roles.append((t, "comment"))
-            elif t.text in lex.LAYOUT:
-                self.roles.append((t, "layout (spacing or alignment)"))
-            else:
-                self.toks.append(t)
-        self.i = 0
-        self.indices: dict[str, Any] = {}   # summation indices in scope
-        self.labels: dict[int, str] = {}    # token index of an \underbrace -> its label
-        self.depth = 0                      # nesting of expressions: line breaks continue only the top one
-        self.continued = False              # a bound may break lines (\\ or \quad before + or -)
-
-    # --- token stream
-    def peek(self, k: int = 0) -> Token | None:
-        return self.toks[self.i + k] if self.i + k < len(self.toks) else None
-
-    def text_is(self, *texts: str, k: int = 0) -> bool:
-        t = self.peek(k)
-        return t is not None and t.text in texts
-
-    def take(self, role: str) -> Token:
-        t = self.peek()
-        if t is None:
-            raise UserInputError(f"the formula ends where {role} was expected")
-        self.roles.append((t, role))
-        self.i += 1
-        return t
-
-    def expect(self, text: str, role: str) -> Token:
-        t = self.peek()
-        if t is None or t.text != text:
-            got = t.where() if t else "the end of the formula"
-            raise UserInputError(f"expected {text!r} ({role}) but found {got}")
-        return self.take(role)
-
-    def refuse(self, t: Token | None, why: str) -> UserInputError:
-        if t is None:
-            return UserInputError(f"the formula ends too early: {why}")
-        return UserInputError(f"cannot read {t.where()}: {why}")
-
-    def digit(self, role: str) -> Token:
-        """One digit (LaTeX reads ``\\frac12`` and ``x^23`` one character at a time)."""
-        t = self.peek()
-        assert t is not None and t.kind == "num"
-        if "." in t.text and len(t.text) > 1:
-            raise self.refuse(t, "a decimal number as a one-character argument; put it in braces")
-        if len(t.text) == 1:
-            return self.take(role)
-        self.roles.append((Token("num", t.text[0], t.pos), role))
-        self.toks[self.i] = Token("num", t.text[1:], t.pos + 1)
-        return Token("num", t.text[0], t.pos)
 
     # --- expressions
     def expr(self) -> tuple[Any, list[tuple[str, Any, str]]]:
+        self.deeper()
+        try:
+            return self._expr()
+        finally:
+            self.nest -= 1
+
+    def _expr(self) -> tuple[Any, list[tuple[str, Any, str]]]:
         pieces: list[tuple[str, Any, str]] = []
         total: Any = sp.Integer(0)
         first = True
@@ -159,6 +110,10 @@ class Grammar:
                 raise self.refuse(t, "a bare * prints as an asterisk, not a product; write \\cdot, or declare x^* "
                                      "as a symbol")
             elif self.starts_factor(t):
+                inner = self.peek(1)
+                if t.text == "{" and inner is not None and (inner.kind == "num" or inner.text in ("+", "-")):
+                    raise self.refuse(t, "a braced group after a factor prints its number or sign with no operator "
+                                         "(a{2} prints a2, a{-b} prints a-b); write \\cdot or parentheses")
                 if t.kind == "num":
                     raise self.refuse(t, "a number after a factor is ambiguous (is 'a 2' a*2 or a subscript?); "
                                          "write the number first or use \\cdot")
@@ -176,6 +131,7 @@ class Grammar:
                 raise self.refuse(hat, "a superscript right after a one-character \\frac argument is ambiguous; "
                                        "use braces and parentheses")
             exponent = self.script(hat)
+            self.bounded_power(base, exponent, hat)
             base = sp.Pow(base, exponent)
             if self.text_is("^"):
                 raise self.refuse(self.peek(), "a double superscript; use braces")
@@ -186,6 +142,16 @@ class Grammar:
         if t is not None and t.text in ("!", "'"):
             raise self.refuse(t, "factorials and primes are not read; declare a symbol for it")
         return base
+
+    def bounded_power(self, base: Any, exponent: Any, hat: Token) -> None:
+        """A power of two numbers is computed exactly by sympy: refuse one whose result would exceed MAX_BITS."""
+        if not (isinstance(base, sp.Rational) and isinstance(exponent, sp.Rational)) or base in (0, 1, -1):
+            return
+        bits = int(base.p).bit_length() + int(base.q).bit_length()
+        if abs(exponent) > MAX_BITS or bits * abs(exponent) > MAX_BITS:
+            raise self.refuse(hat, f"this power of numbers has about {_digits(bits * abs(exponent))} digits; the "
+                                   f"import computes powers of numbers up to about {MAX_BITS * 3 // 10} digits "
+                                   "(state the bound with a symbol for the large constant)")
 
     def script(self, hat: Token) -> Any:
         t = self.peek()
@@ -228,6 +194,13 @@ class Grammar:
 
     def primary(self) -> tuple[Any, bool]:
         """A factor without its power; the flag marks a \\frac whose last argument was one token."""
+        self.deeper()
+        try:
+            return self._primary()
+        finally:
+            self.nest -= 1
+
+    def _primary(self) -> tuple[Any, bool]:
         t = self.peek()
         if t is None:
             raise self.refuse(None, "a term is missing")
@@ -274,6 +247,8 @@ class Grammar:
             raise self.refuse(t, "not a finite quantity or a maths token (\\infty, \\text)")
         if t.kind == "letter" or is_greek(t) or t.text in lex.DECORATORS:
             return self.atom(), False
+        if t.text in lex.MACRO_DEFINITIONS:
+            raise self.refuse(t, "macro definitions are not expanded; paste the formula with each macro written out")
         if t.kind == "cmd":
             raise self.refuse(t, "this command is not one the import reads exactly; see docs/latex-import.md "
                                  "for the subset read")
@@ -364,6 +339,9 @@ class Grammar:
                 raise self.refuse(c, f"{sizer.text} at column {sizer.pos + 1} needs a sized closing delimiter")
             self.take("delimiter size " + c.text)
         self.expect(lex.CLOSE_OF[o.text], f"closing delimiter of {t.text} at column {t.pos + 1}")
+        if len(args) < 2:
+            raise self.refuse(t, f"{t.text} of one argument is that argument; a paper means a list (did a comma or an "
+                                 "argument get lost?): give two or more arguments")
         return EXTREMA[t.text](*args)
 
     def big_operator(self) -> Any:
@@ -375,6 +353,9 @@ class Grammar:
         k = self.peek()
         if k is None or k.kind != "letter" or not self.text_is("=", k=1):
             raise self.refuse(k, f"{op.text}'s lower limit must read _{{k=1}} (an index letter, =, a start)")
+        if k.text in self.indices:
+            raise self.refuse(k, f"the index {k.text} of {op.text} is already the index of an enclosing sum; use "
+                                 "another letter")
         if k.text in self.table:
             raise self.refuse(k, f"the index {k.text} of {op.text} is also a declared symbol; use another letter")
         self.take(f"index of {op.text}")
@@ -408,92 +389,5 @@ class Grammar:
         self.labels[at] = label_text(label)
         return value
 
-    # --- symbols
-    def raw(self, role: str) -> list[Token]:
-        """A braced token run (balanced) or one token, unread: subscripts and labels."""
-        t = self.peek()
-        if t is None:
-            raise self.refuse(None, f"a {role} is missing")
-        if t.text != "{":
-            if t.kind == "num":
-                return [self.digit(role)]
-            tok = self.take(role)
-            if tok.text in lex.DECORATORS:
-                return [tok, Token("char", "{", tok.pos), *self.raw(role), Token("char", "}", tok.pos)]
-            if tok.kind == "char" and tok.text != "*":  # x^*: a star is a name's superscript
-                raise self.refuse(tok, f"a {role} must be a letter, digit, command or braced group")
-            return [tok]
-        depth, out = 0, list[Token]()
-        while True:
-            nxt = self.peek()
-            if nxt is None:
-                raise self.refuse(t, f"an unclosed brace in a {role}")
-            self.take(role)
-            depth += {"{": 1, "}": -1}.get(nxt.text, 0)
-            if depth == 0:
-                return out
-            if not (depth == 1 and nxt.text == "{" and not out):  # the opening brace itself
-                out.append(nxt)
-
-    def atom_base(self) -> list[str]:
-        t = self.take("symbol")
-        if t.text == "{":
-            inner = self.atom_base()
-            self.expect("}", "closing brace of a symbol")
-            return inner
-        if t.text in lex.DECORATORS:
-            return [t.text, "{", *flat(self.raw("symbol")), "}"]
-        return [t.text]
-
-    def atom(self) -> Any:
-        """A symbol: its base, then scripts as written (one _ and one ^, either order); the name is the longest
-        declared spelling. A subscript is never dropped: undeclared, it is refused; a superscript that is not
-        part of a declared name is left for :meth:`power` (``\\sigma_G^2``)."""
-        start = self.i
-        base = self.atom_base()
-        states: list[tuple[int, int, list[Token], dict[str, list[Token]]]] = [
-            (self.i, len(self.roles), list(self.toks), {})]
-        scripts: dict[str, list[Token]] = {}
-        while self.text_is("_", "^") and self.peek().text not in scripts:  # type: ignore[union-attr]
-            mark = self.peek().text  # type: ignore[union-attr]
-            try:
-                self.take(("subscript" if mark == "_" else "superscript") + " of a symbol")
-                scripts[mark] = self.raw("script of a symbol")
-            except UserInputError:
-                break  # a script the name cannot hold: power() reads it or refuses it
-            states.append((self.i, len(self.roles), list(self.toks), dict(scripts)))
-        for i, nroles, toks, sc in reversed(states):
-            key = " ".join(script_key(base, sc))
-            if key in self.table:
-                self.i, self.roles, self.toks = i, self.roles[:nroles], toks
-                return self.table[key]
-        self.i, nroles, self.toks, _ = states[0]
-        self.roles = self.roles[:nroles]
-        sub: list[Token] = []
-        if self.text_is("_"):
-            self.take("subscript of a symbol")
-            sub = self.raw("subscript of a symbol")
-        return self.lookup(self.toks[start:self.i], script_key(base, {"_": sub} if sub else {}), sub=sub)
-
-    def lookup(self, toks: list[Token], key: list[str] | list[Token], sub: list[Token] | None = None) -> Any:
-        words = [k.text if isinstance(k, Token) else k for k in key]
-        name = " ".join(words)
-        if name in self.table:
-            return self.table[name]
-        if name in self.indices:  # a summation index used as a number (\sum_{k=1}^N k p_k)
-            return self.indices[name]
-        if sub and len(sub) == 1 and sub[0].text in self.indices and " ".join(words[:-4]) in self.vectors:
-            return self.vectors[" ".join(words[:-4])][self.indices[sub[0].text]]
-        first = toks[0]
-        if name == "e" and self.text_is("^"):
-            return sp.E
-        if name == r"\pi":
-            return sp.pi
-        if name in lex.ORDER or (words and words[0] in lex.ORDER):
-            raise self.refuse(first, "order notation (O, Theta, Omega) hides constants; give the explicit bound")
-        if self.text_is("^") and self.text_is("*", r"\star", r"\ast", k=1):
-            raise self.refuse(self.peek(1), f"{name}^* marks an optimum, not a power; declare it as a symbol "
-                                            f"(latex = '{name}^*')")
-        hint = ", ".join(k.replace(" ", "") for k in sorted(self.table)[:12]) or "none"
-        name = name.replace(" ", "")
-        raise self.refuse(first, f"{name} is not a declared symbol (declared: {hint}); add it to [symbols]")
+def _digits(bits: Any) -> str:
+    return f"{float(bits) * 0.30103:,.0f}"

@@ -23,10 +23,11 @@ from typing import Any
 import sympy as sp
 
 from bounds.core.errors import UserInputError
-from bounds.latex_grammar import Grammar
+from bounds.latex_grammar import MAX_BITS, Grammar
 from bounds.latex_tokens import (
     BIG_OPEN,
     DECORATORS,
+    MACRO_DEFINITIONS,
     NOT_EXACT,
     RELOPS,
     SEPARATORS,
@@ -205,8 +206,44 @@ def _run(text: str, table: Mapping[str, Any], vectors: Mapping[str, Any], how: s
     else:
         reading = _bound(p, text)
     _account(p)
+    for value in reading.value if isinstance(reading.value, list) else [reading.value]:
+        _finite(value)
     reading.roles = sorted(p.roles, key=lambda r: r[0].pos)
     return reading
+
+
+def _balanced(p: _Parser, toks: list[Token]) -> None:
+    """The left side is kept as written, not parsed; it must still open and close what it opens, so that a dropped
+    brace or parenthesis there is refused rather than carried into the result."""
+    stack: list[Token] = []
+    for t in toks:
+        if t.text in MACRO_DEFINITIONS:
+            raise p.refuse(t, "macro definitions are not expanded; paste the formula with each macro written out")
+        if t.text in _CLOSER:
+            stack.append(t)
+        elif t.text in _OPENER:
+            if not stack or _CLOSER[stack[-1].text] != t.text:
+                raise p.refuse(t, "the left side closes what it did not open (a dropped or extra delimiter)")
+            stack.pop()
+    if stack:
+        raise p.refuse(stack[-1], "the left side does not close this delimiter")
+
+
+_CLOSER = {"{": "}", "(": ")", "[": "]", r"\{": r"\}"}
+_OPENER = {v: k for k, v in _CLOSER.items()}
+
+
+def _finite(value: Any) -> None:
+    """A reading is a finite real formula with numbers of bounded size: ``\\frac{1}{0}`` is not a bound, and
+    sympy's ``zoo`` or ``I`` would otherwise pass as a value."""
+    for bad, why in ((sp.zoo, "a division by zero"), (sp.nan, "an undefined value (0/0)"),
+                     (sp.oo, "an infinite value"), (sp.I, "an imaginary number (a root of a negative number)")):
+        if value.has(bad):
+            raise UserInputError(f"the formula reads as {why}; the import reads finite real formulas")
+    for number in value.atoms(sp.Rational):
+        if int(number.p).bit_length() + int(number.q).bit_length() > MAX_BITS:
+            raise UserInputError("the formula makes a number of more than about 1,000 digits; state the bound with "
+                                 "a symbol for the large constant")
 
 
 def _bound(p: _Parser, text: str) -> Reading:
@@ -227,6 +264,7 @@ def _bound(p: _Parser, text: str) -> Reading:
         lhs = text[p.toks[0].pos:last.pos + len(last.text)].strip() if last else ""
         if not lhs:
             raise p.refuse(p.toks[split], "a relation with no left side")
+        _balanced(p, p.toks[:split])
         p.i = split
         relation = p.relop() or ""
         if relation == "in":

@@ -18,8 +18,14 @@ from dataclasses import dataclass
 
 from bounds.core.errors import UserInputError
 
-__all__ = ["BIG_CLOSE", "BIG_OPEN", "CLOSE_OF", "DECORATORS", "FRACS", "GREEK", "LAYOUT", "NOT_EXACT", "ORDER",
-           "RELOPS", "SEPARATORS", "Token", "canonical", "flat", "is_greek", "label_text", "script_key", "tokenize"]
+__all__ = ["BIG_CLOSE", "BIG_OPEN", "CLOSE_OF", "DECORATORS", "FRACS", "GREEK", "LAYOUT", "MACRO_DEFINITIONS",
+           "MAX_DIGITS", "MAX_FORMULA", "NOT_EXACT", "ORDER", "RELOPS", "SEPARATORS", "Token", "canonical", "flat",
+           "is_greek", "label_text", "script_key", "tokenize"]
+
+#: Limits on one formula, so that a pasted formula is refused in one line before it can exhaust the
+#: parser's stack, Python's integer-to-text limit (4,300 digits) or the time of an evaluation.
+MAX_FORMULA = 20_000   # characters (the longest statement of tests/bounds/latex_cases.py has about 450)
+MAX_DIGITS = 100       # digits of one number as written
 
 #: Greek letters and letter-like control words that name a symbol (``\\eta`` -> ``eta``).
 GREEK = frozenset(
@@ -42,6 +48,9 @@ NOT_EXACT = frozenset(r"\ll \gg \approx \sim \simeq \lesssim \gtrsim \ne \neq \e
 SEPARATORS = frozenset({",", ";", r"\quad", r"\qquad", "\\\\"})
 ORDER = frozenset({"O", r"\mathcal { O }", r"\Theta", r"\Omega", r"\tilde { \mathcal { O } }"})
 CLOSE_OF = {"(": ")", "[": "]", r"\{": r"\}"}
+#: Macro definitions: the import does not expand macros, so a formula that defines one is refused by name.
+MACRO_DEFINITIONS = frozenset(r"\newcommand \renewcommand \providecommand \def \edef \gdef \xdef \let "
+                              r"\DeclareMathOperator \newenvironment".split())
 _CHARS = set("+-*/^_()[]{}<>=,;.!'|:")
 
 
@@ -61,6 +70,9 @@ def tokenize(text: str) -> list[Token]:
     """The tokens of ``text``; a character LaTeX maths does not use is refused with its column."""
     out: list[Token] = []
     i, n = 0, len(text)
+    if n > MAX_FORMULA:
+        raise UserInputError(f"the formula has {n:,} characters; the import reads formulas of at most "
+                             f"{MAX_FORMULA:,} (split a long bound into hypotheses and terms)")
     while i < n:
         c = text[i]
         if c.isspace():
@@ -93,6 +105,9 @@ def tokenize(text: str) -> list[Token]:
                 j += 1
                 while j < n and text[j].isdigit():
                     j += 1
+            if j - i > MAX_DIGITS:
+                raise UserInputError(f"cannot read the number at column {i + 1}: it has {j - i:,} characters; the "
+                                     f"import reads numbers of at most {MAX_DIGITS} digits (write a power, 10^{{k}})")
             out.append(Token("num", text[i:j], i))
             i = j
         elif c.isalpha() and c.isascii():

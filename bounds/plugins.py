@@ -3,12 +3,12 @@
 **Setting**: every registry of convbound (results in :mod:`bounds.registry`; algorithms and problems in
 ``quadratics.registry``; check groups in ``verify.suite``) is a plain mapping filled in one order:
 built-ins first, then the entry points of installed distributions (groups ``convbound.results``,
-``convbound.algorithms``, ``convbound.problems``, ``convbound.scenarios``), then plugin files given
+``convbound.algorithms``, ``convbound.problems``, ``convbound.scenarios``, ``convbound.optimisers``), then plugin files given
 with ``convbound --plugin FILE.py`` or listed in the environment variable ``CONVBOUND_PLUGINS``
 (paths separated by ``os.pathsep``).
 
 **Plugin file**: a Python file that defines any of ``results()``, ``algorithms()``, ``problems()``,
-``scenarios()``, each returning a list; a ``.toml`` file is one result (:mod:`bounds.tomlresult`).
+``scenarios()``, ``optimisers()`` (``verify.search.optimisers.Entry`` objects), each returning a list; a ``.toml`` file is one result (:mod:`bounds.tomlresult`).
 **Entry point**: its value is such a function (``mypkg.bounds:results``) or a module defining them.
 
 **Statement**: an import failure, a function that raises, or a key that another source already
@@ -50,7 +50,7 @@ BUILT_IN = "built-in"
 #: Environment variable listing plugin files (``os.pathsep``-separated).
 ENV_VAR = "CONVBOUND_PLUGINS"
 #: Kinds of contribution, each the name of the function a plugin file defines.
-KINDS = ("results", "algorithms", "problems", "scenarios")
+KINDS = ("results", "algorithms", "problems", "scenarios", "optimisers")
 #: Entry-point group of each kind.
 GROUPS = {kind: f"convbound.{kind}" for kind in KINDS}
 
@@ -247,7 +247,7 @@ def contributions(kind: str) -> list[tuple[Any, str]]:
     >>> contributions("theorems")
     Traceback (most recent call last):
     ...
-    ValueError: unknown plugin kind 'theorems'; valid: results, algorithms, problems, scenarios
+    ValueError: unknown plugin kind 'theorems'; valid: results, algorithms, problems, scenarios, optimisers
     """
     if kind not in KINDS:
         raise ValueError(f"unknown plugin kind {kind!r}; valid: {', '.join(KINDS)}")

@@ -6,13 +6,13 @@ from typing import Any
 
 import sympy as sp
 
-from bounds.result import Kind, Result
+from bounds.statement import Kind, Statement
 
 _REL = {Kind.UPPER: (r"\le", "<="), Kind.LOWER: (r"\ge", ">="), Kind.EQUALITY: ("=", "="),
         Kind.ORDER: (r"= \mathcal{O}", "= O"), Kind.THRESHOLD: (r"\ge", ">=")}
 
 
-def latex(result: Result) -> str:
+def latex(result: Statement) -> str:
     """The conclusion as one LaTeX formula, terms in order (underbraced by name when named)."""
     rel, _ = _REL[result.kind]
     parts = []
@@ -25,11 +25,11 @@ def latex(result: Result) -> str:
     return f"{result.lhs_latex} {rel} {rhs}"
 
 
-def hypothesis_latex(result: Result) -> list[str]:
+def hypothesis_latex(result: Statement) -> list[str]:
     return [sp.latex(h.relation) for h in result.hypotheses]
 
 
-def text(result: Result) -> str:
+def text(result: Statement) -> str:
     """Plain-text statement: conclusion, terms, hypotheses."""
     _, rel = _REL[result.kind]
     lines = [f"{result.key}: {result.title}", f"  {result.lhs}", f"  LHS {rel} " + " + ".join(f"[{t.name}]" for t in result.terms)]
@@ -44,13 +44,13 @@ def text(result: Result) -> str:
     return "\n".join(lines)
 
 
-def _needs_text(result: Result, hyp: Any) -> str:
+def _needs_text(result: Statement, hyp: Any) -> str:
     """`` [needs G1, G2: not in the sources]`` for a hypothesis that needs unrecovered constants."""
     unrec = sorted(n for n in result.required_for(hyp) if result.symbol_map[n].unrecovered)
     return f"  [needs {', '.join(unrec)}: constants the sources do not give]" if unrec else ""
 
 
-def result_to_dict(result: Result) -> dict[str, Any]:
+def result_to_dict(result: Statement) -> dict[str, Any]:
     return {
         "id": result.id,
         "key": result.key,

@@ -21,7 +21,7 @@ from scipy import optimize
 
 from bounds.core.errors import UserInputError, unknown
 from bounds.evaluate import BOUNDARY_RTOL, _call, bind, check_hypothesis
-from bounds.result import Kind, Result
+from bounds.statement import Kind, Statement
 
 MODES = ("max", "min", "argmin", "target")
 GRID_POINTS = 6001
@@ -62,7 +62,7 @@ class SolveResult:
         }
 
 
-def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: float | None = None,
+def solve(result: Statement, symbol: str, values: Mapping[str, Any], *, target: float | None = None,
           mode: str | None = None) -> SolveResult:
     """Solve ``result`` for ``symbol`` with every other input fixed at ``values``.
 
@@ -89,7 +89,7 @@ def solve(result: Result, symbol: str, values: Mapping[str, Any], *, target: flo
     return _answer(_Asked(result, info, bound, symbol, mode, target), value, _Found(margins, feasible, names, unverified))
 
 
-def _checked_mode(result: Result, info: Any, symbol: str, values: Mapping[str, Any], target: float | None,
+def _checked_mode(result: Statement, info: Any, symbol: str, values: Mapping[str, Any], target: float | None,
                   mode: str | None) -> str:
     """The mode to solve in, after refusing requests that cannot be answered."""
     if symbol in values:
@@ -107,7 +107,7 @@ def _checked_mode(result: Result, info: Any, symbol: str, values: Mapping[str, A
     return mode
 
 
-def _constraints(result: Result, bound: Mapping[str, Any], symbol: str, mode: str,
+def _constraints(result: Statement, bound: Mapping[str, Any], symbol: str, mode: str,
                  target: float | None) -> tuple[list[Margin], list[str], list[str]]:
     """The hypotheses (and the target) that constrain ``symbol``, as margins; and those left unverified."""
     margins: list[Margin] = []
@@ -140,7 +140,7 @@ def _constraints(result: Result, bound: Mapping[str, Any], symbol: str, mode: st
     return margins, names, unverified
 
 
-def _pick(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode: str,
+def _pick(result: Statement, info: Any, bound: Mapping[str, Any], symbol: str, mode: str,
           feasible: list[tuple[float, float]], grid: np.ndarray, names: list[str]) -> float:
     """The mode's value in the feasible set; an unbounded or open end is refused, never returned."""
     lo_dom, hi_dom = info.domain.interval()
@@ -166,7 +166,7 @@ def _pick(result: Result, info: Any, bound: Mapping[str, Any], symbol: str, mode
 class _Asked:
     """What :func:`solve` was asked: the result with its other inputs bound, the unknown, the mode, the target."""
 
-    result: Result
+    result: Statement
     info: Any
     bound: Mapping[str, Any]
     symbol: str
@@ -247,7 +247,7 @@ def _undecided_note(margins: list[Margin], grid: np.ndarray) -> str:
     return ""
 
 
-def _solvable(result: Result, symbol: str):
+def _solvable(result: Statement, symbol: str):
     scalars = [s.name for s in result.symbols if not s.domain.is_vector]
     if symbol not in scalars:
         raise unknown(f"scalar symbol of {result.key}", symbol, scalars)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import OutsideDomain, UserInputError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,7 +170,7 @@ class SymbolInfo:
         inside = self.domain.contains(arr)
         if not inside.all():
             bad = arr[~inside].ravel()[0] if arr.ndim else float(arr)
-            raise UserInputError(
+            raise OutsideDomain(
                 f"{self.name}={_fmt(bad)} is outside its domain: {self.name} ({self.meaning}) "
                 f"must be a {self.domain.describe}"
             )

@@ -21,12 +21,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from bounds.core import seeds
-from bounds.core.errors import UserInputError, unknown
+from bounds.core.errors import UserInputError
 from bounds.core.face import clip
 
 from . import guarantees as grt
 from .guarantees import Guarantee
 from .problem import check_count
+from .propensity import check_law, propensities
 
 
 class Pattern(NamedTuple):
@@ -60,13 +61,15 @@ class Pattern(NamedTuple):
 
 
 def _exact() -> Any:
-    from .exact import declare  # (the exact path imports this module: imported when a law is asked for)
+    # the law declarations only (they import torch: imported when a law is asked for), not quadratics.exact's
+    # evaluation, which runs the engine and so imports this module
+    import quadratics.exact.declare as declare
 
     return declare
 
 
 def _exact_laws() -> Any:
-    from .exact import laws
+    import quadratics.exact.laws as laws
 
     return laws
 
@@ -203,31 +206,6 @@ def regularized(M: int, S: int, P: int) -> Pattern:
         "per window), not independently")
 
 
-PROPENSITY_LAWS = ("beta", "gamma", "weibull")
-
-
-def propensities(dist: str, a: float, b: float, M: int, trials: int, seed: int) -> np.ndarray:
-    """Client propensities [trials, M], drawn once per trial: Beta(a, b), Gamma(shape a, scale b)
-    or b * Weibull(shape a)."""
-    rng = seeds.rng(int(seed), "pattern", 4)
-    if dist == "beta":
-        w = rng.beta(a, b, (trials, M))
-    elif dist == "gamma":
-        w = rng.gamma(a, b, (trials, M))
-    elif dist == "weibull":
-        w = b * rng.weibull(a, (trials, M))
-    else:
-        raise unknown("propensity law", dist, PROPENSITY_LAWS)
-    return np.maximum(w, 1e-300)
-
-
-def _check_law(dist: str, a: float, b: float) -> None:
-    if dist not in PROPENSITY_LAWS:
-        raise unknown("propensity law", dist, PROPENSITY_LAWS)
-    if not (a > 0 and b > 0):
-        raise UserInputError(f"propensity parameters a={a}, b={b} must be positive")
-
-
 def weighted_subsets(rng: np.random.Generator, logw: np.ndarray, S: int) -> np.ndarray:
     """S distinct ids per row, successive sampling proportional to exp(logw) (Gumbel top-S)."""
     keys = logw + rng.gumbel(size=logw.shape)
@@ -246,7 +224,7 @@ def arbitrary(M: int, S: int, dist: str = "beta", a: float = 0.5, b: float = 0.5
     M, S = check_count("M", M), check_count("S", S)
     if S > M:
         raise UserInputError(f"S={S} clients per round cannot exceed M={M}")
-    _check_law(dist, a, b)
+    check_law(dist, a, b)
 
     class _State(NamedTuple):
         seed: int

@@ -23,14 +23,13 @@ from bounds.core.errors import UserInputError
 from . import guarantees as grt
 from .participation import (
     Pattern,
-    _check_law,
-    propensities,
     rng_for,
     sample_subsets,
     weighted_subsets,
     weights_from_ids,
 )
 from .problem import check_count
+from .propensity import check_law, propensities
 
 
 class SnapshotState(NamedTuple):
@@ -62,7 +61,7 @@ def fast_mixture(M: int, m: int, n: int, q: float | None = None, I: int | None =
         I = check_count("I", I)
     if lam < 0:
         raise UserInputError(f"lam={lam} must be >= 0")
-    _check_law(dist, a, b)
+    check_law(dist, a, b)
     pool = np.arange(M)
     q0 = 1.0 / I if I is not None else (0.0 if adaptive or q is None else float(q))
 

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import UserInputError, unknown
 from bounds.core.files import regular_file
+from rate_region.models import MODEL_NAMES, named_model
 
 COLUMNAR = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".npz": "npz"}
 SUFFIXES = (".toml", *COLUMNAR)
@@ -224,3 +226,24 @@ def _build(cols: dict[str, np.ndarray], path: Path, k: int | None):
         raise UserInputError(f"model file {path} has no column 'k' (the cap per round); add one (region and audit "
                              "also take --k)")
     return Independent.build(q, cap, weights, name=path.stem)
+
+
+# A model by name or by file. Here, not in rate_region.models: a TOML file may name a model (tomlfile imports
+# models), so the module that reads files is the one that also dispatches names and files.
+def load_model(path, k: int | None = None, max_clients: int | None = None) -> Any:
+    """An availability model from a file: TOML, or Parquet, CSV or NPZ (this module's format)."""
+    return load_model_file(path, k, max_clients)
+
+
+def get_model(spec: str, clients: int | None = None, seed: int = 0, k: int | None = None,
+              max_clients: int | None = None) -> Any:
+    """A name from ``MODEL_NAMES`` or a path to a model file (``k``: the cap of a columnar file without one;
+    ``max_clients``: refuse a larger file before loading it)."""
+    if spec in MODEL_NAMES:
+        return named_model(spec, clients, seed)
+    if is_model_file(spec):
+        if clients is not None:
+            raise UserInputError(f"clients={clients} applies to named models only; a model file fixes its own clients",
+                                 param="clients")
+        return load_model(spec, k, max_clients)
+    raise unknown("availability model", spec, MODEL_NAMES)

@@ -120,26 +120,3 @@ def named_model(name: str, clients: int | None = None, seed: int = 0) -> Availab
     if name not in _BUILDERS:
         raise unknown("availability model", name, MODEL_NAMES)
     return _BUILDERS[name](clients, seed)
-
-
-def load_model(path, k: int | None = None, max_clients: int | None = None) -> AvailabilityModel:
-    """An availability model from a file: TOML, or Parquet, CSV or NPZ (format: ``rate_region.modelfile``)."""
-    from rate_region.modelfile import load_model_file
-
-    return load_model_file(path, k, max_clients)
-
-
-def get_model(spec: str, clients: int | None = None, seed: int = 0, k: int | None = None,
-              max_clients: int | None = None) -> AvailabilityModel:
-    """A name from ``MODEL_NAMES`` or a path to a model file (``k``: the cap of a columnar file without one;
-    ``max_clients``: refuse a larger file before loading it)."""
-    from rate_region.modelfile import is_model_file
-
-    if spec in _BUILDERS:
-        return named_model(spec, clients, seed)
-    if is_model_file(spec):
-        if clients is not None:
-            raise UserInputError(f"clients={clients} applies to named models only; a model file fixes its own clients",
-                                 param="clients")
-        return load_model(spec, k, max_clients)
-    raise unknown("availability model", spec, MODEL_NAMES)

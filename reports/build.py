@@ -100,7 +100,8 @@ def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: 
 
     target = check_target(out, force)
     step = progress or (lambda message: None)
-    plain = json.loads(to_json(doc))  # render exactly what results.json will hold
+    text = to_json(doc)
+    plain = json.loads(text)  # render exactly what results.json holds (written from the same text: one encoding)
     try:
         tmp = Path(tempfile.mkdtemp(dir=target.resolve().parent, prefix=f".{target.name}.tmp-"))
     except OSError as exc:
@@ -112,7 +113,7 @@ def write_report(doc: Mapping[str, Any], out: str | os.PathLike[str], *, force: 
         (tmp / "index.html").write_text(render_html(plain, figures), encoding="utf-8")
         step("writing report.pdf")
         (tmp / "report.pdf").write_bytes(render_pdf(plain, figures))
-        (tmp / "results.json").write_text(to_json(plain), encoding="utf-8")
+        (tmp / "results.json").write_text(text, encoding="utf-8")
         _swap_into_place(tmp, target, force)
     except OSError as exc:  # a full disk, a file system that refuses: output not written is an error
         shutil.rmtree(tmp, ignore_errors=True)

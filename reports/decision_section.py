@@ -1,7 +1,7 @@
 """The decision table that heads the report: one decision per result, as ``convbound decide`` gives it.
 
 **Input**: the report document being assembled: its selected results, the worst cases its own worst-case
-section computed (and any ``--include``-d), its included searches, plus the repository's saved falsify runs.
+section computed (and any ``--include``-d), its included searches, plus the evidence store's records (``verify.evidence``).
 **Quantity**: :func:`verify.decision_sources.decide_with` over that evidence (the one rule of
 ``verify.decision``), so the table is ``convbound decide --no-live-pep --worst-case FILE ...`` given the same
 records: nothing is solved a second time. A quick report's live worst case is ``decide``'s own live setting
@@ -27,19 +27,27 @@ OUTCOME_COLOURS = {"refuted": "#b3261e", "refuted unless": "#b3261e", "certified
 
 def decisions_section(doc: Mapping[str, Any], keys: Sequence[str] | None = None) -> dict[str, Any]:
     """The decisions on the report's results (every encoded one, or the registry ``keys`` the report selected)
-    from the evidence ``doc`` holds: its ``worst_cases`` and ``searches`` entries, and the saved falsify runs."""
+    from the evidence ``doc`` holds: its ``worst_cases``, ``searches`` and ``verifications`` entries, and the
+    evidence store's."""
     from bounds.registry import all_results, get
-    from verify.decision_sources import SAVED_RUNS, decide_with, load_searches
+    from verify.decision_sources import decide_with, stored_evidence
+    from verify.record import Verification
 
     results = list(all_results()) if keys is None else [get(k) for k in keys]
-    saved = load_searches(None)
-    searches = saved + _records(doc, "searches")
+    stored = stored_evidence()
+    searches = _records(doc, "searches")
     worst = _records(doc, "worst_cases")
-    evidence = {"saved searches": f"{len(saved)} falsify records in {SAVED_RUNS.name}/ (read, not rerun)",
-                "searches in this report": [s for s, _ in searches[len(saved):]],
+    checks = [("this report's checks", Verification.from_dict(v, "verification")) for v in doc.get("verifications") or ()]
+    n = sum(len(ev.searches) for ev in stored.values())
+    evidence = {"saved searches": f"{n} falsify records in the evidence store (the user's and the shipped one; "
+                                  "read, not rerun)",
+                "searches in this report": [s for s, _ in searches],
                 "worst cases in this report": [s for s, _ in worst],
-                "rule": "verify.decision.decide, as convbound decide (--no-live-pep --worst-case per record)"}
-    return {"evidence": evidence, "records": [d.to_dict() for d in decide_with(results, searches, worst)]}
+                "checks in this report": len(checks),
+                "rule": "verify.decision.decide, as convbound decide (--no-live-pep --worst-case per record), "
+                        "with this report's verification checks as evidence"}
+    return {"evidence": evidence, "records": [d.to_dict() for d in decide_with(results, searches, worst, stored=stored,
+                                                                            verifications=checks)]}
 
 
 def _records(doc: Mapping[str, Any], key: str) -> list[tuple[str, Any]]:

@@ -146,19 +146,14 @@ def load_include(path: str) -> tuple[str, dict[str, Any]]:
 
 def saved_findings(only: Sequence[str] | None = None, root: Path | None = None) -> list[tuple[str, dict[str, Any]]]:
     """``("searches", entry)`` for each confirmed finding (violated, violated unless) among the saved falsify
-    runs (``root``; default the repository's ``tests/benchmarks/falsify_runs``, searched recursively; an
-    installed copy has none), restricted to ``only``'s results and scenarios when given. A saved file that is
-    not a complete search record is skipped: these are the project's own files, read only to surface findings."""
-    from verify.decision_sources import SAVED_RUNS
+    runs: the fresh search records of the evidence store (the user's and the shipped one, ``verify.evidence``),
+    or the JSON files under ``root`` (searched recursively) when given; restricted to ``only``'s results and
+    scenarios when given. A saved record that is not a complete search record is skipped: these are the
+    project's own records, read only to surface findings."""
     from verify.verdict import is_finding
 
-    root = SAVED_RUNS if root is None else root
     out = []
-    for f in sorted(root.rglob("*.json")) if root.is_dir() else ():
-        try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
+    for label, data in _saved_search_data(root):
         if kind_of(data) != ENTRY_KINDS["searches"]:
             continue
         ident, result = str(data.get("id")), str(data.get("result") or data.get("id"))
@@ -166,13 +161,29 @@ def saved_findings(only: Sequence[str] | None = None, root: Path | None = None) 
             continue
         if not is_finding(str((data.get("confirmation") or {}).get("verdict"))):
             continue
-        entry = {"source": f"saved run {f.relative_to(root.parent)}", "record": data}
+        entry = {"source": f"saved run {label}", "record": data}
         try:
             check_entry("searches", entry, "record")
         except BadRecord:
             continue
         out.append(("searches", entry))
     return _one_per_scenario(out)
+
+
+def _saved_search_data(root: Path | None) -> list[tuple[str, Any]]:
+    """``(label, JSON)`` of each saved search: the store's fresh search records, or the files under ``root``."""
+    if root is None:
+        from verify.evidence.store import SEARCH, fresh, read_all
+
+        return [(f"{r.source} {r.id[:10]}", {k: v for k, v in r.body.items() if k != "piece"})
+                for r in read_all(kind=SEARCH) if fresh(r)]
+    out = []
+    for f in sorted(root.rglob("*.json")) if root.is_dir() else ():
+        try:
+            out.append((str(f.relative_to(root.parent)), json.loads(f.read_text(encoding="utf-8"))))
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def _one_per_scenario(found: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:

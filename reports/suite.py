@@ -372,12 +372,13 @@ def collect(*, quick: bool = False, device: str = "auto", only: Iterable[str] | 
                              comparison_section) or []
     if only_set is None or _selected("FAST.T2", "FAST.T2", only_set):  # the live worst case is FAST.T2's
         doc["worst_cases"] = run("worst_cases", "exact worst case (PEP)", lambda: worst_case_section(quick)) or []
-    # after the worst cases: the decisions reuse them (reports.decision_section); the table heads the report
-    doc["decisions"] = run("decisions", "one decision per result", lambda: _decisions(doc, only_set))
     verified = run("verify", "running the verification suite",
                    lambda: verify_section(only_list, quick, device, seed, step, scheduler, workers))
     if verified is not None:
         doc["verifications"], doc["expected_controls"] = verified
+    # after the worst cases and the checks: the decisions count them (reports.decision_section); the table
+    # heads the report wherever it is computed
+    doc["decisions"] = run("decisions", "one decision per result", lambda: _decisions(doc, only_set))
     devices = sorted({str(v.get("device")) for v in doc["verifications"] if v.get("device")})
     doc["environment"] = environment(device=", ".join(devices) if devices else device, seed=seed, argv=argv)
     return doc

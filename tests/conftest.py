@@ -58,6 +58,16 @@ def _no_terminal_width(monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _own_evidence_store(monkeypatch, tmp_path_factory):
+    """Every test's default evidence store is an empty one of its own, never the user's (the shipped store is
+    still read), and ``$CONVBOUND_STORE`` is unset, so a command writes evidence only where a test asks
+    (``--store``). Why: a user's campaign must not change a test's decision."""
+    monkeypatch.delenv("CONVBOUND_STORE", raising=False)
+    path = tmp_path_factory.mktemp("store") / "evidence.sqlite"
+    monkeypatch.setattr("verify.evidence.store.default_path", lambda: path)
+
+
 class Run:
     """One in-process ``convbound`` run: ``code`` (exit status), ``out``, ``err``; ``json()`` parses out."""
 

@@ -17,7 +17,7 @@ def _records() -> list[object]:
     from quadratics import fast_mixture
     from rate_region.audit.core import AuditRecord
     from rate_region.availability import make_cap
-    from rate_region.models import get_model
+    from rate_region.modelfile import get_model
     from rate_region.optimum import min_variance_rates
     from rate_region.region import membership
     from verify.pep import Setting, WorstCase

@@ -42,7 +42,8 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -173,13 +174,43 @@ def scenario_of(ref: Any) -> Any:
     return ref
 
 
+#: Scored points of the group that is running, by everything their numbers depend on (see :func:`_scored`).
+_SCORED: ContextVar[dict[tuple, Any] | None] = ContextVar("convbound_checks_scored", default=None)
+
+
+@contextlib.contextmanager
+def _scored() -> Iterator[None]:
+    """Within this block a point scored twice with the same inputs is scored once.
+
+    Why: specs of a group that share a stream read the same runs (a shape check and its false-rate control
+    sweep the same points at the same seeds); scoring them again doubled the group's time for identical
+    numbers. The key holds every input of ``evaluate_point`` and the exact-or-simulated switch, so a cached
+    estimate is the one a fresh call would return; the cache lives for one group only.
+    """
+    token = _SCORED.set({})
+    try:
+        yield
+    finally:
+        _SCORED.reset(token)
+
+
 def _estimate(ref: Any, point: Mapping[str, Any], ctx: Context, trials: int, seed: int,
               outside: bool = False) -> Any:
+    from verify.exact_score import _FORCE_MC, _NO_SERIES
     from verify.scenario import evaluate_point
 
     sc = scenario_of(ref)
-    return evaluate_point(sc, _point(sc, point, ctx), trials=int(trials), seed=seed, device=ctx.device,
-                          level=ctx.level, threads=ctx.threads, outside=outside)
+    full = _point(sc, point, ctx)
+    memo = _SCORED.get()
+    key = (sc.id, id(sc), repr(sorted(full.items())), int(trials), int(seed), ctx.device, ctx.level, ctx.threads,
+           bool(outside), _FORCE_MC.get(), _NO_SERIES.get())
+    if memo is not None and key in memo:
+        return memo[key]
+    est = evaluate_point(sc, full, trials=int(trials), seed=seed, device=ctx.device,
+                         level=ctx.level, threads=ctx.threads, outside=outside)
+    if memo is not None:
+        memo[key] = est
+    return est
 
 
 def _instance(est: Any, ctx: Context, seed: int, **extra: Any) -> dict[str, Any]:
@@ -388,10 +419,11 @@ def run_spec(spec: Spec, ctx: Context, *, group: str, index: int) -> list[Verifi
 def run_group(group: Group, ctx: Context) -> list[Verification]:
     """Every spec of ``group`` in order, then ``group.finish``; a plugin's records carry its origin."""
     out: list[Verification] = []
-    for i, spec in enumerate(group.specs):
-        if ctx.progress:
-            ctx.progress(f"{group.id}: {getattr(spec, 'id', '') or getattr(spec, 'scenario', '')}")
-        out += run_spec(spec, ctx, group=group.id, index=i)
+    with _scored():
+        for i, spec in enumerate(group.specs):
+            if ctx.progress:
+                ctx.progress(f"{group.id}: {getattr(spec, 'id', '') or getattr(spec, 'scenario', '')}")
+            out += run_spec(spec, ctx, group=group.id, index=i)
     out = list(group.finish(out)) if group.finish else out
     if group.origin != "built-in":
         out = [v.replace(instance={**dict(v.instance), "origin": group.origin},

@@ -108,8 +108,29 @@ class WorstCaseRatio:
 
 
 @dataclass(frozen=True)
+class VerificationCheck:
+    """One ``convbound verify`` record about the result (a certificate, a rate check or a negative control):
+    its ``verdict`` against the ``expected`` one at its ``instance``. A certificate or rate check as expected is
+    a passed check at that instance, one that is not is a failed check; a negative control as expected shows the
+    instrument detects a planted violation (context), one that is not is a failed check."""
+
+    check: str
+    verdict: str
+    expected: str
+    control: bool
+    ratio: float | None
+    source: str
+    instance: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict == self.expected
+
+
+@dataclass(frozen=True)
 class Evidence:
-    """Everything gathered for one result; ``no_pep`` says why no PEP setting covers it (empty when one does)."""
+    """Everything gathered for one result; ``no_pep`` says why no PEP setting covers it (empty when one does);
+    ``stale`` counts stored records about an earlier formula of the result (ignored, said)."""
 
     key: str
     hypotheses: HypothesesAt
@@ -117,6 +138,10 @@ class Evidence:
     orders: Orders = Orders("not computed", "not asked")
     worst_cases: tuple[WorstCaseRatio, ...] = ()
     no_pep: str = ""
+    scenarios: tuple[str, ...] = ()   # the scenarios a search of this result can run (verify.scenarios.registry)
+    no_scenario: str = ""             # why it has none (verify.scenarios.settings.WITHOUT_SCENARIO), when none
+    verifications: tuple[VerificationCheck, ...] = ()
+    stale: int = 0
 
 
 def _r(x: float | None) -> str:
@@ -141,6 +166,9 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
                     for s in ev.searches)
     covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
     covered += (f"orders: {ev.orders.detail}",) if ev.orders.status == "agrees" else ()
+    covered += tuple(f"verification {v.check}: {v.verdict} as expected at its instance ({v.source})"
+                     for v in ev.verifications if v.ok)
+    covered += (f"stale evidence ignored: {ev.stale} stored record(s) about an earlier formula",) if ev.stale else ()
     proofs = [w for w in ev.worst_cases if w.proves]
     if proofs:
         named = "; ".join(f"{w.setting} (ratio {_r(w.ratio)})" for w in proofs)
@@ -153,18 +181,22 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
                "theorem's: not a violation, not a pass)" for w in counted if (w.ratio or 0.0) > 1.0]
     if ev.orders.status == "contradicts":
         failed.append(f"orders: {ev.orders.detail}")
+    failed += [f"verification {v.check}: {v.verdict}, expected {v.expected} ({v.source})"
+               for v in ev.verifications if not v.ok]
     passed = [s for s in ev.searches if s.verdict in PASSING]
+    checks = [v for v in ev.verifications if v.ok and not v.control]
     passed_pep = [w for w in counted if (w.ratio or 0.0) <= 1.0]
     missing = _missing(ev)
     if failed:
         return OPEN, "a check did not pass: " + "; ".join(failed), covered, missing
-    if passed or passed_pep or ev.orders.status == "agrees":
-        why = "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders)
+    if passed or passed_pep or ev.orders.status == "agrees" or checks:
+        why = "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders, checks)
         return CONSISTENT, why, covered, missing
     return OPEN, "no evidence about the bound: " + "; ".join(missing), covered, missing
 
 
-def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Orders) -> str:
+def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Orders,
+           checks: list[VerificationCheck]) -> str:
     parts = []
     if searches:
         best = max((s.ratio for s in searches if s.ratio is not None), default=None)
@@ -173,6 +205,8 @@ def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Ord
         parts.append(f"{len(pep)} PEP setting(s) with certified ratio <= 1 as a comparison")
     if orders.status == "agrees":
         parts.append(f"orders agree ({orders.detail})")
+    if checks:
+        parts.append(f"{len(checks)} verification check(s) as expected at their instances")
     return "; ".join(parts)
 
 
@@ -189,8 +223,11 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
     out = []
     if ev.hypotheses.needs:
         out.append(f"constants the sources lost: {', '.join(ev.hypotheses.needs)}")
-    if not ev.searches:
-        out.append("no search recorded")
+    if not ev.searches and ev.no_scenario:
+        out.append(f"no scenario to search ({ev.no_scenario})")
+    elif not ev.searches:
+        out.append("no search recorded" + (f" (scenario {', '.join(ev.scenarios)} ready: convbound falsify "
+                                           f"{ev.scenarios[0]})" if ev.scenarios else ""))
     elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
         out.append("the searches recorded checked no point inside the hypotheses")
     if not ev.worst_cases:
@@ -230,7 +267,7 @@ class Decision(Record):
         id: the result's key; outcome: one of :data:`OUTCOMES` (``refuted unless H fails`` spelled out);
         why: one line; covered: what the passing checks covered; missing: what would decide an open one;
         instance: the refuting point (empty unless refuted); conditions: the hypotheses a conditional
-        refutation rests on; hypotheses, searches, orders, worst_cases: the evidence as JSON;
+        refutation rests on; hypotheses, searches, orders, worst_cases, verifications: the evidence as JSON;
         versions: provenance.
     """
 
@@ -248,6 +285,7 @@ class Decision(Record):
     orders: Mapping[str, Any] = field(default_factory=dict)
     worst_cases: tuple[Mapping[str, Any], ...] = ()
     versions: Mapping[str, str] = field(default_factory=dict)
+    verifications: tuple[Mapping[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if not any(self.outcome == o or self.outcome.startswith(REFUTED_UNLESS + " ") for o in OUTCOMES
@@ -263,7 +301,7 @@ class Decision(Record):
     def read(cls, data: Mapping[str, Any], where: str) -> Decision:
         for name in ("id", "outcome", "why"):
             get(data, name, str, where)
-        for name in ("covered", "missing", "conditions", "searches", "worst_cases"):
+        for name in ("covered", "missing", "conditions", "searches", "worst_cases", "verifications"):
             get(data, name, list, where, optional=True)
         kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
                               if k in cls.__dataclass_fields__}
@@ -285,4 +323,4 @@ def decision_of(ev: Evidence, versions: Mapping[str, str] | None = None) -> Deci
                     conditions=best.unless if best and best.conditional else (),
                     hypotheses=asdict(ev.hypotheses), searches=tuple(asdict(s) for s in ev.searches),
                     orders=asdict(ev.orders), worst_cases=tuple(asdict(w) for w in ev.worst_cases),
-                    versions=dict(versions or {}))
+                    versions=dict(versions or {}), verifications=tuple(asdict(v) for v in ev.verifications))

@@ -3,25 +3,24 @@
 **Sources**:
 
 - hypotheses at the worked example: :func:`hypotheses_at` (``bounds.Result.check``);
-- searches: :func:`load_searches` reads saved ``convbound falsify --json`` records (by default every
-  search record in :data:`SAVED_RUNS`, the repository's benchmark runs, when that folder exists), and
-  :func:`search_outcomes` keeps those about one result; :func:`run_searches` runs fresh ones with a
-  small budget (only when asked: a decision over every result must stay well under a minute);
-- the asymptotic-orders table: :func:`orders_for`. Interface expected of the optional module
-  ``verify.search.orders`` (branch ``search``): ``orders_for(key: str) -> Mapping | None`` with ``status``
-  (``"agrees"`` | ``"contradicts"``) and ``detail`` (one line: the exponents compared), None where it
-  has no table for ``key``. Absent module: "not computed (module not available)";
+- the evidence store (``verify.evidence``): the user's store (``--store``, ``$CONVBOUND_STORE`` or the default
+  path) merged with the store shipped with the package, fresh records only (:func:`stored_evidence`): saved
+  searches, orders rows, worst cases and verification records;
+- searches: the store's, or instead ``--search`` files (:func:`load_searches`), and :func:`search_outcomes`
+  keeps those about one result; :func:`run_searches` runs fresh ones with a small budget (only when asked: a
+  decision over every result must stay well under a minute);
+- the asymptotic-orders table: :func:`orders_for` over the stored orders rows (``verify.evidence.records``: a
+  ray whose violation was confirmed is a search outcome at its instance; rays of the same order or loose agree);
 - PEP worst cases: :func:`worst_case_ratios` reads the ``coverage`` rows of ``WorstCase`` records
   (``verify.pep``: certified worst case / bound per covered result); :func:`live_worst_cases` solves the
-  report's quick setting (FAST.T2's tightness: local GD, K = 2, R = 3, M = 2, about 2 s).
+  report's quick setting (FAST.T2's tightness: local GD, K = 2, R = 3, M = 2, about 2 s);
+- verification checks: ``convbound verify`` records in the store (``report --quick``'s checks once written).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
@@ -32,25 +31,27 @@ from verify.decision import (
     HypothesesAt,
     Orders,
     SearchOutcome,
+    VerificationCheck,
     WorstCaseRatio,
     decision_of,
 )
+from verify.evidence.records import StoredEvidence
 
 
 @dataclass(frozen=True)
 class DecideOptions:
-    """Which evidence to gather: ``searches`` (files; None: the saved runs), ``search_budget`` (0: run no
-    search), ``seed`` (of fresh searches), ``worst_cases`` (files), ``live_pep`` (solve the cheap setting)."""
+    """Which evidence to gather: ``searches`` (files; None: the store's), ``search_budget`` (0: run no
+    search), ``seed`` (of fresh searches), ``worst_cases`` (files), ``live_pep`` (solve the cheap setting),
+    ``store`` (the user's store path; None: ``$CONVBOUND_STORE`` or the default), ``use_store`` (read the
+    stores at all; False: only the files and what runs now)."""
 
     searches: tuple[str, ...] | None = None
     search_budget: int = 0
     seed: int = 0
     worst_cases: tuple[str, ...] = ()
     live_pep: bool = True
-
-
-#: The repository's saved falsify runs (read by default when present; an installed copy has none).
-SAVED_RUNS = Path(__file__).resolve().parent.parent / "tests" / "benchmarks" / "falsify_runs"
+    store: str | None = None
+    use_store: bool = True
 
 
 def hypotheses_at(res: Any) -> HypothesesAt:
@@ -62,24 +63,23 @@ def hypotheses_at(res: Any) -> HypothesesAt:
     return HypothesesAt(report.verdict, tuple(report.given), tuple(report.needs), fails)
 
 
-def load_searches(paths: Sequence[str] | None) -> list[tuple[str, Any]]:
+def load_searches(paths: Sequence[str]) -> list[tuple[str, Any]]:
     """``(source, SearchRecord)`` for each ``--search`` file (a non-search or unreadable file: one-line
-    ``UserInputError``), or, with ``paths`` None, every search record in :data:`SAVED_RUNS` (a file there is
-    one when it carries a search schema tag or, written before 0.2.0, an ``optimiser``; instance files and
-    benchmark summaries are not)."""
+    ``UserInputError``)."""
     from bounds.core.files import read_json
     from verify.search.falsify import SearchRecord
 
-    if paths is None:
-        found = []
-        for f in sorted(SAVED_RUNS.rglob("*.json")) if SAVED_RUNS.is_dir() else ():
-            data = read_json(str(f), "saved run", "a falsify record")
-            tag = data.get("schema", "") if isinstance(data, dict) else None
-            if tag is not None and (str(tag).startswith("convbound.search/") or (not tag and "optimiser" in data)):
-                found.append((f"saved {f.name}", _read(SearchRecord, data, f"saved run {f}", "falsify")))
-        return found
     return [(p, _read(SearchRecord, read_json(p, "--search", _VALID["falsify"]), f"--search {p}", "falsify"))
             for p in paths]
+
+
+def stored_evidence(store: str | None = None, *, shipped: bool = True) -> dict[str, StoredEvidence]:
+    """The fresh evidence of the user's store (``store``, ``$CONVBOUND_STORE`` or the default path) and of the
+    shipped store, by result (``verify.evidence.records.evidence_by_result``)."""
+    from verify.evidence.records import evidence_by_result
+    from verify.evidence.store import read_all
+
+    return evidence_by_result(read_all(store, shipped=shipped))
 
 
 _VALID = {"falsify": "a record written by 'convbound falsify ID --json'",
@@ -127,20 +127,21 @@ def run_searches(key: str, budget: int, seed: int = 0) -> list[tuple[str, Any]]:
             for sc in registry().values() if sc.result == key]
 
 
-def orders_for(key: str) -> Orders:
-    """The orders table's verdict on ``key`` from the optional ``verify.search.orders`` (module docstring)."""
-    try:
-        module = importlib.import_module("verify.search.orders")
-    except ImportError:
-        return Orders("not computed", "module not available")
-    fn = getattr(module, "orders_for", None)
-    row = fn(key) if callable(fn) else None
-    if not row:
-        return Orders("not computed", "no orders table for this result")
-    status = str(row.get("status", ""))
-    if status not in ("agrees", "contradicts"):
-        return Orders("not computed", f"verify.search.orders gave status {status!r}")
-    return Orders(status, str(row.get("detail", "")))
+def orders_for(stored: StoredEvidence | None) -> tuple[Orders, tuple[SearchOutcome, ...]]:
+    """The stored orders rows' verdict on a result, and the confirmed violations along its rays as search
+    outcomes (``verify.evidence.records``: ``orders_status`` and ``orders_findings``)."""
+    from verify.evidence.records import orders_findings, orders_status
+
+    rows = stored.orders if stored is not None else []
+    status, detail = orders_status(rows)
+    return Orders(status, detail), tuple(SearchOutcome(**f) for f in orders_findings(rows))
+
+
+def verification_checks(stored: StoredEvidence | None) -> tuple[VerificationCheck, ...]:
+    """The stored ``convbound verify`` records about a result, as checks (``verify.decision.VerificationCheck``)."""
+    return tuple(VerificationCheck(check=v.id, verdict=v.verdict, expected=v.expected, control=v.control,
+                                   ratio=v.ratio, source=source, instance=dict(v.instance))
+                 for source, v in (stored.verifications if stored is not None else ()))
 
 
 #: The constants a setting's one-line name shows, in order, where its class has them (the non-convex class has
@@ -193,37 +194,83 @@ def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
                       "worst-case")) for p in paths]
 
 
-def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]]) -> Evidence:
-    """Every source's evidence about one result (``res``: a ``bounds.Result``)."""
+def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]],
+           stored: StoredEvidence | None = None) -> Evidence:
+    """Every source's evidence about one result (``res``: a ``bounds.Result``); ``stored``: the store's."""
+    if stored is not None:
+        searches = [*searches, *stored.searches]
+        worst_cases = [*worst_cases, *stored.worst_cases]
     pep, no_pep = worst_case_ratios(res.key, worst_cases)
-    return Evidence(key=res.key, hypotheses=hypotheses_at(res), searches=search_outcomes(res.key, searches),
-                    orders=orders_for(res.key), worst_cases=pep, no_pep=no_pep)
+    scenarios, no_scenario = scenarios_of(res.key)
+    orders, along_rays = orders_for(stored)
+    return Evidence(key=res.key, hypotheses=hypotheses_at(res),
+                    searches=search_outcomes(res.key, searches) + along_rays, orders=orders, worst_cases=pep,
+                    no_pep=no_pep, verifications=verification_checks(stored),
+                    stale=stored.stale if stored is not None else 0, scenarios=scenarios, no_scenario=no_scenario)
+
+
+def scenarios_of(key: str) -> tuple[tuple[str, ...], str]:
+    """The ids of the scenarios of result ``key``, and, where there are none, the stated reason why (or that none
+    is stated)."""
+    import bounds
+    from verify.scenarios import registry
+    from verify.scenarios.settings import WITHOUT_SCENARIO
+    from verify.search.search_options import SEARCHED_KINDS
+
+    ids = tuple(sid for sid, sc in registry().items() if bounds.get(sc.result).key == key)
+    kind = bounds.get(key).kind.value
+    if ids and kind not in SEARCHED_KINDS:  # falsify searches LHS/RHS of upper and order results only
+        return (), (f"a {kind} result: convbound verify checks its scenario {', '.join(ids)}; falsify searches "
+                    "upper and order results only")
+    return ids, "" if ids else WITHOUT_SCENARIO.get(key, "none built and no reason stated")
 
 
 def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[Decision]:
     """One :class:`~verify.decision.Decision` per result (every encoded one when ``keys`` is None)."""
+    from dataclasses import replace
+
     from bounds.registry import all_results, get
 
     results = list(all_results()) if keys is None else [get(k) for k in keys]
-    searches = load_searches(options.searches)
+    stored = stored_evidence(options.store) if options.use_store else {}
+    if options.searches is not None:  # --search files replace the store's searches (its other evidence stays)
+        stored = {k: replace(ev, searches=[]) for k, ev in stored.items()}
+    searches = load_searches(options.searches or ())
     for res in results if options.search_budget else ():
         searches += run_searches(res.key, options.search_budget, options.seed)
     worst = load_worst_cases(options.worst_cases) + (live_worst_cases() if options.live_pep else [])
-    return decide_with(results, searches, worst)
+    return decide_with(results, searches, worst, stored=stored)
 
 
 def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
-                worst_cases: Sequence[tuple[str, Any]]) -> list[Decision]:
-    """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)`` and
-    ``(source, WorstCase)`` pairs (the report passes the records it computed, so nothing is solved twice)."""
+                worst_cases: Sequence[tuple[str, Any]],
+                stored: Mapping[str, StoredEvidence] | None = None,
+                verifications: Sequence[tuple[str, Any]] = ()) -> list[Decision]:
+    """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)``,
+    ``(source, WorstCase)`` and ``(source, Verification)`` pairs (the report passes the records it computed, so
+    nothing is solved twice; a verification counts for the result its id names) and the store's evidence by
+    result (``stored``; None: none)."""
+    from dataclasses import replace
+
+    from verify.evidence.records import result_of_check
+
+    merged = dict(stored or {})
+    for source, v in verifications:
+        key = result_of_check(v.id, v.variant)
+        if key is not None:
+            ev = merged.get(key, StoredEvidence())
+            merged[key] = replace(ev, verifications=[*ev.verifications, (source, v)])
     versions = _versions()
-    return [decision_of(gather(r, searches, worst_cases), versions) for r in results]
+    return [decision_of(gather(r, searches, worst_cases, merged.get(r.key, StoredEvidence())), versions)
+            for r in results]
 
 
 def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
+    from verify.evidence.keys import code_version
+
     try:
-        return {"convbound": version("convbound")}
+        return {"convbound": version("convbound"), "scoring code": code_version()}
     except PackageNotFoundError:
-        return {"convbound": "not installed"}
+        return {"convbound": "not installed", "scoring code": code_version()}

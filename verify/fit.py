@@ -5,7 +5,9 @@
 on the slope, ``fit_loglog``), or one least-squares slope per seed with a t interval across seeds
 (``fit_over_seeds``), which accounts for correlations along one seed's sweep.
 **Statement**: the rate agrees when the predicted exponent lies in the slope's interval widened by
-a named tolerance (``agrees``). Torch-free.
+a named tolerance (``agrees``). An interval is never narrower than the slope's floating-point error
+(``rounding_error``): on exact power-law data the t interval has width 0 up to rounding, and the exponent
+must not miss it by rounding. Torch-free.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from bounds.core.stats import SLOPE_LEVEL, t_quantile
 
@@ -31,7 +32,7 @@ class SlopeFit:
     n: int
     level: float
     method: str
-
+    rounding: float = 0.0   # the slope's floating-point error bound; the half-width is at least this
     @property
     def ci(self) -> tuple[float, float]:
         return (self.low, self.high)
@@ -42,7 +43,8 @@ class SlopeFit:
 
     def to_dict(self) -> dict:
         return {"slope": self.slope, "intercept": self.intercept, "ci": [self.low, self.high],
-                "stderr": self.stderr, "n": self.n, "level": self.level, "method": self.method}
+                "stderr": self.stderr, "n": self.n, "level": self.level, "method": self.method,
+                "rounding": self.rounding}
 
 
 def _logs(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -52,15 +54,43 @@ def _logs(x, y) -> tuple[np.ndarray, np.ndarray]:
     return np.log(x), np.log(y)
 
 
+def rounding_error(lx: np.ndarray, ly: np.ndarray, slope: float) -> float:
+    """A bound on the floating-point error of a least-squares slope of ``ly`` on ``lx`` (logs of the data).
+
+    **Quantity**: the slope is sum_i w_i ly_i - (same in lx) with weights w_i = xc_i / sum xc^2 (xc centred).
+    Each log carries an error of at most a few ulps of its magnitude plus the input's own rounding (half an
+    ulp of y is eps/2 in log y): at most c eps (1 + |l_i|). The centring and the two sums add at most n eps
+    relative to the largest term. So |error| <= (sum |w_i|) c eps [(1 + max|ly|) + |slope| (1 + max|lx|)] n,
+    with c = 4 (a generous count of roundings per term: the input, log, subtraction, product).
+    """
+    eps = float(np.finfo(float).eps)
+    xc = lx - lx.mean()
+    ss = float(xc @ xc)
+    if ss == 0:
+        return math.inf
+    weight = float(np.abs(xc).sum()) / ss
+    mags = (1.0 + float(np.abs(ly).max())) + abs(slope) * (1.0 + float(np.abs(lx).max()))
+    return 4.0 * eps * lx.size * weight * mags
+
+
 def fit_loglog(x, y, level: float = SLOPE_LEVEL) -> SlopeFit:
     """Least-squares slope of log y on log x with a t interval (n - 2 degrees of freedom)."""
     lx, ly = _logs(x, y)
     if lx.size < 3:
         raise ValueError("a slope interval needs at least 3 points")
-    res = stats.linregress(lx, ly)
-    half = float(t_quantile(level, lx.size - 2)) * float(res.stderr)
-    return SlopeFit(float(res.slope), float(res.intercept), float(res.slope) - half, float(res.slope) + half,
-                    float(res.stderr), int(lx.size), level, "linregress")
+    # least squares from the residuals (scipy's linregress takes the stderr from 1 - r^2, which on exact data is
+    # a rounding error whose square root, about 1e-8, would pass for an interval; and it is nan on a flat line)
+    xc = lx - lx.mean()
+    ss = float(xc @ xc)
+    if ss == 0:
+        raise ValueError("a slope needs at least two distinct x")
+    slope = float(xc @ (ly - ly.mean())) / ss
+    intercept = float(ly.mean()) - slope * float(lx.mean())
+    resid = ly - (intercept + slope * lx)
+    stderr = math.sqrt(float(resid @ resid) / (lx.size - 2) / ss)
+    floor = rounding_error(lx, ly, slope)
+    half = max(float(t_quantile(level, lx.size - 2)) * stderr, floor)
+    return SlopeFit(slope, intercept, slope - half, slope + half, stderr, int(lx.size), level, "least squares", floor)
 
 
 def fit_over_seeds(x, Y, level: float = SLOPE_LEVEL) -> SlopeFit:
@@ -75,8 +105,9 @@ def fit_over_seeds(x, Y, level: float = SLOPE_LEVEL) -> SlopeFit:
     intercepts = ly.mean(axis=1) - slopes * lx.mean()
     s = float(slopes.mean())
     se = float(slopes.std(ddof=1) / math.sqrt(slopes.size))
-    half = float(t_quantile(level, slopes.size - 1)) * se
-    return SlopeFit(s, float(intercepts.mean()), s - half, s + half, se, int(slopes.size), level, "per-seed")
+    floor = max(rounding_error(lx, row, float(b)) for row, b in zip(ly, slopes, strict=True))
+    half = max(float(t_quantile(level, slopes.size - 1)) * se, floor)
+    return SlopeFit(s, float(intercepts.mean()), s - half, s + half, se, int(slopes.size), level, "per-seed", floor)
 
 
 def fit_constant(x_args, y) -> tuple[float, float, float]:

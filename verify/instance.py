@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import PointRefused, UserInputError
 from bounds.core.face import notebook_face
 from bounds.core.record import Record, clip, describe, is_number, register
 
@@ -184,7 +184,7 @@ def largest_instance(scenario: Any) -> tuple[dict[str, Any], Any]:
     try:
         point = scenario.point(top)
         return point, scenario.build(point)
-    except Exception:  # a plugin's builder may refuse the corner for its own reasons: the default still sizes it
+    except PointRefused:  # the builder refuses the corner (its axes may be coupled): the default still sizes it
         point = scenario.point({})
         return point, scenario.build(point)
 

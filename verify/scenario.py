@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import End, UserInputError
 from bounds.core.face import notebook_face, short
 from bounds.core.stats import MEAN_LEVEL
 from verify.measures import Measured, at_round, mean_over_rounds
@@ -58,7 +58,12 @@ class Param:
         searched: the categorical values a search draws from unless told otherwise (None: every choice);
             the other choices stay admissible (``falsify --problems`` widens the problem axis).
         doc: what the axis means, e.g. "step size as a fraction of the 1/(20 m L K) cap".
-        source: where its bounds come from (a hypothesis, a symbol's domain, or a named cost cap).
+        source: where its bounds come from (a hypothesis, a symbol's domain, or a named cost cap), for readers.
+        end: what kind of end its high end is (a :class:`bounds.core.errors.End`, or its value): ``domain`` or
+            ``hypothesis`` (the theorem's: a search never passes it), ``stand-in`` (the theorem puts no end there:
+            a finite stand-in for infinity) or ``cost`` (what a simulated point may cost). Declared, never read
+            from ``source``: a ray may run past a stand-in or a cost end where its points are scored exactly
+            (``verify.search.ray_bases.widened``).
     """
 
     name: str
@@ -71,8 +76,12 @@ class Param:
     searched: tuple | None = None
     doc: str = ""
     source: str = ""  # where low/high come from: a hypothesis, a domain, or a cost cap (``falsify --space``)
+    end: End | str = End.DOMAIN  # normalised to an End in __post_init__
 
     def __post_init__(self) -> None:
+        if self.end not in set(End) - {End.SIZE}:
+            raise ValueError(f"param {self.name}: end {self.end!r} is not one of domain, hypothesis, stand-in, cost")
+        object.__setattr__(self, "end", End(self.end))
         if self.choices is None:
             if not self.low <= self.high:
                 raise ValueError(f"param {self.name}: low {self.low} > high {self.high}")
@@ -104,7 +113,8 @@ class Param:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "low": self.low, "high": self.high, "default": self.default, "log": self.log,
                 "integer": self.integer, "choices": list(self.choices) if self.choices else None,
-                "searched": list(self.searched) if self.searched else None, "doc": self.doc, "source": self.source}
+                "searched": list(self.searched) if self.searched else None, "doc": self.doc, "source": self.source,
+                "end": str(self.end)}
 
 
 @dataclass(frozen=True)

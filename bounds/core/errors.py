@@ -8,6 +8,7 @@ exit status 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 from typing import Any
 
 WORD_WIDTH = 60  # longest piece of a user's text echoed back in a message
@@ -39,9 +40,46 @@ class UserInputError(ValueError):
         return f"{flag} {text[len(self.param) + 1:]}"
 
 
-class SizeRefused(UserInputError):
+class End(StrEnum):
+    """Why a point stops being admissible: the kind of end an axis declares (``verify.scenario.Param.end``) and the
+    reason a refused point carries (:class:`PointRefused`). A search reads these, never the words of a message."""
+
+    DOMAIN = "domain"          # a symbol's domain (bounds refuses the value)
+    HYPOTHESIS = "hypothesis"  # a hypothesis of the theorem stops there
+    STAND_IN = "stand-in"      # the theorem puts no end here: a finite stand-in for infinity
+    COST = "cost"              # what a point may cost (a simulation's size), not the theorem
+    SIZE = "size"              # memory a build would hold (refused before allocating)
+
+
+class PointRefused(UserInputError):
+    """A point of a search space that is refused, with its declared reason ``why`` (an :class:`End`).
+
+    A search catches this type (and only this type) as "not a point to score": any other exception from a built-in
+    builder is a bug and propagates. The subclasses fix ``why``; raise them where the refusal is decided.
+    """
+
+    why: End = End.DOMAIN
+
+    def __init__(self, message: str = "", *, why: End | None = None, param: str | None = None) -> None:
+        super().__init__(message, param=param)
+        if why is not None:
+            self.why = End(why)
+
+    def __reduce__(self) -> tuple:
+        return (type(self), (str(self),), {"param": self.param, "why": self.why})
+
+
+class OutsideDomain(PointRefused):
+    """A value outside a symbol's declared domain (``bounds.symbols.SymbolInfo.validate``)."""
+
+    why = End.DOMAIN
+
+
+class SizeRefused(PointRefused):
     """A builder refuses an instance for its size (memory it would hold), not for its values: a search counts such a
     point as cut by cost (``verify.search.falsify``), as it does a simulation over its budget."""
+
+    why = End.SIZE
 
 
 def close_matches(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:

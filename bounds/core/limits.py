@@ -19,8 +19,9 @@ from bounds.core.errors import UserInputError
 
 DEFAULT_MAX_SECONDS = 600.0
 _BYTES = 8  # float64
-# simulate: per round, a few tensor operations per local step (Python and dispatch overhead) ...
-_ROUND_OVERHEAD_S = 2e-4
+# simulate: per round, a few tensor operations per local step (Python and dispatch overhead; 4-6e-5 s of CPU a step
+# measured on FAST.T1/T2's families at d = 2, tests/benchmarks/results/cost_model.json; 2e-4 before, 2-3x high) ...
+_ROUND_OVERHEAD_S = 6e-5
 # ... plus the arithmetic: element updates of iterate, gradient, noise and control variates per second
 _ELEMENTS_PER_S = 2e8
 # region: the rank oracle and the sort of the polymatroid solver, per client (named models, 10^5 clients: ~9 s)
@@ -54,12 +55,19 @@ def simulation_cost(trials: int, rounds: int, clients: int, dim: int, local_step
                                             f"dimension {dim} x {local_steps} local steps")
 
 
-def per_trial_cost(trials: int, clients: int) -> Cost:
+def per_trial_cost(trials: int, clients: int, dim: int = 1) -> Cost:
     """The per-trial exact path (FAST's mixture: one participation law per trial, verify.exact_score): each
-    trial holds its own law (a table that grows like 2^clients) and its own repeated squaring; measured on the
-    2-core machine: 1.2 KB a trial at 4 clients, 20 KB at 16, and 1-2 ms a trial evaluated."""
+    trial holds its own law (a table that grows like 2^clients) and its own repeated squaring over the
+    coordinates; measured on the 2-core machine: 1.2 KB a trial at 4 clients, 20 KB at 16; CPU a trial about
+    0.5 ms + 1.8e-7 s per law-table entry + (8.9e-6 + 1.3e-6 clients) s per coordinate (FAST.T2's quadratic at
+    M in {4, 16}, d in {4, 100, 1000}, 64 trials: 0.14 to 2.8 s a point; tests/benchmarks/bench_cost_model.py)."""
     table = 1024.0 + 0.32 * 2.0 ** min(clients, 60)
-    return Cost(trials * table, trials * 2e-3, f"{trials} trials of the per-trial exact path over {clients} clients")
+    seconds = 5e-4 + _PER_TRIAL_S_PER_ENTRY * 2.0 ** min(clients, 60) + (8.9e-6 + 1.3e-6 * clients) * dim
+    return Cost(trials * (table + 3.0 * clients * dim * _BYTES), trials * seconds,
+                f"{trials} trials of the per-trial exact path over {clients} clients in dimension {dim}")
+
+
+_PER_TRIAL_S_PER_ENTRY = 1.8e-7  # one law-table entry of one trial (2^clients of them), measured at 16 clients
 
 
 def region_cost(clients: int, rounds: int = 0, runs: int = 0) -> Cost:

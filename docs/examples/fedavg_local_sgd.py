@@ -79,17 +79,18 @@ R_CAP, K_CAP, M_CAP, D_CAP = 10**6, 64, 16, 10
 
 
 def space(step_cap: float = STEP_CAP) -> tuple[Param, ...]:
-    """The instance space; every bound is the hypotheses' own unless its doc says 'cost cap'."""
+    """The instance space; every bound is the hypotheses' own unless it declares ``end="cost"`` (a cost cap)."""
     return (
         Param("M", 2, M_CAP, 4, integer=True, log=True, doc=f"clients: from the hypothesis M >= 2; {M_CAP}: cost cap of "
-                                                             "the exact evaluation (it grows with M)"),
+                                                             "the exact evaluation (it grows with M)", end="cost"),
         Param("m_frac", 0.0, 1.0, 0.5, doc="m = 1 + round(m_frac (M - 1)): 1 <= m <= M, the hypotheses' range"),
-        Param("K", 1, K_CAP, 4, integer=True, log=True, doc=f"local steps: from 1 (domain); {K_CAP}: cost cap"),
+        Param("K", 1, K_CAP, 4, integer=True, log=True, doc=f"local steps: from 1 (domain); {K_CAP}: cost cap",
+              end="cost"),
         Param("R", 1, R_CAP, 50, integer=True, log=True, doc=f"rounds: from 1 (domain); {R_CAP:.0e}: the longest horizon "
                                                              "asked of the exact evaluation (the bound has no cap)"),
         Param("eta_frac", 1e-4, 1.0, 0.5, log=True,
               doc=f"step as a fraction of the hypothesis's cap {step_cap:g}/L: 1e-4 of the cap up to the cap"),
-        Param("d", 1, D_CAP, 2, integer=True, doc=f"dimension (d = 1: mu = L); {D_CAP}: cost cap"),
+        Param("d", 1, D_CAP, 2, integer=True, doc=f"dimension (d = 1: mu = L); {D_CAP}: cost cap", end="cost"),
         Param("mu_frac", 1e-3, 1.0, 0.5, log=True, doc="mu / L: (0, 1] by mu <= L; 1e-3 stands for 'near 0'"),
         Param("sigma", 1e-4, 10.0, 1.0, log=True, doc="noise std. dev. relative to sqrt(D0) = 1; 1e-4 stands for 0"),
         Param("zeta", 1e-4, 10.0, 1.0, log=True, doc="largest ||grad F_i(x*)|| relative to sqrt(D0) = 1; 1e-4: 0"),

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..propensity import propensities
 from .declare import (
     Law,
     Moments,
@@ -222,8 +223,6 @@ def per_trial_laws(M: int, c: dict, trials: int, seed: int) -> list[Law] | str:
     rounds are independent only given a per-trial draw (client propensities drawn once per trial): the law of
     each trial's rounds given the engine's own draw for that trial (the same propensities a simulation with
     ``seed`` and ``trials`` uses); or why not."""
-    from ..participation import propensities
-
     if M > 16:
         return f"successive sampling over M={M} > 16 clients (2^M sets)"
     W = propensities(c["dist"], c["a"], c["b"], M, int(trials), int(seed))

@@ -59,7 +59,7 @@ def audit_cmd(log_path, columns, fmt, target, alpha, level, period, k, model_spe
     model = None
     if model_spec is not None:
         from bounds.core.limits import region_max_clients
-        from rate_region.models import get_model
+        from rate_region.modelfile import get_model
 
         cap = k if k is not None else max(int(log.participated.sum(1).max()), 1)
         model = get_model(model_spec, k=cap, max_clients=region_max_clients())

@@ -219,7 +219,7 @@ def _decisions(res, values: dict, model_spec: str | None) -> dict:
         raise UserInputError("model= decides whether r is achievable: give r=... as well (e.g. r=0.375,0.5)")
     from bounds.evaluate import bind
     from rate_region.availability import make_cap
-    from rate_region.models import get_model
+    from rate_region.modelfile import get_model
     from rate_region.region import membership
 
     r = bind(res, {"r": values["r"]})["r"]

@@ -18,8 +18,10 @@ from reports.cli.common import (
     dumps,
     echo_json,
     progress_bar,
+    save_evidence,
     scheduler_options,
     seed_option,
+    write_store_options,
 )
 
 
@@ -31,10 +33,30 @@ def _scenario(sid: str):
     if sid not in registry():
         try:
             bounds.get(sid)
-        except Exception:
+        except UserInputError:
             return get(sid)  # unknown id: the registry's one-line message with close matches
+        own = [k for k, sc in registry().items() if bounds.get(sc.result).key == bounds.get(sid).key]
+        if own:
+            raise UserInputError(f"{sid!r} is a result, not a scenario id; its scenarios: {', '.join(own)}")
         raise UserInputError(f"result {sid!r} has no scenario to search; scenarios: {', '.join(registry())}")
     return get(sid)
+
+
+def _print_optimisers(as_json: bool) -> None:
+    """The optimiser registry: name, whether --terms aims it, where it came from, one line of what it does."""
+    import json
+
+    from bounds.plugins import origin_text
+    from verify.search.optimisers import registry
+
+    rows = [{"name": k, "aimed": e.aimed, "origin": origin_text("optimisers", k), "summary": e.summary}
+            for k, e in registry().items()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
+        return
+    for r in rows:
+        click.echo(f"{r['name']:<16} {'--terms' if r['aimed'] else '       '}  {r['summary']}"
+                   + ("" if r["origin"] == "built-in" else f"  ({r['origin']})"))
 
 
 def _trace_png(doc, path: str, force: bool) -> None:
@@ -97,14 +119,17 @@ def _print_space(sc, preset, as_json) -> None:
 def _scoring_by_family(sc) -> dict[str, tuple[str, str]]:
     """How the default point is scored in each searched family (exact, per-trial, simulated) and why, as the
     objects' declarations say (verify.exact_score.scoring); a family whose default point is refused says so."""
+    from bounds.core.errors import PointRefused
     from verify.exact_score import scoring
+    from verify.search.confirmation import PluginFailed, plugin_guard
 
     problem = next((p for p in sc.space if p.name == "problem" and p.choices), None)
     out: dict[str, tuple[str, str]] = {}
     for fam in ([""] if problem is None else list(problem.searched or problem.choices)):
         try:
-            out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
-        except Exception as exc:  # a builder that refuses this family's default point: said, not raised
+            with plugin_guard(sc):
+                out[str(fam)] = scoring(sc.build(sc.point({"problem": fam} if fam else {})))
+        except (PointRefused, PluginFailed) as exc:  # a builder that refuses this family's default point: said
             out[str(fam)] = ("", f"the default point is not built ({type(exc).__name__}: {exc})")
     return out
 
@@ -133,7 +158,7 @@ def _refuse_absurd_sizes(sc, budget: int, time_limit: float | None, trials: int,
     if sizes["exact"] == "exact":  # scored from moments: no trial is simulated, the simulation's cost does not apply
         return
     for name, n in counts:
-        cost = (per_trial_cost(n, sizes["clients"]) if sizes["exact"] == "per-trial" else
+        cost = (per_trial_cost(n, sizes["clients"], sizes["dim"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(n, sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower {name} (sized at the default point of {sc.id}'s space)", (name, n))
 
@@ -166,10 +191,10 @@ def register(cli: click.Group) -> None:
 @click.option("--trials", type=int, default=64, show_default=True, help="trials per search evaluation")
 @click.option("--confirm-trials", type=int, default=4096, show_default=True, help="trials of the confirmation")
 @click.option("--optimiser", default="corners", show_default=True,
-              # spelled out, not read from verify.search.optimisers.OPTIMISERS: importing verify costs 0.7 s of
-              # `falsify --help`; tests/cli/test_falsify_help.py fails when a registered name is missing here
-              help="corners | stratified | random | climb | seeded | rays | optuna-cmaes | optuna-tpe | "
-                   "nevergrad-ngopt | nevergrad-cma (README: 'Worst instances')")
+              # the names live in one registry (verify.search.optimisers, plugins add to it); reading it here
+              # would import verify (scipy.stats) for `falsify --help`, so `--optimiser list` prints it instead
+              help="a registered optimiser; `--optimiser list` prints them all, plugins' included "
+                   "(README: 'Worst instances')")
 @click.option("--terms", default=None, metavar="TERM,...",
               help="the RHS terms whose strata to aim at (stratified, corners, climb, seeded, rays; default: every term)")
 @click.option("--preset", default=None, metavar="NAME",
@@ -189,10 +214,12 @@ def register(cli: click.Group) -> None:
 @click.option("--instance-out", default=None, help="write the replayable confirmation instance (JSON)")
 @click.option("--trace", "trace_path", default=None, help="write the search trace figure (PNG)")
 @click.option("--force", is_flag=True, help="overwrite --out, --instance-out and --trace files (regular files only)")
+@write_store_options
 @scheduler_options
 def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, optimiser, problems, population, device,
                 as_json, out_path, instance_out, trace_path, force=False, scheduler=None, workers=None, terms=None,
-                preset=None, show_space=False, stop_at_violation=False, no_shrink=False) -> int:
+                preset=None, show_space=False, stop_at_violation=False, no_shrink=False, store=None,
+                no_store=False) -> int:
     """Search SCENARIO_ID's admissible instances for the largest LHS/RHS; confirm the best with fresh seeds.
 
     A violation is claimed only when the confirmation interval's low end exceeds the RHS at a point
@@ -200,9 +227,14 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     \f
     The reason for the parameter count: click passes one parameter per option.
     """
+    from verify.evidence.store import writing_path
     from verify.search.search_options import SearchOptions
     from verify.verdict import is_finding
 
+    if optimiser == "list":
+        _print_optimisers(as_json)
+        return 0
+    store_path = writing_path(store, no_store)
     sc = _scenario(scenario_id)
     if preset is not None:
         from verify.scenarios.presets import apply
@@ -223,17 +255,25 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     announce_workers()
     rec = _run_search(sc, opts, scheduler, workers)
     doc = rec.to_dict()
+    shrunk: list[str] = []
     if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
         from reports.cli.shrunk import shrink_into
         from verify.search.search_options import search_space
 
         # shrunk within the families searched (--problems): a move to an excluded family is no simpler instance
-        shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials, seed=seed, as_json=as_json)
+        shrunk = shrink_into(doc, search_space(sc, opts.problems), rec, trials=trials, confirm_trials=confirm_trials,
+                             seed=seed, as_json=as_json)
     _write_outputs(rec, doc, out_path=out_path, instance_out=instance_out, trace_path=trace_path, force=force)
+    if not rec.interrupted:  # an interrupted search is not evidence of its budget
+        from verify.evidence.records import search_record
+
+        save_evidence(store_path, lambda: [search_record(rec, doc=doc)])
     if as_json:
         echo_json(doc)
     else:
         _print_search(rec)
+        for line in shrunk:  # the minimal counterexample after the finding it shrinks
+            click.echo(line)
     if rec.interrupted:
         raise SystemExit(130)
     return 0

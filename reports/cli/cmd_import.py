@@ -8,6 +8,20 @@ import click
 
 from reports.cli.common import atomic_write_text, check_output_path, echo_json
 
+#: The largest document read, from a file or standard input (a theorem's document is a few kilobytes).
+DOCUMENT_LIMIT = 2**20
+
+
+def _read_stdin() -> str:
+    """Standard input up to DOCUMENT_LIMIT characters: `import-latex - < /dev/zero` is refused, not read forever."""
+    from bounds.core.errors import UserInputError
+
+    text = sys.stdin.read(DOCUMENT_LIMIT + 1)
+    if len(text) > DOCUMENT_LIMIT:
+        raise UserInputError(f"standard input holds more than {DOCUMENT_LIMIT:,} characters; a LaTeX import "
+                             "document is a small TOML file (docs/latex-import.md)")
+    return text
+
 
 def register(cli: click.Group) -> None:
     cli.add_command(import_latex_cmd)
@@ -35,13 +49,16 @@ def import_latex_cmd(source: str, lhs: str | None, out: str | None, plugin: bool
     from bounds.core.errors import UserInputError
     from bounds.latex_import import import_document
 
+    if lhs is not None and not lhs.strip():
+        raise UserInputError("--lhs is empty; name a measure: final-dist-sq, final-gap, final-grad-sq, mean-grad-sq, "
+                             "mean-gap, mean-dist-sq (or leave --lhs out to use the document's lhs)")
     if source == "-":
-        text, name = sys.stdin.read(), "<stdin>"
+        text, name = _read_stdin(), "<stdin>"
     else:
         from bounds.core.files import read_text
 
         text, name = read_text(source, "LaTeX import document", "a .toml document (docs/latex-import.md)",
-                               limit=2**20), source
+                               limit=DOCUMENT_LIMIT), source
     if out is not None:
         check_output_path(out, force=force)
     try:

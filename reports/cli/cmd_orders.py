@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import click
 
-from reports.cli.common import COUNT, echo_json, seed_option
+from reports.cli.common import COUNT, echo_json, save_evidence, seed_option, short_text, write_store_options
+
+#: Evaluations per ray at most (``--points``): each is an exact evaluation, and 1,000 on one ray already take
+#: minutes; refused before any point is placed (``--points 10^9`` would ask for gigabytes of points).
+MAX_POINTS = 1_000
 
 
 def _scenarios(which: str) -> list:
@@ -19,10 +23,16 @@ def _scenarios(which: str) -> list:
 
     if which == "all":
         return [_scenario(s) for s in registry()]
-    words = [w.strip() for w in which.split(",") if w.strip()]
-    if not words:
+    words = [w.strip() for w in which.split(",")]
+    if not any(words):
         raise UserInputError(f"orders {which!r}: give a scenario id (see 'convbound falsify --help'), "
                              "a comma-separated list of them, or all")
+    if "" in words:
+        raise UserInputError(f"orders {which!r}: an empty scenario id between commas; give ids separated by "
+                             "single commas (FAST.T1,FAST.T2)")
+    if len(set(words)) < len(words):
+        twice = sorted({w for w in words if words.count(w) > 1})
+        raise UserInputError(f"orders {which!r}: {', '.join(twice)} given twice; give each scenario once")
     return [_scenario(w) for w in words]
 
 
@@ -54,30 +64,59 @@ def register(cli: click.Group) -> None:
 @click.option("--no-term-bases", is_flag=True, help="rays from the default point only (not from each term-dominant point)")
 @click.option("--no-tight", is_flag=True,
               help="no rays from each ray's tight base (greedy moves of the other axes raising LHS/RHS at the ray's end)")
-@click.option("--confirm-trials", type=click.IntRange(min=2), default=256, show_default=True,
+@click.option("--confirm-trials", type=click.IntRange(min=2, max=2**63 - 1), default=256, show_default=True,
               help="trials of the Monte Carlo cross-check of a confirmed violation")
 @seed_option(help="Seed of the term-dominant points' draws and the confirmation (0 <= seed < 2^63).")
-@click.option("--points", type=COUNT, default=None, help="evaluations per ray (default 10; at least 4)")
+@click.option("--points", type=COUNT, default=None, help="evaluations per ray (default 10; at least 4, at most 1,000)")
 @click.option("--json", "as_json", is_flag=True, help="print the table as JSON")
-def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json):
+@write_store_options
+def orders_cmd(which, only, no_term_bases, no_tight, confirm_trials, seed, points, as_json, store=None, no_store=False):
     """Exponents of the measured LHS and of the RHS along each ray of ID's space (exact scoring only)."""
     from bounds.core.errors import UserInputError
+    from bounds.core.limits import refuse_trials_floor
+    from verify.evidence.store import writing_path
     from verify.search import orders
     from verify.search.rays import order_rays
 
+    store_path = writing_path(store, no_store)
     if points is not None:
         if points < 4:
             raise UserInputError(f"--points {points}: a slope with an interval needs at least 4 points")
+        if points > MAX_POINTS:
+            raise UserInputError(f"--points {points}: at most {MAX_POINTS:,} evaluations per ray (each is an exact "
+                                 "evaluation; the default is 10)")
+    refuse_trials_floor(confirm_trials, "--confirm-trials")  # before any ray is walked
     scs = _scenarios(which)
-    words = [w.strip() for w in only.split(",") if w.strip()] if only is not None else None
+    words = [w.strip() for w in only.split(",")] if only is not None else None
+    if words is not None and "" in words:
+        raise UserInputError(f"--ray {short_text(only)!r}: an empty axis name; give scale axes separated by single "
+                             "commas (eta_frac,R)")
     if words is not None:
         axes = {r.axis for sc in scs for r in order_rays(sc.space)}
         bad = [w for w in words if w not in axes]
         if bad or not words:
             raise UserInputError(f"--ray {only!r}: not a scale axis of {which}; scale axes: {', '.join(sorted(axes))}")
-    rows = [r for sc in scs for r in orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
-                                                        confirm_trials=confirm_trials, seed=seed,
-                                                        points=points or orders.POINTS)]
+    from reports.cli.common import progress_bar
+
+    by_scenario = {}
+    # a table takes minutes: a bar on a terminal (nothing when piped) names the scenario being measured
+    with progress_bar() as bar:
+        task = bar.add_task("orders", total=len(scs))
+        for sc in scs:
+            bar.update(task, description=f"orders of {sc.id}: rays from each base point")
+            by_scenario[sc.id] = orders.order_table(sc, terms=not no_term_bases, tight=not no_tight, only=words,
+                                                    confirm_trials=confirm_trials, seed=seed,
+                                                    points=points or orders.POINTS)
+            bar.advance(task)
+    rows = [r for got in by_scenario.values() for r in got]
+
+    def records():
+        from verify.evidence.records import orders_record
+
+        return [orders_record(sc.result, sc.id, by_scenario[sc.id], seed=seed, points=points or orders.POINTS,
+                              axes=words, terms=not no_term_bases, tight=not no_tight) for sc in scs]
+
+    save_evidence(store_path, records)
     if as_json:
         echo_json({"kind": "orders", "seed": seed, "decades": orders.DECADES, "order_tol": orders.ORDER_TOL,
                    "confirm_tol": orders.CONFIRM_TOL, "loose_gap": orders.LOOSE_GAP, "rows": [r.to_dict() for r in rows]})

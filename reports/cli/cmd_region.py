@@ -162,8 +162,8 @@ def _model(o: RegionOptions) -> tuple[Any, Any, Any]:
 
     from bounds.core.limits import region_max_clients
     from rate_region.availability import make_cap
-    from rate_region.modelfile import is_model_file
-    from rate_region.models import MODEL_NAMES, get_model
+    from rate_region.modelfile import get_model, is_model_file
+    from rate_region.models import MODEL_NAMES
 
     spec = o.model_spec
     if not is_model_file(spec):

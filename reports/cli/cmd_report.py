@@ -32,8 +32,8 @@ def register(cli: click.Group) -> None:
               help="Add a saved record to the report (repeatable): the JSON of 'falsify ID --json', "
                    "'worst-case --json' or 'audit --json'; each kind gets its own section.")
 @click.option("--saved/--no-saved", "saved", default=True, show_default=True,
-              help="Add the confirmed findings (violated, violated unless) of the repository's saved falsify "
-                   "runs (tests/benchmarks/falsify_runs; an installed copy has none), within --only's IDs.")
+              help="Add the confirmed findings (violated, violated unless) of the evidence store's saved falsify "
+                   "runs (the user's store and the one shipped with the package), within --only's IDs.")
 @scheduler_options
 def report(out: str, quick: bool, device: str, only: str | None, seed: int, force: bool,
            from_json: str | None, includes: tuple[str, ...] = (), scheduler: str | None = None,
@@ -66,6 +66,8 @@ def report(out: str, quick: bool, device: str, only: str | None, seed: int, forc
     from reports.records import add_entries
     from reports.schema import load_include, saved_findings
 
+    for path in includes:
+        _refuse_long_names(path)
     included = [load_include(path) for path in includes]  # a bad file is refused before the suite runs
     if saved and not from_json:
         included += saved_findings(ids)
@@ -179,3 +181,28 @@ def _load(path: str) -> dict:
 #: The parts of a report document that hold records; a document with none of them would render an empty report.
 _RECORD_KEYS = ("results", "verifications", "searches", "worst_cases", "audits", "comparisons", "region",
                 "large_n", "sampler", "participation")
+
+
+#: The longest id, result key, scenario or title an included record may carry: every one is drawn in a figure's
+#: title and a table cell, and a 200,000-character id kept matplotlib laying out its title for minutes.
+MAX_NAME = 200
+
+
+def _refuse_long_names(path: str) -> None:
+    """An --include record whose naming fields exceed MAX_NAME characters is refused in one line, before any
+    rendering (the file's other checks stay with reports.schema.load_include)."""
+    from bounds.core.errors import UserInputError
+    from bounds.core.files import read_json
+    from reports.cli.common import short_text
+    from reports.schema import VALID
+
+    data = read_json(path, "--include", VALID)
+    records = data if isinstance(data, list) else [data]
+    for record in records:
+        if not isinstance(record, dict):
+            continue
+        for key in ("id", "result", "scenario", "title"):
+            value = record.get(key)
+            if isinstance(value, str) and len(value) > MAX_NAME:
+                raise UserInputError(f"--include {short_text(path)}: its {key} has {len(value):,} characters; a "
+                                     f"record's {key} has at most {MAX_NAME} (is the file a convbound record?)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from reports.cli.common import (
-    COUNT,
+    INDEX_COUNT,
     atomic_write_text,
     check_device,
     check_output_path,
@@ -51,8 +51,8 @@ def register(cli: click.Group) -> None:
 @click.option("--pattern", default="uniform", show_default=True,
               help="uniform cyclic regularized arbitrary fast availability")
 @click.argument("assignments", nargs=-1)
-@click.option("--trials", type=COUNT, default=20, show_default=True, help="independent runs (one batch)")
-@click.option("--rounds", type=COUNT, default=100, show_default=True, help="communication rounds")
+@click.option("--trials", type=INDEX_COUNT, default=20, show_default=True, help="independent runs (one batch)")
+@click.option("--rounds", type=INDEX_COUNT, default=100, show_default=True, help="communication rounds")
 @click.option("--device", default="auto", show_default=True, help="auto | cpu | cuda")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="write per-round means and CI (CSV)")
 @click.option("--json", "as_json", is_flag=True, help="print the summary as JSON")
@@ -96,7 +96,9 @@ def simulate_cmd(problem, algorithm, pattern, assignments, trials, rounds, devic
                        "not apply; drop them or drop --exact")
         # one trial of one round sizes the round maps (M, d, K); the horizon costs only log R matrix products
         _refuse_absurd_sizes(problem, algorithm, values, 1, 1, PROBLEMS, ALGORITHMS)
-        return _exact(build(problem, pattern, algorithm, values), rounds, as_json)
+        built = build(problem, pattern, algorithm, values)
+        _refuse_costly_exact(built, rounds)
+        return _exact(built, rounds, as_json)
     _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, PROBLEMS, ALGORITHMS)
     dev = resolve_device(device)
     prob, pat, alg = build(problem, pattern, algorithm, values)
@@ -189,7 +191,7 @@ def _canonical(kind: str, word: str, table) -> str:
 
 def _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, problems, algorithms) -> None:
     """Read the sizes (M clients, dimension d, K local steps) as the run will and refuse what cannot fit."""
-    from bounds.core.limits import refuse_if_too_big, simulation_cost
+    from bounds.core.limits import Cost, refuse_if_too_big, simulation_cost
     from reports.cli.common import parse_number
 
     def size(key: str, table, name: str, default: int) -> int:
@@ -207,6 +209,28 @@ def _refuse_absurd_sizes(problem, algorithm, values, trials, rounds, problems, a
     K = size("K", algorithms, algorithm, 1)
     refuse_if_too_big(simulation_cost(trials, rounds, M, d, K),
                       "lower --trials, --rounds, M, d or K")
+    if problem in DENSE_HESSIAN:  # its builder holds a d x d matrix before any round (d = 100,000: 80 GB)
+        refuse_if_too_big(Cost(8.0 * d * d, 0.0, f"the {problem} problem's d x d Hessian (d = {d})"), "lower d",
+                          ("d", d))
+
+
+#: Problems whose builder holds a dense d x d matrix (the per-client curvature families refuse their M x d x d
+#: themselves, quadratics.curvature).
+DENSE_HESSIAN = frozenset({"quadratic"})
+
+
+def _refuse_costly_exact(built, rounds: int) -> None:
+    """The exact moment recursion's matrices (order^2 numbers per block, repeated squaring over log R products),
+    sized from the built objects as a search sizes an exact point (verify.search.cost), before any is made."""
+    from bounds.core.limits import exact_cost, refuse_if_too_big
+    from quadratics.exact.evaluate import exact_shape
+
+    prob, pat, alg = built
+    order, blocks = exact_shape(prob, alg, pat)
+    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((prob, "M"), (prob, "d"), (alg, "K")))
+    setup = (60.0 * M * d + 6.0 * K * d, 12.0 * M * d) if blocks > 1 else (0.0, 0.0)
+    refuse_if_too_big(exact_cost(order, rounds, blocks, setup), "lower d or M (the moment matrices grow with d^2 "
+                      "unless the problem is coordinate-wise), or drop --exact and simulate")
 
 
 def _print_summary(summary, alg, pat, prob, trials, rounds, eps) -> None:

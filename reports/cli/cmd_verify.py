@@ -16,8 +16,10 @@ from reports.cli.common import (
     id_column,
     out_console,
     progress_bar,
+    save_evidence,
     scheduler_options,
     seed_option,
+    write_store_options,
 )
 
 
@@ -69,7 +71,7 @@ def _check_instance_run(path: str, device: str) -> None:
     refuse_trials_floor(data["trials"], "the file's trials")  # decided before the instance is built
     sizes = instance_sizes(get(data["scenario"]), data["point"])
     if sizes["exact"] != "exact":  # a point scored from moments simulates no trial: no simulation cost applies
-        cost = (per_trial_cost(data["trials"], sizes["clients"]) if sizes["exact"] == "per-trial" else
+        cost = (per_trial_cost(data["trials"], sizes["clients"], sizes["dim"]) if sizes["exact"] == "per-trial" else
                 simulation_cost(data["trials"], sizes["rounds"], sizes["clients"], sizes["dim"], sizes["local_steps"]))
         refuse_if_too_big(cost, f"lower trials in {path} (the interval narrows as 1/sqrt(trials))", trials)
     check_device(device if device != "auto" else data.get("device", "cpu"))
@@ -96,7 +98,9 @@ SCOPE = ("each certificate is one instance (its point and seed in --json), not a
                    "trials, seed and level, in this process (--trials, --seed, --quick, --scheduler and --workers "
                    "are refused with it)")
 @scheduler_options
-def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, scheduler=None, workers=None) -> int:
+@write_store_options
+def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, scheduler=None, workers=None,
+               store=None, no_store=False) -> int:
     """Run certificates (ID: FAST.T1, FAST.T2, ..., a paper prefix FAST/F3AST/ASCAF, or all).
 
     Exit status 0 when every verdict is as expected (certificates hold, negative controls
@@ -108,8 +112,10 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from bounds.core.errors import UserInputError
+    from verify.evidence.store import writing_path
     from verify.suite import all_ok, run_suite, select
 
+    store_path = writing_path(store, no_store)
     check_device(device)
     if instance_file is not None and ids:
         raise UserInputError("give either check IDS or --instance FILE, not both")
@@ -144,6 +150,13 @@ def verify_cmd(ids, quick, trials, device, seed, as_json, instance_file=None, sc
         except KeyboardInterrupt:  # the executor has cancelled its tasks and closed its cluster
             err.print("interrupted: no results")
             raise SystemExit(130) from None
+
+    def records():
+        from verify.evidence.records import verification_record
+
+        return [r for r in (verification_record(v) for v in results) if r is not None]
+
+    save_evidence(store_path, records)
     if as_json:
         echo_json([v.to_dict() for v in results])
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bounds.core.errors import UserInputError
-from reports.cli.common import COUNT, echo_json
+from reports.cli.common import COUNT, echo_json, save_evidence, write_store_options
 
 
 @click.command("worst-case")
@@ -58,9 +58,10 @@ from reports.cli.common import COUNT, echo_json
 @click.option("--hetero", default="evaluated", show_default=True,
               help="--nonconvex: dissimilarity at every evaluated point (evaluated) or at the models x_r (rounds)")
 @click.option("--json", "as_json", is_flag=True, help="print the WorstCase record as JSON")
+@write_store_options
 def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, law, sigma, solver,  # noqa: E741
                    max_seconds, relaxed, per_round, banded, window, nonconvex, Delta, initial, hetero,
-                   as_json) -> None:
+                   as_json, store=None, no_store=False) -> None:
     """Exact worst case over smooth (strongly) convex clients with heterogeneity at the optimum.
 
     Solves the performance-estimation SDP (Clarabel or SCS through cvxpy) of the method under the
@@ -71,6 +72,14 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
     \f
     The reason for the parameter count: click passes one parameter per option.
     """
+    from verify.evidence.store import writing_path
+
+    store_path = writing_path(store, no_store)
+    if nonconvex or per_round:  # no record decide reads yet: refused when asked for, else nothing is written
+        if store is not None:
+            raise UserInputError("--store keeps the worst case of the whole horizon (no --nonconvex, no --per-round "
+                                 "record is evidence decide reads yet); drop --store or those options")
+        store_path = None
     if nonconvex:
         from reports.cli.worstcase_nonconvex import run_nonconvex
 
@@ -96,16 +105,31 @@ def worst_case_cmd(method, L, mu, zeta, eta, K, R, M, eta_g, D0, measure, I, S, 
         if relaxed or not isinstance(solver, str) or solver.upper() != "CLARABEL":
             raise UserInputError("--banded solves with Clarabel and full participation: drop --relaxed and "
                                  "--solver (valid: --solver CLARABEL)")
-        wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
+        with _spinner(setting):
+            wc = solve_banded(setting, window=1 if window is None else window, max_seconds=max_seconds)
     else:
-        wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
+        with _spinner(setting):
+            wc = solve(setting, solver=solver, max_seconds=max_seconds, relaxed=relaxed)
     record = wc.to_dict()
+    if wc.success:
+        from verify.evidence.records import worst_case_records
+
+        save_evidence(store_path, lambda: worst_case_records(wc))
     if as_json:
         echo_json(record)
     else:
         _print(record)
     if not wc.success:  # the solver returned no value: the record says why, the exit status says it failed
         raise SystemExit(1)
+
+
+def _spinner(setting):
+    """A spinner on a terminal while the SDP is built and solved (seconds to minutes; nothing when piped)."""
+    from reports.cli.common import progress_bar
+
+    bar = progress_bar()
+    bar.add_task(f"worst case of {setting.method}, K = {setting.K}, R = {setting.R}: solving", total=None)
+    return bar
 
 
 def _per_round(setting, solver: str, max_seconds: float, as_json: bool) -> None:

@@ -79,6 +79,8 @@ FINITE = _Finite()
 
 # counts (trials, rounds, runs, clients): at least 1; absurd sizes are refused by bounds.core.limits
 COUNT = click.IntRange(min=1)
+# a count that indexes arrays or tensors (rounds, trials of one batch): at most a signed 64-bit integer
+INDEX_COUNT = click.IntRange(min=1, max=SEED_MAX)
 
 
 def check_device(text: str) -> str:
@@ -262,6 +264,33 @@ def check_workers(scheduler: str | None, workers: int | None) -> Callable[[], No
             click.echo(f"convbound: note: {note}", err=True)
 
     return announce
+
+
+def store_option(help: str) -> Callable[[Any], Any]:
+    """``--store PATH``: the user's evidence store (``verify.evidence.store``; default ``$CONVBOUND_STORE``, else the
+    per-user default path)."""
+    return click.option("--store", default=None, metavar="PATH", help=help)
+
+
+def write_store_options(fn):
+    """``--store PATH`` / ``--no-store`` of a command that produces evidence: its records are written to the store
+    when ``--store`` is given or ``$CONVBOUND_STORE`` is set (never with ``--no-store``)."""
+    fn = click.option("--no-store", is_flag=True, help="Write no record to the evidence store.")(fn)
+    return click.option("--store", default=None, metavar="PATH",
+                        help="Write this run's evidence records to the store at PATH (default: $CONVBOUND_STORE "
+                             "when set; else nothing is written).")(fn)
+
+
+def save_evidence(path: Any, make: Callable[[], Iterable[Any]]) -> None:
+    """Write the records ``make()`` builds to the store at ``path`` (``verify.evidence.store.writing_path``; None:
+    nothing is built or written) in one transaction, and say so on stderr."""
+    if path is None:
+        return
+    from verify.evidence.store import write
+
+    records = list(make())
+    added = write(path, records)
+    click.echo(f"convbound: {added} new evidence record(s) of {len(records)} written to {path}", err=True)
 
 
 def scheduler_options(fn):

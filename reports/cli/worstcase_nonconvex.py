@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
@@ -22,6 +23,11 @@ def run_nonconvex(opts: dict[str, Any]) -> None:
         raise UserInputError(f"--nonconvex --measure {opts['measure']!r} is not valid; valid: {', '.join(NC_MEASURES)}")
     if opts["relaxed"] or opts["per_round"] or opts["banded"]:
         raise UserInputError("--nonconvex has its own sparse route (--window); drop --relaxed, --per-round, --banded")
+    for flag, key in (("--K", "K"), ("--R", "R"), ("--M", "M"), ("--window", "window")):
+        if opts[key] is not None and abs(opts[key]) >= 2**63:  # before any size estimate turns it into a float
+            raise UserInputError(f"{flag} {opts[key]} is beyond any size a worst case can have; give at most 2^63 - 1")
+    if not math.isfinite(opts["max_seconds"]) or opts["max_seconds"] <= 0:
+        raise UserInputError(f"--max-seconds {opts['max_seconds']} must be a positive, finite number of seconds")
     law = parse_law(opts["law"]) if opts["law"] is not None else None
     s = NCSetting(method=opts["method"], L=opts["L"], zeta=opts["zeta"], eta=opts["eta"], K=opts["K"], R=opts["R"],
                   M=opts["M"], eta_g=opts["eta_g"], Delta=opts["Delta"], measure=opts["measure"],

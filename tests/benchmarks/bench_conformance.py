@@ -1,6 +1,6 @@
 """Benchmark (not a test): the conformance check against the mutants of ``conformance_mutants.py``.
 
-Run: ``PYTHONPATH=. python tests/benchmarks/bench_conformance.py [--seeds 0-9] [--out results.json]``;
+Run: ``PYTHONPATH=. python tests/benchmarks/bench_conformance.py [--seeds 0-9] [--set new] [--out results.json]``;
 ``--table A.json B.json ...`` merges saved runs and prints the README table.
 Per mutant and seed: caught (status "departs") or not, the first departure, trials and wall time; the same for
 the correct implementations (a "departs" there is a false alarm). Goal: >= 19 of 20 caught from every seed,
@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from conformance_mutants import CORRECT, MUTANTS  # noqa: E402
+from conformance_mutants import _NEW, CORRECT, MUTANTS, REPORTS  # noqa: E402
 
 from verify.conformance import conform  # noqa: E402
 from verify.suite import versions  # noqa: E402
@@ -31,28 +31,44 @@ def _seeds(text: str) -> list[int]:
     return [int(s) for s in text.split(",")]
 
 
-def run(seeds: list[int], out: str, only: str | None) -> None:
+def _cases(which: str) -> list[tuple]:
+    """(name, form, algorithm, law, implementation, bug, report class, mutant?) of the chosen set: "new"
+    (issue 41's mutants), "old" (last release's), "mutants" (both), "correct", "all"."""
+    new = {n for n, *_ in _NEW}
+    out = []
+    if which in ("new", "old", "mutants", "all"):
+        out += [(m.name, m.form, m.algorithm, m.law, m.impl, m.bug, m.report, True) for m in MUTANTS
+                if which in ("mutants", "all") or (m.name in new) == (which == "new")]
+    if which in ("correct", "all"):
+        out += [(n, f, a, law, impl, "correct", "", False) for n, f, a, law, impl in CORRECT]
+    return out
+
+
+def run(seeds: list[int], out: str, only: str | None, which: str = "all") -> None:
     rows = []
-    cases = [(n, f, a, law, impl, bug, True) for n, f, a, law, impl, bug in MUTANTS]
-    cases += [(n, f, a, law, impl, "correct", False) for n, f, a, law, impl in CORRECT]
+    load_start = os.getloadavg()
     for seed in seeds:
-        for name, form, alg, law, impl, bug, mutant in cases:
+        for name, form, alg, law, impl, bug, report, mutant in _cases(which):
             if only and only not in name:
                 continue
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             # a mutant stops at its first departing scenario (the verdict cannot change: "time needed")
             r = conform(impl, algorithm=alg, law=law, form=form, seed=seed, name=name, stop_early=mutant)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             first = None if r.first is None else {"scenario": r.first.scenario, "round": r.first.round,
                                                   "quantity": r.first.quantity, "z": r.first.z}
-            rows.append({"name": name, "form": form, "algorithm": alg, "law": law, "bug": bug, "mutant": mutant,
-                         "seed": seed, "status": r.status, "departures": r.departures, "tests": r.tests,
-                         "trials": r.trials, "scenarios_run": len(r.scenarios), "not_run": len(r.not_run), "threshold_z": r.threshold_z, "alpha": r.alpha, "first": first,
-                         "wall_seconds": wall})
-            print(f"seed {seed} {name:26s} {r.status:9s} {wall:5.1f}s", flush=True)
+            rows.append({"name": name, "form": form, "algorithm": alg, "law": law, "bug": bug, "report": report,
+                         "mutant": mutant, "seed": seed, "status": r.status, "departures": r.departures,
+                         "tests": r.tests, "trials": r.trials, "scenarios_run": len(r.scenarios),
+                         "not_run": len(r.not_run), "threshold_z": r.threshold_z, "alpha": r.alpha, "first": first,
+                         "likely": None if r.likely is None else r.likely.bug_class,
+                         "reference": sorted({s.reference for s in r.scenarios}),
+                         "wall_seconds": wall, "cpu_seconds": cpu})
+            print(f"seed {seed} {name:32s} {r.status:9s} cpu {cpu:5.1f}s", flush=True)
             with open(out, "w") as fh:
-                json.dump({"rows": rows, "versions": versions(), "machine": platform.node(),
-                           "load": os.getloadavg()}, fh, indent=1)
+                json.dump({"rows": rows, "set": which, "seeds": seeds, "versions": versions(),
+                           "machine": platform.node(), "cpus": os.cpu_count(), "load_start": load_start,
+                           "load_end": os.getloadavg(), "reports": REPORTS}, fh, indent=1)
 
 
 def table(paths: list[str]) -> None:
@@ -84,12 +100,14 @@ def main() -> None:
     ap.add_argument("--seeds", default="0-9")
     ap.add_argument("--out", default="conformance_bench.json")
     ap.add_argument("--only", default=None, help="run only the implementations whose name contains this")
+    ap.add_argument("--set", default="all", choices=("new", "old", "mutants", "correct", "all"),
+                    help="which implementations: issue 41's mutants, last release's, both, the correct ones, all")
     ap.add_argument("--table", nargs="*", default=None, help="print the README table of saved runs")
     a = ap.parse_args()
     if a.table:
         table(a.table)
     else:
-        run(_seeds(a.seeds), a.out, a.only)
+        run(_seeds(a.seeds), a.out, a.only, a.set)
 
 
 if __name__ == "__main__":

@@ -1,372 +1,141 @@
 """Mutants of the correct implementations of :mod:`verify.conformance.examples`: one bug each, in the form
 where it can live (sampling bugs only where the implementation samples: the Flower form).
 
-Each entry: (name, form, claimed algorithm, claimed law, implementation, bug). Sources of the bug classes:
-fedbiomed #734 (SCAFFOLD sign), SCAFFOLD-PyTorch #1 (zero control-variate delta), FL4Health PR #64 (steps as
-samples x epochs), WAFFLE #6 (weights when the cohort size changes), FL-bench #19 (non-participants'
-updates aggregated); the others are the issue's list and common mistakes (gradient accumulated without
-zeroing, gradient taken at the server model).
+Each entry (:class:`Mutant`): name, form, claimed algorithm, claimed law, implementation, bug, and the class of
+public bug report it reproduces (:data:`REPORTS`: the class and the repository/issue where a report of it was
+found, or none located: then the class is from issue 41's list of commonly reported bugs).
 """
 
 from __future__ import annotations
 
-import random
-from typing import Any
-
-import numpy as np
-import torch
-
-from verify.conformance import examples as ex
-from verify.conformance.examples import local_steps, torch_local_steps
-
-# Plain functions
-
-
-def fn_scaffold_sign(x, cohort, K, rng, state):
-    s = cohort.setting
-    ci = state.setdefault("ci", np.zeros((cohort.M, x.size)))
-    c, deltas, new = ci.mean(0), [], {}
-    for cl in cohort:
-        y, gsum = local_steps(x, cl, K, s.eta, correction=ci[cl.id] - c)  # BUG: sign flipped
-        deltas.append(y - x)
-        new[cl.id] = gsum / K
-    for i, v in new.items():
-        ci[i] = v
-    return x + s.eta_g * np.mean(deltas, axis=0) if deltas else x
-
-
-def fn_scaffold_zero_delta(x, cohort, K, rng, state):
-    s = cohort.setting
-    ci = state.setdefault("ci", np.zeros((cohort.M, x.size)))
-    c = state.setdefault("c", np.zeros(x.size))
-    deltas = []
-    for cl in cohort:
-        y, gsum = local_steps(x, cl, K, s.eta, correction=c - ci[cl.id])
-        deltas.append(y - x)
-        ci[cl.id] = gsum / K
-        c += (ci[cl.id] - ci[cl.id]) / cohort.M  # BUG: the delta is taken after the update: always zero
-    return x + s.eta_g * np.mean(deltas, axis=0) if deltas else x
-
-
-def fn_steps_samples_epochs(x, cohort, K, rng, state):
-    s = cohort.setting
-    if len(cohort) == 0:
-        return x
-    ys = [local_steps(x, cl, K * cl.data_size, s.eta)[0] for cl in cohort]  # BUG: epochs x samples steps
-    return x + s.eta_g * np.mean([y - x for y in ys], axis=0)
-
-
-def fn_cohort_size(x, cohort, K, rng, state):
-    s = cohort.setting
-    expected = max(1, round(sum(s.rates)))  # BUG: the configured (expected) cohort size, not the received one
-    total = sum((local_steps(x, cl, K, s.eta)[0] - x for cl in cohort), np.zeros_like(x))
-    return x + s.eta_g * total / expected
-
-
-def fn_nonparticipants(x, cohort, K, rng, state):
-    s = cohort.setting
-    last = state.setdefault("last", {})
-    for cl in cohort:
-        last[cl.id] = local_steps(x, cl, K, s.eta)[0] - x
-    # BUG: every client's latest update is aggregated, also of clients not in this round
-    return x + s.eta_g * np.mean(list(last.values()), axis=0) if last else x
-
-
-def fn_server_twice(x, cohort, K, rng, state):
-    new = ex.fedavg_round(x, cohort, K, rng, state)
-    return new + (new - x)  # BUG: the server step is applied twice
-
-
-def fn_fedprox_sign(x, cohort, K, rng, state):
-    s = cohort.setting
-    if len(cohort) == 0:
-        return x
-    ys = [local_steps(x, cl, K, s.eta, mu_prox=-s.mu_prox)[0] for cl in cohort]  # BUG: proximal sign
-    return x + s.eta_g * np.mean([y - x for y in ys], axis=0)
-
-
-def fn_data_size(x, cohort, K, rng, state):
-    s = cohort.setting
-    if len(cohort) == 0:
-        return x
-    n = np.array([cl.data_size for cl in cohort], dtype=float)  # BUG: weights by data size
-    ys = np.array([local_steps(x, cl, K, s.eta)[0] for cl in cohort])
-    return x + s.eta_g * (n[:, None] * (ys - x)).sum(0) / n.sum()
-
-
-def fn_stale_cv(x, cohort, K, rng, state):
-    s = cohort.setting
-    ci = state.setdefault("ci", np.zeros((cohort.M, x.size)))
-    seen = state.setdefault("seen", np.zeros((cohort.M, x.size)))
-    c, deltas, new = ci.mean(0), [], {}
-    for cl in cohort:
-        # BUG: the client corrects with the server variate it received when it last took part (stale)
-        y, gsum = local_steps(x, cl, K, s.eta, correction=seen[cl.id] - ci[cl.id])
-        seen[cl.id] = c
-        deltas.append(y - x)
-        new[cl.id] = gsum / K
-    for i, v in new.items():
-        ci[i] = v
-    return x + s.eta_g * np.mean(deltas, axis=0) if deltas else x
-
-
-def fn_f3ast_rates_stuck(x, cohort, K, rng, state):
-    s = cohort.setting
-    r = state.setdefault("rates", np.full(cohort.M, np.mean(s.rates)))  # BUG: initial estimate, never updated
-    out = x.copy()
-    for cl in cohort:
-        out += s.eta_g * cl.p / r[cl.id] * (local_steps(x, cl, K, s.eta)[0] - x)
-    return out
-
-
-def fn_amplify_every_round(x, cohort, K, rng, state):
-    new = ex.fedavg_round(x, cohort, K, rng, state)
-    return x + cohort.setting.gamma * (new - x)  # BUG: amplified every round, not once per window
-
-
-def fn_grad_at_server(x, cohort, K, rng, state):
-    s = cohort.setting
-    if len(cohort) == 0:
-        return x
-    ys = []
-    for cl in cohort:
-        y = x.copy()
-        for _ in range(K):
-            y = y - s.eta * cl.grad(x)  # BUG: gradient at the server model, not the local one
-        ys.append(y)
-    return x + s.eta_g * np.mean([y - x for y in ys], axis=0)
-
-
-def fn_scaffold_sum(x, cohort, K, rng, state):
-    s = cohort.setting
-    ci = state.setdefault("ci", np.zeros((cohort.M, x.size)))
-    c, deltas, new = ci.mean(0), [], {}
-    for cl in cohort:
-        y, gsum = local_steps(x, cl, K, s.eta, correction=c - ci[cl.id])
-        deltas.append(y - x)
-        new[cl.id] = gsum  # BUG: the sum of the K gradients, not their mean
-    for i, v in new.items():
-        ci[i] = v
-    return x + s.eta_g * np.mean(deltas, axis=0) if deltas else x
-
-
-# Torch steps
-
-
-def _mean_update(x, cohort, y):
-    w = cohort.mask.to(x.dtype)
-    w = w / w.sum(1, keepdim=True).clamp_min(1.0)
-    return x + cohort.setting.eta_g * (w[..., None] * (y - x[:, None, :])).sum(1)
-
-
-def t_scaffold_sign(x, cohort, K, generator, state):
-    T, d = x.shape
-    ci = state.setdefault("ci", torch.zeros(T, cohort.M, d, dtype=x.dtype))
-    ex_ = cohort.idx[..., None].expand(-1, -1, d)
-    mine = torch.gather(ci, 1, ex_)
-    y, gsum = torch_local_steps(x, cohort, K, correction=mine - ci.mean(1, keepdim=True))  # BUG: sign
-    state["ci"] = ci.scatter(1, ex_, torch.where(cohort.mask[..., None], gsum / K, mine))
-    return _mean_update(x, cohort, y)
-
-
-def t_mask_ignored(x, cohort, K, generator, state):
-    y, _ = torch_local_steps(x, cohort, K)
-    return x + cohort.setting.eta_g * (y - x[:, None, :]).mean(1)  # BUG: padded non-participants averaged in
-
-
-def t_cohort_size(x, cohort, K, generator, state):
-    y, _ = torch_local_steps(x, cohort, K)
-    w = cohort.mask.to(x.dtype) / cohort.idx.shape[1]  # BUG: divided by the slots, not the cohort's size
-    return x + cohort.setting.eta_g * (w[..., None] * (y - x[:, None, :])).sum(1)
-
-
-def t_no_zero_grad(x, cohort, K, generator, state):
-    s = cohort.setting
-    y = x[:, None, :].expand(-1, cohort.idx.shape[1], -1).clone().requires_grad_(True)
-    for _ in range(K):
-        cohort.loss(y).sum().backward()  # BUG: .grad accumulates over the steps (no zero_grad)
-        with torch.no_grad():
-            y -= s.eta * y.grad
-    return _mean_update(x, cohort, y.detach())
-
-
-def t_data_size(x, cohort, K, generator, state):
-    y, _ = torch_local_steps(x, cohort, K)
-    w = cohort.mask.to(x.dtype) * cohort.data_size  # BUG: weights by data size
-    w = w / w.sum(1, keepdim=True).clamp_min(1e-300)
-    return x + cohort.setting.eta_g * (w[..., None] * (y - x[:, None, :])).sum(1)
-
-
-def t_fedprox_sign(x, cohort, K, generator, state):
-    s = cohort.setting
-    x0 = x[:, None, :].expand(-1, cohort.idx.shape[1], -1)
-    y = x0.clone()
-    for _ in range(K):
-        y.requires_grad_(True)
-        (g,) = torch.autograd.grad(cohort.loss(y).sum(), y)
-        y = (y - s.eta * (g - s.mu_prox * (y - x0))).detach()  # BUG: proximal sign
-    return _mean_update(x, cohort, y)
-
-
-def t_cv_unmasked(x, cohort, K, generator, state):
-    T, d = x.shape
-    ci = state.setdefault("ci", torch.zeros(T, cohort.M, d, dtype=x.dtype))
-    ex_ = cohort.idx[..., None].expand(-1, -1, d)
-    y, gsum = torch_local_steps(x, cohort, K, correction=ci.mean(1, keepdim=True) - torch.gather(ci, 1, ex_))
-    state["ci"] = ci.scatter(1, ex_, gsum / K)  # BUG: padded non-participants' variates overwritten too
-    return _mean_update(x, cohort, y)
-
-
-# Flower strategies
-
-
-def _fedavg(setting, cls_body):
-    from flwr.server.strategy import FedAvg
-
-    cls = type("Mutant", (FedAvg,), cls_body)
-    return cls(fraction_fit=setting.S / setting.M, min_fit_clients=setting.S, min_available_clients=setting.M,
-               fraction_evaluate=0.0)
-
-
-def w_replacement(setting):
-    def configure_fit(self, server_round, parameters, client_manager):
-        from flwr.common import FitIns
-
-        clients = list(client_manager.all().values())
-        return [(c, FitIns(parameters, {})) for c in random.choices(clients, k=setting.S)]  # BUG: with replacement
-
-    return _fedavg(setting, {"configure_fit": configure_fit})
-
-
-def _x_of(params):
-    from flwr.common import parameters_to_ndarrays
-
-    return parameters_to_ndarrays(params)[0]
-
-
-def w_server_twice(setting):
-    from flwr.common import ndarrays_to_parameters
-    from flwr.server.strategy import FedAvg
-
-    def configure_fit(self, server_round, parameters, client_manager):
-        self.x = _x_of(parameters)
-        return FedAvg.configure_fit(self, server_round, parameters, client_manager)
-
-    def aggregate_fit(self, server_round, results, failures):
-        avg, m = FedAvg.aggregate_fit(self, server_round, results, failures)
-        return ndarrays_to_parameters([self.x + 2 * (_x_of(avg) - self.x)]), m  # BUG: server step twice
-
-    return _fedavg(setting, {"configure_fit": configure_fit, "aggregate_fit": aggregate_fit})
-
-
-def w_data_size(setting):
-    from flwr.common import ndarrays_to_parameters
-
-    def aggregate_fit(self, server_round, results, failures):
-        n = np.array([res.metrics["data_size"] for _, res in results], dtype=float)  # BUG: data-size weights
-        ys = np.array([_x_of(res.parameters) for _, res in results])
-        return ndarrays_to_parameters([(n[:, None] * ys).sum(0) / n.sum()]), {}
-
-    return _fedavg(setting, {"aggregate_fit": aggregate_fit})
-
-
-def w_stale_results(setting):
-    from flwr.server.strategy import FedAvg
-
-    def aggregate_fit(self, server_round, results, failures):
-        kept = self.__dict__.setdefault("kept", {})
-        kept.update({proxy.cid: (proxy, res) for proxy, res in results})
-        # BUG: the latest result of every client seen so far is aggregated, also of absent clients
-        return FedAvg.aggregate_fit(self, server_round, list(kept.values()), failures)
-
-    return _fedavg(setting, {"aggregate_fit": aggregate_fit})
-
-
-def w_local_steps(setting):
-    from flwr.server.strategy import FedAvg
-
-    return FedAvg(fraction_fit=setting.S / setting.M, min_fit_clients=setting.S, min_available_clients=setting.M,
-                  fraction_evaluate=0.0,
-                  on_fit_config_fn=lambda r: {"local_steps": setting.K * 10})  # BUG: samples x epochs
-
-
-def w_fedprox_sign(setting):
-    from flwr.server.strategy import FedProx
-
-    return FedProx(proximal_mu=-setting.mu_prox, fraction_fit=setting.S / setting.M,  # BUG: proximal sign
-                   min_fit_clients=setting.S, min_available_clients=setting.M, fraction_evaluate=0.0)
-
-
-def w_fast_not_uniform(setting):
-    from flwr.common import FitIns
-    from flwr.server.strategy import FedAvg
-
-    class Mutant(FedAvg):
-        def configure_fit(self, server_round, parameters, client_manager):
-            clients = list(client_manager.all().values())
-            if random.random() < setting.q:
-                # BUG: snapshot clients drawn in proportion to their data size (not uniformly)
-                sizes = {c.cid: float(c.fit.__self__.i % 10 + 1) for c in clients}
-                chosen: list[Any] = []
-                while len(chosen) < setting.m:
-                    rest = [c for c in clients if c not in chosen]
-                    chosen.append(random.choices(rest, weights=[sizes[c.cid] for c in rest])[0])
-                clients = chosen
-            return [(c, FitIns(parameters, {})) for c in clients]
-
-    return Mutant(fraction_fit=1.0, min_available_clients=setting.M, fraction_evaluate=0.0)
-
-
-def w_f3ast_rates_stuck(setting):
-    from dataclasses import replace
-
-    stuck = replace(setting, rates=tuple([float(np.mean(setting.rates))] * setting.M))  # BUG: rates never updated
-    base = ex.f3ast_strategy(stuck)
-    orig = base.configure_fit
-
-    def configure_fit(server_round, parameters, client_manager):  # selection still follows the true policy
-        return orig(server_round, parameters, client_manager)
-
-    base.configure_fit = configure_fit
-    return base
-
-
-MUTANTS: list[tuple[str, str, str, str, Any, str]] = [
-    ("fn-scaffold-sign", "function", "scaffold", "uniform", fn_scaffold_sign, "SCAFFOLD correction sign flipped"),
-    ("fn-scaffold-zero-delta", "function", "scaffold", "uniform", fn_scaffold_zero_delta,
-     "control-variate delta always zero"),
-    ("fn-steps-samples-epochs", "function", "fedavg", "uniform", fn_steps_samples_epochs,
-     "local steps counted as samples x epochs"),
-    ("fn-cohort-size", "function", "fedavg", "bernoulli", fn_cohort_size,
-     "weights wrong when the cohort size changes"),
-    ("fn-nonparticipants", "function", "fedavg", "uniform", fn_nonparticipants,
-     "non-participants' updates aggregated"),
-    ("fn-server-twice", "function", "fedavg", "uniform", fn_server_twice, "server step applied twice"),
-    ("fn-fedprox-sign", "function", "fedprox", "uniform", fn_fedprox_sign, "FedProx proximal term sign"),
-    ("fn-data-size", "function", "fedavg", "uniform", fn_data_size, "weights by data size, equal claimed"),
-    ("fn-stale-cv", "function", "scaffold", "bernoulli", fn_stale_cv,
-     "stale control variate after non-participation"),
-    ("fn-f3ast-rates-stuck", "function", "f3ast", "static-policy", fn_f3ast_rates_stuck, "F3AST rates not updated"),
-    ("fn-amplify-every-round", "function", "amplified_fedavg", "cyclic", fn_amplify_every_round,
-     "amplification every round, not per window"),
-    ("fn-grad-at-server", "function", "fedavg", "uniform", fn_grad_at_server, "gradient at the server model"),
-    ("fn-scaffold-sum", "function", "scaffold", "uniform", fn_scaffold_sum, "control variate = gradient sum"),
-    ("t-scaffold-sign", "torch", "scaffold", "uniform", t_scaffold_sign, "SCAFFOLD correction sign flipped"),
-    ("t-mask-ignored", "torch", "fedavg", "bernoulli", t_mask_ignored, "non-participants' updates aggregated"),
-    ("t-cohort-size", "torch", "fedavg", "bernoulli", t_cohort_size, "weights wrong when the cohort size changes"),
-    ("t-no-zero-grad", "torch", "fedavg", "uniform", t_no_zero_grad, "gradients accumulated (no zero_grad)"),
-    ("t-data-size", "torch", "fedavg", "uniform", t_data_size, "weights by data size, equal claimed"),
-    ("t-fedprox-sign", "torch", "fedprox", "uniform", t_fedprox_sign, "FedProx proximal term sign"),
-    ("t-cv-unmasked", "torch", "scaffold", "bernoulli", t_cv_unmasked, "non-participants' control variates overwritten"),
-    ("w-replacement", "flower", "fedavg", "uniform", w_replacement, "sampling with replacement"),
-    ("w-server-twice", "flower", "fedavg", "uniform", w_server_twice, "server step applied twice"),
-    ("w-data-size", "flower", "fedavg", "uniform", w_data_size, "weights by data size, equal claimed"),
-    ("w-stale-results", "flower", "fedavg", "uniform", w_stale_results, "non-participants' updates aggregated"),
-    ("w-local-steps", "flower", "fedavg", "uniform", w_local_steps, "local steps counted as samples x epochs"),
-    ("w-fedprox-sign", "flower", "fedprox", "uniform", w_fedprox_sign, "FedProx proximal term sign"),
-    ("w-fast-not-uniform", "flower", "fast", "fast-snapshot", w_fast_not_uniform, "FAST snapshot rounds not uniform"),
-    ("w-f3ast-rates-stuck", "flower", "f3ast", "static-policy", w_f3ast_rates_stuck, "F3AST rates not updated"),
+import os
+import sys
+from typing import Any, NamedTuple
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import conformance_mutants_release as rel  # noqa: E402
+import conformance_mutants_server as srv  # noqa: E402
+
+from verify.conformance import examples as ex  # noqa: E402
+
+# The classes of public bug reports the mutants reproduce: key -> (what, where a public report of it was found;
+# "" where none was located: then the class comes from the issue's list of commonly reported bugs)
+REPORTS: dict[str, tuple[str, str]] = {
+    "scaffold-sign": ("SCAFFOLD correction sign flipped", "fedbiomed/fedbiomed#734"),
+    "cv-delta-zero": ("control-variate change always zero", "KarhouTam/SCAFFOLD-PyTorch#1"),
+    "steps-count": ("local steps counted as samples x epochs", "VectorInstitute/FL4Health#64"),
+    "cohort-size": ("weights wrong when the cohort size changes", "WAFFLE#6"),
+    "nonparticipants": ("non-participants' updates or state aggregated", "KarhouTam/FL-bench#19"),
+    "server-step-twice": ("server step applied twice", ""),
+    "prox-sign": ("proximal term with the wrong sign", ""),
+    "data-size": ("weights by data size where equal weights are claimed", ""),
+    "stale-cv": ("stale control variate after non-participation", ""),
+    "rates-stuck": ("F3AST's rate estimates never updated", ""),
+    "amplify-every-round": ("amplification every round, not once per window", ""),
+    "grad-at-server": ("gradient taken at the server model", ""),
+    "cv-sum": ("control variate = sum of the gradients, not their mean", ""),
+    "no-zero-grad": ("gradients accumulated across steps (no zero_grad)", ""),
+    "sampling": ("sampling with replacement or not uniformly", ""),
+    "momentum-for-update": ("server momentum used where the update belongs (or the reverse)", ""),
+    "prox-zero": ("proximal term always 0: parameters not detached or copied", "KarhouTam/FL-bench#165, "
+                  "flwrlabs/flower#1654"),
+    "prox-not-squared": ("proximal term not squared", "MLOPTPSU/FedTorch#11, ki-ljl/FedProx-PyTorch#1"),
+    "cv-sends-ci": ("SCAFFOLD client sends c_i instead of its change", "TL-System/plato#382"),
+    "cv-epoch-scale": ("SCAFFOLD c_i scaled by one epoch's steps, not all K", "TL-System/plato#382, "
+                       "ki-ljl/Scaffold-Federated-Learning#1"),
+    "cv-random-init": ("control variates initialised at random", "Xtra-Computing/NIID-Bench#8"),
+    "aggregate-not-reset": ("aggregate accumulates across rounds (not reset)", "cisco-open/flame#95"),
+    "secagg-saturates": ("secure aggregation's fixed-point sum saturates", "fedbiomed/fedbiomed#1210"),
+}
+
+
+class Mutant(NamedTuple):
+    """One planted bug: where it lives (form), what is claimed, the implementation, the bug and its report class."""
+
+    name: str
+    form: str
+    algorithm: str
+    law: str
+    impl: Any
+    bug: str
+    report: str
+
+
+_OLD = [  # last release's 28 (name, form, algorithm, law, implementation, report class)
+    ("fn-scaffold-sign", "function", "scaffold", "uniform", rel.fn_scaffold_sign, "scaffold-sign"),
+    ("fn-scaffold-zero-delta", "function", "scaffold", "uniform", rel.fn_scaffold_zero_delta, "cv-delta-zero"),
+    ("fn-steps-samples-epochs", "function", "fedavg", "uniform", rel.fn_steps_samples_epochs, "steps-count"),
+    ("fn-cohort-size", "function", "fedavg", "bernoulli", rel.fn_cohort_size, "cohort-size"),
+    ("fn-nonparticipants", "function", "fedavg", "uniform", rel.fn_nonparticipants, "nonparticipants"),
+    ("fn-server-twice", "function", "fedavg", "uniform", rel.fn_server_twice, "server-step-twice"),
+    ("fn-fedprox-sign", "function", "fedprox", "uniform", rel.fn_fedprox_sign, "prox-sign"),
+    ("fn-data-size", "function", "fedavg", "uniform", rel.fn_data_size, "data-size"),
+    ("fn-stale-cv", "function", "scaffold", "bernoulli", rel.fn_stale_cv, "stale-cv"),
+    ("fn-f3ast-rates-stuck", "function", "f3ast", "static-policy", rel.fn_f3ast_rates_stuck, "rates-stuck"),
+    ("fn-amplify-every-round", "function", "amplified_fedavg", "cyclic", rel.fn_amplify_every_round, "amplify-every-round"),
+    ("fn-grad-at-server", "function", "fedavg", "uniform", rel.fn_grad_at_server, "grad-at-server"),
+    ("fn-scaffold-sum", "function", "scaffold", "uniform", rel.fn_scaffold_sum, "cv-sum"),
+    ("t-scaffold-sign", "torch", "scaffold", "uniform", rel.t_scaffold_sign, "scaffold-sign"),
+    ("t-mask-ignored", "torch", "fedavg", "bernoulli", rel.t_mask_ignored, "nonparticipants"),
+    ("t-cohort-size", "torch", "fedavg", "bernoulli", rel.t_cohort_size, "cohort-size"),
+    ("t-no-zero-grad", "torch", "fedavg", "uniform", rel.t_no_zero_grad, "no-zero-grad"),
+    ("t-data-size", "torch", "fedavg", "uniform", rel.t_data_size, "data-size"),
+    ("t-fedprox-sign", "torch", "fedprox", "uniform", rel.t_fedprox_sign, "prox-sign"),
+    ("t-cv-unmasked", "torch", "scaffold", "bernoulli", rel.t_cv_unmasked, "nonparticipants"),
+    ("w-replacement", "flower", "fedavg", "uniform", rel.w_replacement, "sampling"),
+    ("w-server-twice", "flower", "fedavg", "uniform", rel.w_server_twice, "server-step-twice"),
+    ("w-data-size", "flower", "fedavg", "uniform", rel.w_data_size, "data-size"),
+    ("w-stale-results", "flower", "fedavg", "uniform", rel.w_stale_results, "nonparticipants"),
+    ("w-local-steps", "flower", "fedavg", "uniform", rel.w_local_steps, "steps-count"),
+    ("w-fedprox-sign", "flower", "fedprox", "uniform", rel.w_fedprox_sign, "prox-sign"),
+    ("w-fast-not-uniform", "flower", "fast", "fast-snapshot", rel.w_fast_not_uniform, "sampling"),
+    ("w-f3ast-rates-stuck", "flower", "f3ast", "static-policy", rel.w_f3ast_rates_stuck, "rates-stuck"),
 ]
+
+_NEW = [  # issue 41's classes: server step, server optimisers, proximal term, control variates, accumulation, secagg
+    ("fn-server-lr-twice", "function", "fedavg", "uniform", srv.fn_server_lr_twice, "server-step-twice"),
+    ("t-server-lr-twice", "torch", "fedavg", "uniform", srv.t_server_lr_twice, "server-step-twice"),
+    ("w-server-lr-twice", "flower", "fedavg", "uniform", srv.w_server_lr_twice, "server-step-twice"),
+    ("fn-fedavgm-update-for-momentum", "function", "fedavgm", "uniform", srv.fn_fedavgm_update_for_momentum,
+     "momentum-for-update"),
+    ("fn-fedavgm-stale-momentum", "function", "fedavgm", "uniform", srv.fn_fedavgm_stale_momentum, "momentum-for-update"),
+    ("t-fedavgm-update-for-momentum", "torch", "fedavgm", "uniform", srv.t_fedavgm_update_for_momentum,
+     "momentum-for-update"),
+    ("w-fedavgm-update-for-momentum", "flower", "fedavgm", "uniform", srv.w_fedavgm_update_for_momentum,
+     "momentum-for-update"),
+    ("fn-fedadam-update-for-momentum", "function", "fedadam", "uniform", srv.fn_fedadam_update_for_momentum,
+     "momentum-for-update"),
+    ("t-fedadam-update-for-momentum", "torch", "fedadam", "uniform", srv.t_fedadam_update_for_momentum,
+     "momentum-for-update"),
+    ("w-fedadam-update-for-momentum", "flower", "fedadam", "uniform", srv.w_fedadam_update_for_momentum,
+     "momentum-for-update"),
+    ("fn-fedyogi-update-for-momentum", "function", "fedyogi", "uniform", srv.fn_fedyogi_update_for_momentum,
+     "momentum-for-update"),
+    ("w-fedyogi-update-for-momentum", "flower", "fedyogi", "uniform", srv.w_fedyogi_update_for_momentum,
+     "momentum-for-update"),
+    ("fn-fedadagrad-server-twice", "function", "fedadagrad", "uniform", srv.fn_fedadagrad_server_twice,
+     "server-step-twice"),
+    ("w-fedadagrad-server-twice", "flower", "fedadagrad", "uniform", srv.w_fedadagrad_server_twice, "server-step-twice"),
+    ("fn-aggregate-not-reset", "function", "fedavg", "uniform", srv.fn_aggregate_not_reset, "aggregate-not-reset"),
+    ("t-aggregate-not-reset", "torch", "fedavg", "uniform", srv.t_aggregate_not_reset, "aggregate-not-reset"),
+    ("w-aggregate-not-reset", "flower", "fedavg", "uniform", srv.w_aggregate_not_reset, "aggregate-not-reset"),
+    ("fn-secagg-saturates", "function", "fedavg", "uniform", srv.fn_secagg_saturates, "secagg-saturates"),
+    ("t-secagg-saturates", "torch", "fedavg", "uniform", srv.t_secagg_saturates, "secagg-saturates"),
+    ("w-secagg-saturates", "flower", "fedavg", "uniform", srv.w_secagg_saturates, "secagg-saturates"),
+    ("fn-fedprox-zero-alias", "function", "fedprox", "uniform", srv.fn_fedprox_zero_alias, "prox-zero"),
+    ("t-fedprox-not-detached", "torch", "fedprox", "uniform", srv.t_fedprox_not_detached, "prox-zero"),
+    ("w-fedprox-mu-not-sent", "flower", "fedprox", "uniform", srv.w_fedprox_mu_not_sent, "prox-zero"),
+    ("fn-fedprox-not-squared", "function", "fedprox", "uniform", srv.fn_fedprox_not_squared, "prox-not-squared"),
+    ("t-fedprox-not-squared", "torch", "fedprox", "uniform", srv.t_fedprox_not_squared, "prox-not-squared"),
+    ("fn-scaffold-sends-ci", "function", "scaffold", "uniform", srv.fn_scaffold_sends_ci, "cv-sends-ci"),
+    ("t-scaffold-sends-ci", "torch", "scaffold", "uniform", srv.t_scaffold_sends_ci, "cv-sends-ci"),
+    ("fn-scaffold-epoch-scale", "function", "scaffold", "uniform", srv.fn_scaffold_epoch_scale, "cv-epoch-scale"),
+    ("fn-scaffold-random-init", "function", "scaffold", "uniform", srv.fn_scaffold_random_init, "cv-random-init"),
+    ("t-scaffold-random-init", "torch", "scaffold", "uniform", srv.t_scaffold_random_init, "cv-random-init"),
+]
+
+MUTANTS: list[Mutant] = [Mutant(n, f, a, law, impl, REPORTS[rep][0], rep) for n, f, a, law, impl, rep in _OLD + _NEW]
 
 CORRECT: list[tuple[str, str, str, str, Any]] = [
     ("fn-fedavg", "function", "fedavg", "uniform", ex.fedavg_round),
@@ -376,11 +145,21 @@ CORRECT: list[tuple[str, str, str, str, Any]] = [
     ("fn-scaffold-bern", "function", "scaffold", "bernoulli", ex.scaffold_round),
     ("fn-f3ast", "function", "f3ast", "static-policy", ex.f3ast_round),
     ("fn-amp-fedavg", "function", "amplified_fedavg", "cyclic", ex.amplified_fedavg_round),
+    ("fn-fedavgm", "function", "fedavgm", "uniform", ex.fedavgm_round),
+    ("fn-fedadam", "function", "fedadam", "uniform", ex.fedadam_round),
+    ("fn-fedyogi", "function", "fedyogi", "uniform", ex.fedyogi_round),
+    ("fn-fedadagrad", "function", "fedadagrad", "uniform", ex.fedadagrad_round),
     ("t-fedavg", "torch", "fedavg", "uniform", ex.fedavg_step),
     ("t-fedavg-bern", "torch", "fedavg", "bernoulli", ex.fedavg_step),
     ("t-scaffold-bern", "torch", "scaffold", "bernoulli", ex.scaffold_step),
+    ("t-fedavgm", "torch", "fedavgm", "uniform", ex.fedavgm_step),
+    ("t-fedadam", "torch", "fedadam", "uniform", ex.fedadam_step),
     ("w-flower-fedavg", "flower", "fedavg", "uniform", ex.fedavg_strategy),
     ("w-flower-fedprox", "flower", "fedprox", "uniform", ex.fedavg_strategy),
+    ("w-flower-fedavgm", "flower", "fedavgm", "uniform", ex.fedavgm_strategy),
+    ("w-flower-fedadam", "flower", "fedadam", "uniform", ex.fedadam_strategy),
+    ("w-flower-fedyogi", "flower", "fedyogi", "uniform", ex.fedyogi_strategy),
+    ("w-flower-fedadagrad", "flower", "fedadagrad", "uniform", ex.fedadagrad_strategy),
     ("w-fast", "flower", "fast", "fast-snapshot", ex.fast_strategy),
     ("w-f3ast", "flower", "f3ast", "static-policy", ex.f3ast_strategy),
 ]

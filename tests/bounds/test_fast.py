@@ -272,11 +272,12 @@ def test_registered_keys_and_kinds():
         "FAST.T1": Kind.UPPER, "FAST.C1": Kind.ORDER, "FAST.C2@corrected": Kind.ORDER,
         "FAST.C2@printed": Kind.ORDER, "FAST.R2": Kind.THRESHOLD, "FAST.T2": Kind.UPPER,
         "FAST.T2@corrected": Kind.UPPER, "FAST.C3": Kind.ORDER, "FAST.C3@corrected": Kind.ORDER,
+        "FAST.T1@repaired": Kind.UPPER, "FAST.T2@repaired": Kind.UPPER,
     }
     for res in registry.all_results():
         if res.id.startswith("FAST."):
             assert res.provenance.seed.startswith("000_") and res.hypotheses and res.terms
-            assert res.reconstructed == (res.variant == "corrected")
+            assert res.reconstructed == (res.variant in ("corrected", "repaired"))
             text = res.text()
             assert all(t.name in text for t in res.terms) and all(h.name in text for h in res.hypotheses)
             assert res.latex()

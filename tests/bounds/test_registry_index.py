@@ -34,7 +34,7 @@ def test_summaries_equal_the_built_results():
 
 
 def test_variants_come_from_the_built_module_in_order():
-    assert [r.key for r in variants("FAST.T2")] == ["FAST.T2", "FAST.T2@corrected"]
+    assert [r.key for r in variants("FAST.T2")] == ["FAST.T2", "FAST.T2@corrected", "FAST.T2@repaired"]
     assert get("FAST.C2").key == "FAST.C2@corrected"  # the first variant listed is the default
 
 

@@ -84,16 +84,18 @@ def test_climb_is_deterministic_and_labels_its_proposals(monkeypatch):
         opt = make_optimiser("climb", sc, seed=4, population=6, budget=18)
         asked = []
         for _ in range(3):
-            pts = opt.ask(6)
-            asked.append((pts, list(opt.last_strata)))
+            props = opt.ask(6)
+            pts = [p.point for p in props]
+            asked.append((pts, [p.stratum for p in props]))
             opt.tell(pts, [-abs(math.log(p["eta_frac"])) - abs(math.log(p["sigma"])) for p in pts])
         return asked
 
     first, second = run(), run()
     assert first == second
     labels = [s for _, strata in first for s in strata]
-    assert not any(s.startswith("climb") for s in labels[:6])
-    assert any(s.startswith("climb") for s in labels[6:])
+    assert not any(s.kind == "climb" for s in labels[:6])
+    assert any(s.kind == "climb" for s in labels[6:])
+    assert all(str(s) == f"climb {s.step:.6g}" for s in labels if s.kind == "climb")  # the record's label
 
 
 def _run(argv):
@@ -124,8 +126,8 @@ def test_bad_input_to_climb_is_one_line_exit_2(argv, words):
 def test_fidelity_shares_say_which_points_the_gradient_proposed():
     from verify.search.cost import fidelity_shares
 
-    trace = [{"fidelity": "exact", "stratum": s} for s in ("default", "noise", "climb 0.5", "climb 0.25")]
-    trace.append({"fidelity": "simulated", "stratum": "random"})
+    trace = [{"fidelity": "exact", "proposer": s} for s in ("default", "term", "climb", "climb")]
+    trace.append({"fidelity": "simulated", "proposer": "random"})
     shares = fidelity_shares(trace)
     assert shares["climbed"] == pytest.approx(2 / 5) and shares["exact"] == pytest.approx(4 / 5)
     assert "fallback" in shares["climbed_rule"]
@@ -146,5 +148,5 @@ def test_climb_finds_a_planted_error_by_a_gradient_step(monkeypatch):
                  population=8, stop_at_violation=True)
     assert rec.confirmation["verdict"] == VIOLATED
     at = rec.first_violation["evaluation"]
-    assert at > 8 and rec.trace[at - 1]["stratum"].startswith("climb")
+    assert at > 8 and rec.trace[at - 1]["proposer"] == "climb"
     assert 0 < rec.fidelity["climbed"] < 1 and rec.fidelity["exact"] == 1.0

@@ -6,7 +6,7 @@ from scipy import stats
 
 from bounds.core.errors import UserInputError
 from quadratics import arbitrary, cyclic, fast_mixture, regularized, uniform
-from quadratics.participation import propensities
+from quadratics.propensity import propensities
 
 Z = stats.norm.ppf(1 - 1e-4 / 2)  # two-sided 1e-4 per check: many checks, no flaky failures
 

@@ -7,7 +7,8 @@ import pytest
 
 from bounds.core.errors import UserInputError
 from rate_region.availability import Independent, MarkovChain, make_cap
-from rate_region.models import MODEL_NAMES, load_model, named_model, smartphone_phases
+from rate_region.modelfile import load_model
+from rate_region.models import MODEL_NAMES, named_model, smartphone_phases
 from rate_region.optimum import min_variance_rates
 
 SPEC_F = [0.6035, 0.7, 0.7828, 0.8464, 0.8864, 0.9, 0.8864, 0.8464, 0.7828, 0.7, 0.6035, 0.5,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from rate_region.availability import make_cap
-from rate_region.models import get_model
+from rate_region.modelfile import get_model
 from rate_region.optimum import min_variance_rates
 from rate_region.region import MEMBERSHIP_TOL, membership
 from rate_region.variance import H

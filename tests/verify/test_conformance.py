@@ -64,7 +64,12 @@ def test_flower_fedavg_conforms_and_a_buggy_subclass_departs():
 
     kw = lambda s: dict(fraction_fit=s.S / s.M, min_fit_clients=s.S, min_available_clients=s.M,  # noqa: E731
                         fraction_evaluate=0.0)
-    r = conform(lambda s: FedAvg(**kw(s)), algorithm="fedavg", law="uniform", form="flower", trials=40, rounds=2)
+    # Flower's FedAvg has no server step: it departs exactly where the claimed FedAvg has eta_g != 1, and Flower's
+    # FedAvgM with momentum 0 there (examples.fedavg_strategy) conforms
+    plain = conform(lambda s: FedAvg(**kw(s)), algorithm="fedavg", law="uniform", form="flower", trials=40, rounds=2)
+    assert not plain.conforms and {s.name for s in plain.scenarios if s.departures} == {plain.first.scenario}
+    assert "server step" in plain.first.scenario and plain.likely.bug_class == "server-step"
+    r = conform(ex.fedavg_strategy, algorithm="fedavg", law="uniform", form="flower", trials=40, rounds=2)
     assert r.conforms, r.message
 
     class ServerStepTwice(FedAvg):  # the server applies its step twice (x + 2 (avg - x))

@@ -31,15 +31,15 @@ def _scenario():
 class _Inner:
     """A stand-in for the stratified optimiser: its strata (the RHS terms) and the default point as every draw."""
 
-    strata = ["optimisation", "noise", "sampling", "random"]
+    terms = ["optimisation", "noise", "sampling"]
 
     def __init__(self, sc):
         self.sc, self.told = sc, []
-        self.last_strata = []
 
     def ask(self, n):
-        self.last_strata = ["inner"] * n
-        return [self.sc.point() for _ in range(n)]
+        from verify.search.proposal import INNER, Proposal
+
+        return [Proposal(self.sc.point(), INNER) for _ in range(n)]
 
     def tell(self, points, scores):
         self.told += list(points)
@@ -55,19 +55,20 @@ def _corner_stage(sc, seed, monkeypatch):
     rows = len(opt.rows)
     pts, strata = [], []
     while opt.rows or len(strata) < 2 + 2 * rows + 2:
-        got = opt.ask(8)
-        strata += opt.last_strata
+        props = opt.ask(8)
+        got = [p.point for p in props]
+        strata += [p.stratum for p in props]
         opt.tell(got, [0.0] * len(got))
         pts += got
     # the warm-up, then corner rows and the wrapped optimiser's draws in turn, then its draws and (all scores
     # equal) the climb's moves from each stratum's first corner; it heard of its own points only
-    mine = ["corner" not in s for s in strata]
-    arrays = ["way" in s for s in strata]
+    mine = [s.kind != "corner" for s in strata]
+    arrays = [s.kind == "corner" and s.detail.endswith("-way") for s in strata]
     assert mine[:2] == [True, True] and mine[2:2 + 2 * rows] == [False, True] * rows
     assert arrays[2:2 + 2 * rows:2] == [True] * rows and not any(arrays[2 + 2 * rows:])
     assert all(mine[3 + 2 * rows::2])  # after the rows, every 2nd point is still the wrapped optimiser's
     assert len(opt.inner.told) == sum(mine)
-    return opt, [(p, s) for p, s in zip(pts, strata) if "way" in s]
+    return opt, [(p, str(s)) for p, s, row in zip(pts, strata, arrays) if row]
 
 
 def corners_of(sc):
@@ -132,13 +133,14 @@ def test_the_climb_moves_one_factor_at_a_time_to_the_top_corner(monkeypatch):
     assert [len(v) for p, v in factors if p.integer] == [3, 3]  # K and R: low, low + 1, high
     seen, moves = [], 0
     for _ in range(60):
-        got = opt.ask(8)
+        props = opt.ask(8)
+        got = [p.point for p in props]
         idx = [tuple(_level(p, q[p.name]) for p, _ in factors) for q in got]
-        for lv, stratum in zip(idx, opt.last_strata):
-            if stratum.startswith("corner climb"):
+        for lv, stratum in zip(idx, [p.stratum for p in props]):
+            if stratum.kind == "corner" and stratum.detail == "climb":
                 moves += 1
                 assert any(sum(a != b for a, b in zip(lv, old)) == 1 for old in seen), lv
-            if stratum.startswith("corner"):
+            if stratum.kind == "corner":
                 seen.append(lv)
         opt.tell(got, [float(sum(lv)) for lv in idx])
     top = tuple(len(v) - 1 for _, v in factors)

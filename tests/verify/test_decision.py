@@ -102,7 +102,9 @@ def test_result_needing_lost_constants_without_evidence_is_open_naming_them():
     res = get("FAST.C1")  # spec: FAST's q_min needs G1, G2, G3 (appendix constants), the corollary c
     d = decision_of(gather(res, [], []))
     assert d.outcome == OPEN and d.instance == {}
-    assert "constants the sources lost: G1, G2, G3, c" in d.missing and "no search recorded" in d.missing
+    assert "constants the sources lost: G1, G2, G3, c" in d.missing
+    # FAST.C1 has a declared scenario: the search is what is missing, and the line names the scenario to run
+    assert "no search recorded (scenario FAST.C1 ready: convbound falsify FAST.C1)" in d.missing
     assert hypotheses_at(res).needs == ("G1", "G2", "G3", "c")
 
 
@@ -130,18 +132,18 @@ def test_decide_all_json_gives_every_result_exactly_one_outcome(convbound):
         assert kinds in ([o] for o in OUTCOMES) or kinds == ["refuted", "refuted unless"], d["outcome"]
         assert kinds[-1] != "refuted unless" or d["outcome"].endswith(" fails"), d["outcome"]  # names its H
     by_id = {d["id"]: d for d in got}
-    # the saved conditional violation of FAST.T1 (tests/benchmarks/falsify_runs/conditional/) decides it
+    # the shipped store's conditional violations of FAST.T1 (saved searches and orders rays) decide it
     assert by_id["FAST.T1"]["outcome"] == "refuted unless snapshot probability q >= q_min(G1,G2,G3) fails"
     # FAST.T2's certified worst case at local GD K=2, R=3 is 0.9934 of its bound (tests/verify/test_pep.py)
     t2 = by_id["FAST.T2"]
     assert t2["outcome"] == CERTIFIED
     assert t2["worst_cases"][0]["ratio"] == pytest.approx(0.9934, abs=1e-4)
-    # the saved runs refute FAST.T2@corrected: its instance is the best point of the largest confirmed violation
-    from verify.decision_sources import SAVED_RUNS
+    # the shipped store refutes FAST.T2@corrected: its instance is the best point of the largest confirmed violation
+    from verify.evidence.store import SEARCH, read_all
 
-    saved = [json.loads(f.read_text()) for f in SAVED_RUNS.glob("*.json")]
-    worst = max((r for r in saved if isinstance(r, dict) and r.get("result") == "FAST.T2@corrected"
-                 and r.get("confirmation", {}).get("verdict") == "violated"), key=lambda r: r["confirmation"]["ratio"])
+    saved = [r.body for r in read_all(kind=SEARCH, result_key="FAST.T2@corrected")]
+    worst = max((r for r in saved if r.get("confirmation", {}).get("verdict") == "violated"),
+                key=lambda r: r["confirmation"]["ratio"])
     assert by_id["FAST.T2@corrected"]["outcome"] == REFUTED
     assert by_id["FAST.T2@corrected"]["instance"] == worst["best"]["point"]
 
@@ -173,21 +175,28 @@ def test_bad_input_is_one_line_exit_2(convbound, argv, needle, tmp_path, monkeyp
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_orders_table_is_an_optional_source(monkeypatch):
-    import sys
-    import types
+def _orders_row(finding: str, verdict: str | None = None, ratio: float = 2.0) -> dict:
+    row = {"result": "FAST.C3", "scenario": "FAST.C3", "ray": "R -> high", "base_label": "default",
+           "finding": finding, "violation": {}}
+    if verdict is not None:
+        row["violation"] = {"point": {"R": 1000}, "confirmation": {"verdict": verdict, "ratio": ratio, "unless": []}}
+    return row
 
+
+@pytest.mark.parametrize("rows, outcome, status", [
+    ([], OPEN, "not computed"),
+    ([_orders_row("same order"), _orders_row("loose")], CONSISTENT, "agrees"),
+    ([_orders_row("same order"), _orders_row("fails far along")], OPEN, "contradicts"),
+    ([_orders_row("same order"), _orders_row("fails far along", "violated", 3.5)], REFUTED, "agrees"),
+])
+def test_orders_rows_in_the_store_decide(rows, outcome, status):
     from bounds import get
-    from verify.decision_sources import orders_for
+    from verify.evidence.records import StoredEvidence
 
-    monkeypatch.setitem(sys.modules, "verify.search.orders", None)  # import fails: the module is absent
-    assert (orders_for(KEY).status, orders_for(KEY).detail) == ("not computed", "module not available")
-    for status, outcome in (("agrees", CONSISTENT), ("contradicts", OPEN)):
-        fake = types.ModuleType("verify.search.orders")
-        fake.orders_for = lambda key, s=status: {"status": s, "detail": "LHS R^-1 vs RHS R^-1"}  # type: ignore[attr-defined]
-        monkeypatch.setitem(sys.modules, "verify.search.orders", fake)
-        d = decision_of(gather(get("FAST.C3"), [], []))
-        assert d.outcome == outcome and d.orders["status"] == status
+    d = decision_of(gather(get("FAST.C3"), [], [], StoredEvidence(orders=[("test", r) for r in rows])))
+    assert d.word == outcome and d.orders["status"] == status
+    if outcome == REFUTED:  # the confirmed ray's point is the refuting instance, its ratio the one given
+        assert d.instance == {"R": 1000} and "ratio 3.5" in d.why
 
 
 def test_table_at_80_columns_keeps_every_id_whole(convbound, monkeypatch):

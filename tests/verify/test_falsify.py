@@ -141,7 +141,8 @@ def _cli(*args, timeout=120):
 
 @pytest.mark.parametrize("args, words", [
     (["falsify", "FAST.T9"], "unknown scenario"),
-    (["falsify", "FAST.C2@corrected"], "has no scenario"),
+    (["falsify", "FAST.C2@corrected"], "is a result, not a scenario id; its scenarios: FAST.C2"),
+    (["falsify", "SURV.FEDEF"], "has no scenario"),
     (["falsify", "FAST.T2", "--budget", "0"], "--budget 0"),
     (["verify", "--instance", "/nonexistent/x.json"], "does not exist"),
     (["falsify", "FAST.T1", "--population", "0"], "--population"),
@@ -236,7 +237,7 @@ def test_problems_that_exclude_the_default_family_are_the_only_ones_drawn(optimi
     from verify.search.search_options import search_space
 
     space = search_space(get("FAST.T1"), "quadratic")
-    points = make_optimiser(optimiser, space, seed=0, population=8, budget=16, terms=None).ask(8)
+    points = [p.point for p in make_optimiser(optimiser, space, seed=0, population=8, budget=16, terms=None).ask(8)]
     assert [p["problem"] for p in points] == ["quadratic"] * 8
 
 
@@ -253,7 +254,7 @@ def test_random_search_puts_each_axis_at_its_ends_a_third_of_the_time():
 
     sc = get("FAST.T2@corrected")
     opt = make_optimiser("random", sc, seed=5, population=8, budget=3000)
-    pts = opt.ask(3001)[1:]  # the first point is the default
+    pts = [p.point for p in opt.ask(3001)][1:]  # the first point is the default
     n = len(pts)
     sd = math.sqrt((EDGE / 2) * (1 - EDGE / 2) / n)  # binomial sd of one end's frequency: 0.0068 here
     for p in sc.space:

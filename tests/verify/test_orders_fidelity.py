@@ -95,20 +95,24 @@ def test_a_stand_in_end_is_run_past_and_a_domain_end_is_not(planted):
     import dataclasses
 
     from verify.scenario import Param
-    from verify.search.ray_bases import is_open_end, widened
+    from verify.search.ray_bases import OPEN_ENDS, widened
     from verify.search.rays import Ray
 
-    assert is_open_end(Param("M", 2, 1000, 10, integer=True, source="Theorem 1 bounds no M: the axis stops at 1000"))
-    assert is_open_end(Param("T", 1, 10, 2, integer=True, source="the survey states no condition on T"))
-    assert not is_open_end(Param("S", 1, 16, 4, integer=True, source="1 <= S <= N = 16 (the pattern's domain)"))
+    # the kind of end is declared, not read: a source that says "bounds no M" without the declaration is no stand-in
+    assert Param("M", 2, 1000, 10, integer=True, end="stand-in").end in OPEN_ENDS
+    assert Param("R", 2, 1000, 10, integer=True, end="cost").end in OPEN_ENDS
+    assert Param("M", 2, 1000, 10, integer=True, source="Theorem 1 bounds no M: the axis stops at 1000").end \
+        not in OPEN_ENDS
+    with pytest.raises(ValueError, match="end 'far'"):
+        Param("T", 1, 10, 2, integer=True, end="far")
     sc = planted("PLANT.correct")
     p = next(q for q in sc.space if q.name == "M")
-    stand_in = dataclasses.replace(p, high=40, doc="clients", source="the theorem bounds no M: the log axis stops at 40")
+    stand_in = dataclasses.replace(p, high=40, doc="clients", source="the theorem bounds no M", end="stand-in")
     sc2 = dataclasses.replace(sc, space=tuple(stand_in if q.name == "M" else q for q in sc.space))
     wide, note = widened(sc2, Ray("M", "high"), sc2.point(PT), 3.0)
     assert next(q.high for q in wide.space if q.name == "M") == int(p.low) * 1000  # low x 10^3, by hand
     assert "stand-in end 40" in note
-    domain = dataclasses.replace(p, high=40, doc="clients", source="M <= 40 (the pattern's domain)")
+    domain = dataclasses.replace(p, high=40, doc="clients", source="M <= 40 (the pattern's domain)", end="domain")
     sc3 = dataclasses.replace(sc, space=tuple(domain if q.name == "M" else q for q in sc.space))
     assert widened(sc3, Ray("M", "high"), sc3.point(PT), 3.0) == (sc3, "")
 
@@ -152,15 +156,15 @@ def test_term_bases_stop_early_with_the_full_scans_choice(planted):
     import bounds
     from bounds.evaluate import evaluate
     from verify.search import orders
-    from verify.search.optimisers import _Random
+    from verify.search.stratified import Random
 
     sc = planted("PLANT.correct")
     builds = []
     counted = dataclasses.replace(sc, build=lambda pt: builds.append(1) or sc.build(pt))
     got = orders.term_bases(counted, seed=0, candidates=32)
-    draw = _Random(sc, 0)
+    draw = Random(sc, 0)
     draw.first = False
-    pts = draw.ask(32)
+    pts = draw.draws(32)
     res = bounds.get(sc.result)
     d0 = sc.default_point()
     num = [p for p in sc.space if p.choices is None and p.low < p.high and p.name != "draw"]

@@ -132,13 +132,14 @@ def test_the_seeded_optimiser_climbs_a_ray_end_to_a_masked_violation(get, monkey
     opt._start_pair()
     best, asked = 0.0, 0
     while best <= 1 and opt.ray_i < len(opt.pairs) and asked < 120:
-        pts = opt.ask(8)
+        props = opt.ask(8)
+        pts = [p.point for p in props]
         assert [sc.point(p) for p in pts]  # every point lies in the space
         ests = [evaluate_point(sc, p, trials=2, seed=0) for p in pts]
         opt.tell(pts, [e.ratio if e.score is not None else -1.0 for e in ests])
         asked += 8
-        for p, s, e in zip(pts, opt.last_strata, ests):
-            if s.startswith("ray") and e.score is not None and e.ratio > best:
+        for p, s, e in zip(pts, [q.stratum for q in props], ests):
+            if s.kind == "ray" and e.score is not None and e.ratio > best:
                 best, where = e.ratio, p
     # at the ray's end, one step of one round, noise dominating: the planted factor (1e-3)^(1/32) = 0.806 is
     # what separates the wrong RHS from an exact noise term, so the ratio exceeds 1 (up to 1 / 0.806 = 1.24)

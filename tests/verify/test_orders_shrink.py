@@ -109,8 +109,8 @@ def test_rays_optimiser_walks_one_axis_at_a_time_from_a_stratum_best(planted, mo
         opt = make_optimiser("rays", sc, seed=seed, population=8, budget=64)
         asked = []
         for _ in range(3):
-            pts = opt.ask(8)
-            labels = list(opt.last_strata)
+            props = opt.ask(8)
+            pts, labels = [p.point for p in props], [p.stratum for p in props]
             opt.tell(pts, [-float(p["eta_frac"]) for p in pts])  # a score that prefers small steps
             asked += list(zip(pts, labels))
         return opt, asked
@@ -118,7 +118,7 @@ def test_rays_optimiser_walks_one_axis_at_a_time_from_a_stratum_best(planted, mo
     opt, asked = run(3)
     assert [p for p, _ in asked] == [p for p, _ in run(3)[1]]  # same seed, same points
     assert all(clip(sc.space, p) == p for p, _ in asked)  # inside the space
-    walked = [(i, p) for i, (p, lab) in enumerate(asked) if lab.startswith("ray")]
+    walked = [(i, p) for i, (p, st) in enumerate(asked) if st.kind == "ray"]
     assert walked and walked[0][0] >= 6
     for i, p in walked:  # a ray moves one axis from an earlier point, or the step (or mu) with the horizon
         diffs = [{k for k in p if p[k] != b[k]} for b, _ in asked[:i]]

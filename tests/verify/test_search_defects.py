@@ -31,7 +31,7 @@ NARROW = Scenario("STUB.narrow", "FAST.T2@corrected", "narrow log axis",
 
 def test_nevergrad_cma_never_proposes_a_point_outside_a_log_axis():
     opt = make_optimiser("nevergrad-cma", NARROW, seed=0, population=8, budget=64)
-    pts = [p for _ in range(8) for p in opt.ask(8)]
+    pts = [p.point for _ in range(8) for p in opt.ask(8)]
     assert all(1e-4 <= p["sigma"] <= 1e-2 for p in pts)
     assert max(p["sigma"] for p in pts) == 1e-2  # the default (upper end) itself, exactly
 

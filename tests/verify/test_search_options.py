@@ -52,3 +52,19 @@ def _untimed(x):
     if isinstance(x, dict):
         return {k: _untimed(v) for k, v in x.items() if k not in ("elapsed_s", "wall_seconds")}
     return [_untimed(v) for v in x] if isinstance(x, list) else x
+
+
+def test_a_past_deadline_stops_the_optimisers_set_up_after_one_probe():
+    """--time covers the optimiser's set-up: with the deadline already past, corners keeps one pool row and the
+    stratified draws one probe, where without a deadline they probe many (no clock is read by the assertion)."""
+    import time
+
+    from verify.scenarios import get
+    from verify.search.optimisers import make_optimiser
+
+    sc = get("FAST.T1")
+    past = time.perf_counter() - 1.0
+    cut = make_optimiser("corners", sc, seed=0, population=4, budget=20, deadline=past)
+    full = make_optimiser("corners", sc, seed=0, population=4, budget=20)
+    assert len(cut.pool) == 1 and len(full.pool) > 1
+    assert len(cut.ask(2)) == 2  # still a working optimiser

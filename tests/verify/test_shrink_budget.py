@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import verify.search.shrink as shrink_mod
+from bounds.core.errors import OutsideDomain
 from verify.scenarios import get
 from verify.search.cost import point_fidelity
 from verify.search.search_options import search_space
@@ -26,7 +27,7 @@ def test_shrinking_a_narrowed_search_never_leaves_its_families(monkeypatch):
 
     def not_scored(s, p, **kw):  # records each candidate; a refused point keeps no move
         tried.append(dict(p))
-        raise ValueError("not scored in this test")
+        raise OutsideDomain("not scored in this test")  # a declared refusal: the shrink catches it by type
 
     monkeypatch.setattr(shrink_mod, "evaluate_point", not_scored)
     shrink_mod.shrink(sc, start, trials=4, confirm_trials=4, closed_form=False)

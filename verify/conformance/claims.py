@@ -15,20 +15,35 @@ Amplified SCAFFOLD (Amplified SCAFFOLD Algorithm 1, control-variate weights as i
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from bounds.core.errors import UserInputError, unknown
 
-ALGORITHMS = ("fedavg", "fedprox", "scaffold", "fast", "f3ast", "amplified_fedavg", "amplified_scaffold")
+# the server optimisers (FedAvgM: linear, exact moments; FedAdam, FedYogi, FedAdagrad: non-linear, a two-sample
+# test against convbound's reference implementation of Flower's update rule, :mod:`verify.conformance.server`)
+SERVER_OPTIMISERS = ("fedavgm", "fedadam", "fedyogi", "fedadagrad")
+ADAPTIVE = ("fedadam", "fedyogi", "fedadagrad")
+ALGORITHMS = ("fedavg", "fedprox", "scaffold", "fast", "f3ast", "amplified_fedavg", "amplified_scaffold",
+              *SERVER_OPTIMISERS)
 LAWS = ("uniform", "bernoulli", "cyclic", "fast-snapshot", "static-policy")
-# the laws each algorithm is defined under (FAST is its snapshot law; F3AST's weights need known rates)
-PAIRS = {"fast": ("fast-snapshot",), "f3ast": ("static-policy", "bernoulli")}
+# the laws each algorithm is defined under (FAST is its snapshot law; F3AST's weights need known rates; the
+# server optimisers as Flower runs them: uniform sampling of a fixed cohort)
+PAIRS = {"fast": ("fast-snapshot",), "f3ast": ("static-policy", "bernoulli"),
+         **{a: ("uniform",) for a in SERVER_OPTIMISERS}}
 DEFAULT_LAWS = ("uniform", "bernoulli", "cyclic")
 
 ETA, K, ETA_G, MU_PROX, GAMMA, WINDOW = 0.25, 3, 1.0, 0.5, 1.5, 2
+# a server step other than 1 in the last scenario of the uniform and Bernoulli laws: a server step ignored or
+# applied twice (eta_g^2) is invisible at eta_g = 1 (last: a check that stops at its first departing scenario
+# has then seen the eta_g = 1 scenarios, which tells a server-step bug from others)
+ETA_G_SCENARIO = 0.5
+# server optimisers: FedAvgM's momentum and step; FedOpt's (Flower's names: eta = our eta_g, beta_1, beta_2,
+# tau); a larger server step than FedAvg's default so that five rounds move the model
+BETA, ETA_G_MOMENTUM = 0.9, 0.5
+ETA_G_ADAPTIVE, BETA_1, BETA_2, TAU = 0.3, 0.9, 0.99, 1e-2
 
 
 @dataclass(frozen=True)
@@ -36,7 +51,9 @@ class Setting:
     """What an implementation is told about a scenario (the claimed law's parameters and the step sizes).
 
     ``M`` clients; ``K`` local steps of size ``eta``; server step ``eta_g``; ``mu_prox`` (FedProx);
-    ``gamma``, ``P`` (amplified window); the law: ``law`` and its parameters ``S`` (cohort of uniform and
+    ``gamma``, ``P`` (amplified window); ``beta`` (FedAvgM's server momentum), ``beta_1``, ``beta_2``, ``tau``
+    (FedAdam, FedYogi, FedAdagrad as Flower names them; Flower's ``eta`` is ``eta_g``); ``x0`` (the initial model,
+    which Flower's server optimisers need as ``initial_parameters``); the law: ``law`` and its parameters ``S`` (cohort of uniform and
     cyclic), ``groups`` and ``period`` (cyclic: round r uses group (r mod period) // (period / groups)),
     ``q`` and ``m`` (FAST: a snapshot round with probability q draws m of M uniformly, else all M),
     ``subsets`` and ``probs`` (static policy and Bernoulli: the configurations and their probabilities),
@@ -51,6 +68,11 @@ class Setting:
     mu_prox: float = 0.0
     gamma: float = 1.0
     P: int = 1
+    beta: float = 0.0
+    beta_1: float = 0.0
+    beta_2: float = 0.0
+    tau: float = 0.0
+    x0: tuple[float, ...] = field(default=())
     S: int | None = None
     groups: int | None = None
     period: int | None = None
@@ -108,11 +130,14 @@ def _law_settings(law: str) -> list[tuple[str, str, float, dict[str, Any]]]:
         return [("small cohort", "quadratic", 0.0, dict(M=4, S=2)),
                 ("noisy, rotated Hessians", "rotated", 0.5, dict(M=6, S=3)),
                 ("large cohort", "diagonal", 0.0, dict(M=10, S=8)),
-                ("full participation", "quadratic", 0.3, dict(M=3, S=3))]
+                (f"full participation, server step {ETA_G_SCENARIO}", "quadratic", 0.3,
+                 dict(M=3, S=3, eta_g=ETA_G_SCENARIO))]
     if law == "bernoulli":
-        return [(f"Bernoulli {pr}", fam, sg, _policy(law, len(pr), *_bernoulli(pr)))
-                for fam, sg, pr in (("quadratic", 0.0, (0.9, 0.7, 0.5, 0.3)), ("rotated", 0.5, (0.8, 0.5, 0.5, 0.2)),
-                                    ("diagonal", 0.0, (0.95, 0.9, 0.6, 0.4, 0.2)))]
+        return [(f"Bernoulli {pr}" + (f", server step {eg}" if eg != ETA_G else ""), fam, sg,
+                 _policy(law, len(pr), *_bernoulli(pr)) | {"eta_g": eg})
+                for fam, sg, pr, eg in (("quadratic", 0.0, (0.9, 0.7, 0.5, 0.3), ETA_G),
+                                        ("rotated", 0.5, (0.8, 0.5, 0.5, 0.2), ETA_G),
+                                        ("diagonal", 0.0, (0.95, 0.9, 0.6, 0.4, 0.2), ETA_G_SCENARIO))]
     if law == "cyclic":
         return [("2 groups, 1 of 2", "quadratic", 0.0, dict(M=4, S=1, groups=2, period=4)),
                 ("3 groups, noisy", "rotated", 0.5, dict(M=6, S=1, groups=3, period=3)),
@@ -153,11 +178,22 @@ def scenarios(algorithm: str, law: str, rounds: int = 6) -> list[Scenario]:
         extra["mu_prox"] = MU_PROX
     if algorithm.startswith("amplified"):
         extra.update(gamma=GAMMA, P=WINDOW)
+    if algorithm == "fedavgm":
+        extra.update(beta=BETA, eta_g=ETA_G_MOMENTUM)
+    if algorithm in ADAPTIVE:
+        extra.update(eta_g=ETA_G_ADAPTIVE, tau=TAU, beta_1=0.0 if algorithm == "fedadagrad" else BETA_1,
+                     beta_2=0.0 if algorithm == "fedadagrad" else BETA_2)
     out = []
     for i, (name, family, sigma, params) in enumerate(_law_settings(law)):
         params = {"law": law} | params | extra
+        if algorithm in SERVER_OPTIMISERS or algorithm == "fedprox":
+            # the optimisers have their own server step; FedProx (Li et al. 2020, Algorithm 2) has none
+            name = name.replace(f", server step {ETA_G_SCENARIO}", "")
+            params["eta_g"] = extra.get("eta_g", ETA_G)
         params["p"] = tuple([1.0 / params["M"]] * params["M"])
-        out.append(Scenario(name, family, sigma, Setting(**params), rounds=rounds, seed=i))
+        sc = Scenario(name, family, sigma, Setting(**params), rounds=rounds, seed=i)
+        x0 = tuple(float(v) for v in sc.problem().x0)
+        out.append(replace(sc, setting=replace(sc.setting, x0=x0)))
     return out
 
 
@@ -171,6 +207,10 @@ def reference_algorithm(algorithm: str, s: Setting) -> Any:
         return qd.fedprox(s.eta, s.K, s.mu_prox, s.eta_g)
     if algorithm == "scaffold":
         return qd.scaffold(s.eta, s.K, s.eta_g)
+    if algorithm in SERVER_OPTIMISERS:
+        from .server import server_optimiser
+
+        return server_optimiser(algorithm, s)
     if algorithm == "f3ast":
         return qd.f3ast(s.eta, s.K, s.eta_g)
     if algorithm == "amplified_fedavg":

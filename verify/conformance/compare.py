@@ -22,6 +22,7 @@ import numpy as np
 
 from bounds.core.stats import t_quantile
 
+from .diagnose import Diagnosis
 from .reference import ReferenceMoments, quantity_names
 
 FLOAT_TOL = 1e-9
@@ -57,6 +58,7 @@ class ScenarioReport:
     max_abs_z: float
     departures: int
     wall_seconds: float
+    reference_trials: int = 0
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ class ConformanceResult:
     ``status``: "conforms" (no test beyond z*; says what was covered, not a proof) or "departs" (``first``: the
     earliest departing test, ties broken by |z|; ``not_run``: scenarios left out after it when asked to stop
     early); ``alpha`` the family-wise error rate, ``tests`` N and
-    ``threshold_z`` z* (Bonferroni); ``seed``, ``trials`` and ``versions`` make it reproducible.
+    ``threshold_z`` z* (Bonferroni); ``likely``: the departure's likely bug class and the algorithm line it breaks
+    (:mod:`verify.conformance.diagnose`); ``seed``, ``trials`` and ``versions`` make it reproducible.
     """
 
     kind: ClassVar[str] = "conformance"
@@ -88,6 +91,7 @@ class ConformanceResult:
     wall_seconds: float
     versions: dict[str, str] = field(default_factory=dict)
     not_run: tuple[str, ...] = ()
+    likely: Diagnosis | None = None
     schema: int = 1
 
     @property
@@ -137,16 +141,29 @@ def departures(name: str, mean: np.ndarray, ref: ReferenceMoments, se: np.ndarra
                       float(z[r, j])) for r, j in hits]
 
 
+def reference_words(reports: list[ScenarioReport]) -> str:
+    """Which kind of reference the check used: exact moments, or a two-sample test against a simulation of
+    convbound's reference implementation (with the reason the exact path declined)."""
+    sims = [r for r in reports if r.reference != "exact"]
+    if not sims:
+        return "exact moments"
+    what = (f"a {sims[0].reference_trials:,}-trial simulation of the reference as a two-sample test "
+            f"({sims[0].why_not_exact})")
+    return what if len(sims) == len(reports) else f"exact moments ({len(sims)} scenario(s): {what})"
+
+
 def describe(result_status: str, first: Departure | None, tests: int, zstar: float, alpha: float,
-             reports: list[ScenarioReport], not_run: list[str] | None = None) -> str:
+             reports: list[ScenarioReport], not_run: list[str] | None = None,
+             likely: Diagnosis | None = None) -> str:
     """The one-paragraph message of a result."""
     if first is not None:
         left = f"; stopped there, {len(not_run)} scenario(s) not run" if not_run else ""
+        why = f"; likely bug: {likely.description} (breaks: {likely.line})" if likely else ""
         return (f"departs: {first.quantity} at round {first.round} of scenario {first.scenario!r} is "
                 f"{first.measured:.6g} against the reference's {first.reference:.6g} ({first.z:+.1f} standard "
-                f"errors; threshold {zstar:.2f}, Bonferroni over {tests} tests at family-wise alpha = {alpha:g}{left})")
-    sims = [r.name for r in reports if r.reference != "exact"]
-    ref = "exact moments" if not sims else f"exact moments ({len(sims)} scenario(s) against a reference simulation)"
+                f"errors; threshold {zstar:.2f}, Bonferroni over {tests} tests at family-wise alpha = {alpha:g}, "
+                f"reference: {reference_words(reports)}{left}){why}")
+    ref = reference_words(reports)
     worst = max((r.max_abs_z for r in reports), default=0.0)
     return (f"conforms: no departure beyond {zstar:.2f} standard errors (Bonferroni over {tests} tests at family-wise "
             f"alpha = {alpha:g}; largest |z| {worst:.2f}) in {len(reports)} scenarios x {reports[0].rounds} rounds "

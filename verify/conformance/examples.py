@@ -101,9 +101,60 @@ def amplified_scaffold_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state
     return new
 
 
+def mean_update(x: np.ndarray, cohort: Any, K: int) -> np.ndarray:
+    """Delta = (1/|S|) sum_{i in S} (y_i - x) after FedAvg's local steps (0 for an empty cohort)."""
+    if len(cohort) == 0:
+        return np.zeros_like(x)
+    return np.mean([local_steps(x, cl, K, cohort.setting.eta)[0] - x for cl in cohort], axis=0)
+
+
+def fedavgm_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state: dict) -> np.ndarray:
+    """FedAvgM: server momentum v <- beta v + Delta, x <- x + eta_g v."""
+    s = cohort.setting
+    v = state["v"] = s.beta * state.get("v", 0.0) + mean_update(x, cohort, K)
+    return x + s.eta_g * v
+
+
+def fedopt_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state: dict) -> np.ndarray:
+    """FedAdam, FedYogi or FedAdagrad (which one: ``state["rule"]``, set by :func:`fedadam_round` and its
+    siblings), as Flower writes them (see :mod:`verify.conformance.server`)."""
+    s, rule = cohort.setting, state["rule"]
+    t = cohort.round + 1  # Flower's server round
+    delta = mean_update(x, cohort, K)
+    m = state["m"] = s.beta_1 * state.get("m", 0.0) + (1 - s.beta_1) * delta
+    v = state.get("v", np.zeros_like(x))
+    if rule == "adam":
+        v = s.beta_2 * v + (1 - s.beta_2) * delta**2
+        eta_t = s.eta_g * np.sqrt(1 - s.beta_2 ** (t + 1)) / (1 - s.beta_1 ** (t + 1))
+    elif rule == "yogi":
+        v = v - (1 - s.beta_2) * delta**2 * np.sign(v - delta**2)
+        eta_t = s.eta_g
+    else:
+        v = v + delta**2
+        eta_t = s.eta_g
+    state["v"] = v
+    return x + eta_t * m / (np.sqrt(v) + s.tau)
+
+
+def fedadam_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state: dict) -> np.ndarray:
+    state["rule"] = "adam"
+    return fedopt_round(x, cohort, K, rng, state)
+
+
+def fedyogi_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state: dict) -> np.ndarray:
+    state["rule"] = "yogi"
+    return fedopt_round(x, cohort, K, rng, state)
+
+
+def fedadagrad_round(x: np.ndarray, cohort: Any, K: int, rng: Any, state: dict) -> np.ndarray:
+    state["rule"] = "adagrad"
+    return fedopt_round(x, cohort, K, rng, state)
+
+
 FUNCTIONS = {"fedavg": fedavg_round, "fedprox": fedavg_round, "fast": fedavg_round, "scaffold": scaffold_round,
              "f3ast": f3ast_round, "amplified_fedavg": amplified_fedavg_round,
-             "amplified_scaffold": amplified_scaffold_round}
+             "amplified_scaffold": amplified_scaffold_round, "fedavgm": fedavgm_round, "fedadam": fedadam_round,
+             "fedyogi": fedyogi_round, "fedadagrad": fedadagrad_round}
 
 # Torch steps: step(x [T, d], cohort, K, generator, state) -> new x [T, d]
 
@@ -143,18 +194,97 @@ def scaffold_step(x: torch.Tensor, cohort: Any, K: int, generator: Any, state: d
     return x + cohort.setting.eta_g * (w[..., None] * (y - x[:, None, :])).sum(1)
 
 
-STEPS = {"fedavg": fedavg_step, "fedprox": fedavg_step, "fast": fedavg_step, "scaffold": scaffold_step}
+def torch_mean_update(x: torch.Tensor, cohort: Any, K: int) -> torch.Tensor:
+    """Delta [T, d]: the masked slots' mean update after FedAvg's local steps (0 where a trial has nobody)."""
+    y, _ = torch_local_steps(x, cohort, K)
+    w = cohort.mask.to(x.dtype)
+    w = w / w.sum(1, keepdim=True).clamp_min(1.0)
+    return (w[..., None] * (y - x[:, None, :])).sum(1)
+
+
+def fedavgm_step(x: torch.Tensor, cohort: Any, K: int, generator: Any, state: dict) -> torch.Tensor:
+    """FedAvgM over all trials: v [T, d] in ``state``."""
+    s = cohort.setting
+    v = state["v"] = s.beta * state.get("v", torch.zeros_like(x)) + torch_mean_update(x, cohort, K)
+    return x + s.eta_g * v
+
+
+def fedadam_step(x: torch.Tensor, cohort: Any, K: int, generator: Any, state: dict) -> torch.Tensor:
+    """FedAdam over all trials (Flower's bias-corrected step)."""
+    s, t = cohort.setting, cohort.round + 1
+    delta = torch_mean_update(x, cohort, K)
+    m = state["m"] = s.beta_1 * state.get("m", torch.zeros_like(x)) + (1 - s.beta_1) * delta
+    v = state["v"] = s.beta_2 * state.get("v", torch.zeros_like(x)) + (1 - s.beta_2) * delta**2
+    eta_t = s.eta_g * (1 - s.beta_2 ** (t + 1)) ** 0.5 / (1 - s.beta_1 ** (t + 1))
+    return x + eta_t * m / (v.sqrt() + s.tau)
+
+
+STEPS = {"fedavg": fedavg_step, "fedprox": fedavg_step, "fast": fedavg_step, "scaffold": scaffold_step,
+         "fedavgm": fedavgm_step, "fedadam": fedadam_step}
 
 # Flower: make_strategy(setting) -> Strategy
 
 
-def fedavg_strategy(setting: Any) -> Any:
-    """Flower's own FedAvg sampling S of M clients (FedProx with the setting's mu when it has one)."""
-    from flwr.server.strategy import FedAvg, FedProx
+def _sampling(setting: Any) -> dict[str, Any]:
+    """Flower's keywords for a uniform cohort of S of M clients (no evaluation)."""
+    return dict(fraction_fit=setting.S / setting.M, min_fit_clients=setting.S, min_available_clients=setting.M,
+                fraction_evaluate=0.0)
 
-    kw = dict(fraction_fit=setting.S / setting.M, min_fit_clients=setting.S, min_available_clients=setting.M,
-              fraction_evaluate=0.0)
-    return FedProx(proximal_mu=setting.mu_prox, **kw) if setting.mu_prox else FedAvg(**kw)
+
+def _initial(setting: Any) -> Any:
+    """The setting's x0 as Flower parameters (the server optimisers keep the current model from it)."""
+    from flwr.common import ndarrays_to_parameters
+
+    return ndarrays_to_parameters([np.asarray(setting.x0, dtype=float)])
+
+
+def fedavg_strategy(setting: Any) -> Any:
+    """Flower's own FedAvg sampling S of M clients (FedProx with the setting's mu when it has one); where the
+    server step eta_g is not 1, Flower's FedAvgM with momentum 0 (Flower's FedAvg has no server step)."""
+    from flwr.server.strategy import FedAvg, FedAvgM, FedProx
+
+    kw = _sampling(setting)
+    if setting.mu_prox:
+        return FedProx(proximal_mu=setting.mu_prox, **kw)
+    if setting.eta_g != 1.0:
+        return FedAvgM(initial_parameters=_initial(setting), server_learning_rate=setting.eta_g,
+                       server_momentum=0.0, **kw)
+    return FedAvg(**kw)
+
+
+def fedavgm_strategy(setting: Any) -> Any:
+    """Flower's own FedAvgM (server momentum beta, server step eta_g)."""
+    from flwr.server.strategy import FedAvgM
+
+    return FedAvgM(initial_parameters=_initial(setting), server_learning_rate=setting.eta_g,
+                   server_momentum=setting.beta, **_sampling(setting))
+
+
+def fedopt_strategy(setting: Any, name: str) -> Any:
+    """Flower's own FedAdam, FedYogi or FedAdagrad with the setting's eta_g (Flower's eta), betas and tau."""
+    from flwr.server import strategy as st
+
+    kw = dict(initial_parameters=_initial(setting), eta=setting.eta_g, eta_l=setting.eta, tau=setting.tau,
+              **_sampling(setting))
+    if name == "fedadagrad":
+        return st.FedAdagrad(**kw)
+    cls = st.FedAdam if name == "fedadam" else st.FedYogi
+    return cls(beta_1=setting.beta_1, beta_2=setting.beta_2, **kw)
+
+
+def fedadam_strategy(setting: Any) -> Any:
+    """Flower's own FedAdam."""
+    return fedopt_strategy(setting, "fedadam")
+
+
+def fedyogi_strategy(setting: Any) -> Any:
+    """Flower's own FedYogi."""
+    return fedopt_strategy(setting, "fedyogi")
+
+
+def fedadagrad_strategy(setting: Any) -> Any:
+    """Flower's own FedAdagrad."""
+    return fedopt_strategy(setting, "fedadagrad")
 
 
 def _fedavg_base() -> type:
@@ -203,4 +333,6 @@ def f3ast_strategy(setting: Any) -> Any:
     return StaticF3AST(fraction_fit=1.0, min_available_clients=setting.M, fraction_evaluate=0.0)
 
 
-STRATEGIES = {"fedavg": fedavg_strategy, "fedprox": fedavg_strategy, "fast": fast_strategy, "f3ast": f3ast_strategy}
+STRATEGIES = {"fedavg": fedavg_strategy, "fedprox": fedavg_strategy, "fast": fast_strategy, "f3ast": f3ast_strategy,
+              "fedavgm": fedavgm_strategy, "fedadam": fedadam_strategy, "fedyogi": fedyogi_strategy,
+              "fedadagrad": fedadagrad_strategy}

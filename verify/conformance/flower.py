@@ -25,6 +25,7 @@ from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .claims import Scenario
+from .limits import ROUND_SECONDS, describe_failure, time_limit
 from .oracles import DATA_SIZES, affine_clients
 from .reference import quantities
 
@@ -73,19 +74,20 @@ def _proxy_class() -> type:
 
 
 def _fail(what: str, e: BaseException, scenario: Scenario, r: int) -> UserInputError:
-    text = " ".join(str(e).split())[:160]
-    return UserInputError(f"the strategy failed at round {r} of scenario {scenario.name!r}: {what} raised "
-                          f"{type(e).__name__}: {text}")
+    return UserInputError(f"the strategy failed at round {r} of scenario {scenario.name!r}: "
+                          f"{describe_failure(what, e)}")
 
 
 def _trial(make_strategy: Callable, scenario: Scenario, problem: Any, clients: list, run: dict) -> np.ndarray:
+    seconds = run.get("seconds", ROUND_SECONDS)
     from flwr.common import ndarrays_to_parameters, parameters_to_ndarrays
     from flwr.server.client_manager import SimpleClientManager
     from flwr.server.strategy import Strategy
 
     try:
-        strategy = make_strategy(scenario.setting)
-    except Exception as e:  # noqa: BLE001 (a user's code)
+        with time_limit(seconds):
+            strategy = make_strategy(scenario.setting)
+    except BaseException as e:  # noqa: BLE001 (a user's code: exits included)
         raise _fail("make_strategy(setting)", e, scenario, 0) from None
     if not isinstance(strategy, Strategy):
         raise UserInputError(f"make_strategy(setting) returned {type(strategy).__name__}, not a flwr Strategy")
@@ -97,16 +99,17 @@ def _trial(make_strategy: Callable, scenario: Scenario, problem: Any, clients: l
     rows = [x]
     for r in range(scenario.rounds):
         try:
-            todo = strategy.configure_fit(server_round=r + 1, parameters=params, client_manager=cm)
-            results = [(proxy, proxy.fit(ins, None, None)) for proxy, ins in todo]
-            new, _ = strategy.aggregate_fit(r + 1, results, [])
-        except Exception as e:  # noqa: BLE001
+            with time_limit(seconds):
+                todo = strategy.configure_fit(server_round=r + 1, parameters=params, client_manager=cm)
+                results = [(proxy, proxy.fit(ins, None, None)) for proxy, ins in todo]
+                new, _ = strategy.aggregate_fit(r + 1, results, [])
+        except BaseException as e:  # noqa: BLE001 (a user's code)
             raise _fail("configure_fit/aggregate_fit", e, scenario, r) from None
         if new is not None:  # Flower's server keeps the model when the strategy returns none
             params = new
             try:
                 x = np.asarray(parameters_to_ndarrays(new)[0], dtype=float)
-            except Exception as e:  # noqa: BLE001 (what a user's aggregate_fit returned)
+            except BaseException as e:  # noqa: BLE001 (what a user's aggregate_fit returned)
                 raise _fail("reading aggregate_fit's parameters", e, scenario, r) from None
             if x.shape != (problem.d,):
                 raise UserInputError(f"the strategy's aggregate has shape {x.shape} at round {r}; expected "
@@ -115,10 +118,12 @@ def _trial(make_strategy: Callable, scenario: Scenario, problem: Any, clients: l
     return np.array(rows)
 
 
-def run_flower(make_strategy: Callable, scenario: Scenario, problem: Any, trials: int, seed: int) -> np.ndarray:
-    """Quantities [R + 1, T, Q] of ``trials`` independent Flower runs of the strategy on the scenario."""
+def run_flower(make_strategy: Callable, scenario: Scenario, problem: Any, trials: int, seed: int,
+               seconds: float = ROUND_SECONDS) -> np.ndarray:
+    """Quantities [R + 1, T, Q] of ``trials`` independent Flower runs of the strategy on the scenario (each
+    round of each run under a limit of ``seconds``)."""
     H, c, std = affine_clients(problem)
-    run: dict[str, Any] = {"setting": scenario.setting}
+    run: dict[str, Any] = {"setting": scenario.setting, "seconds": seconds}
     proxy = _proxy_class()
     clients = [proxy(i, H[i], c[i], std, run) for i in range(problem.M)]
     saved, log = random.getstate(), logging.getLogger("flwr")

@@ -10,12 +10,16 @@ from typing import Any
 
 from bounds.core.errors import UserInputError
 
+from .limits import IMPORT_SECONDS, describe_failure, time_limit
 
-def load_implementation(spec: str) -> Any:
-    """The object ``NAME`` of ``FILE.py`` or of an importable module; UserInputError (one line) otherwise."""
+
+def load_implementation(spec: str, seconds: float = IMPORT_SECONDS) -> Any:
+    """The object ``NAME`` of ``FILE.py`` or of an importable module, imported under a limit of ``seconds``;
+    UserInputError (one line) otherwise, whatever the module does at import (raise, exit, sleep)."""
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name:
         raise UserInputError(f"implementation {spec[:80]!r}: expected FILE.py:NAME or package.module:NAME")
+    mod_name = ""
     try:
         if where.endswith(".py"):
             path = Path(where)
@@ -26,14 +30,16 @@ def load_implementation(spec: str) -> Any:
             assert loader is not None and loader.loader is not None  # (a .py path always has a loader)
             module = importlib.util.module_from_spec(loader)
             sys.modules[mod_name] = module
-            loader.loader.exec_module(module)
+            with time_limit(seconds):
+                loader.loader.exec_module(module)
         else:
-            module = importlib.import_module(where)
+            with time_limit(seconds):
+                module = importlib.import_module(where)
     except UserInputError:
         raise
-    except Exception as e:  # noqa: BLE001 (a user's module: any failure is one line)
-        text = " ".join(str(e).split())[:160]
-        raise UserInputError(f"loading {where[:80]} raised {type(e).__name__}: {text}") from None
+    except BaseException as e:  # noqa: BLE001 (a user's module: any failure, exits included, is one line)
+        sys.modules.pop(mod_name, None)
+        raise UserInputError(describe_failure(f"importing {where[:80]}", e)) from None
     if not hasattr(module, name):
         public = sorted(k for k in vars(module) if not k.startswith("_") and callable(getattr(module, k)))
         raise UserInputError(f"{where[:80]} has no {name!r}; its callables: {', '.join(public[:12]) or 'none'}")

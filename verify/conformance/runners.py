@@ -30,6 +30,7 @@ from bounds.core import seeds
 from bounds.core.errors import UserInputError
 
 from .claims import Scenario
+from .limits import ROUND_SECONDS, describe_failure, time_limit
 from .oracles import Client, Cohort, affine_clients, torch_cohort
 from .reference import quantities
 
@@ -40,8 +41,12 @@ SIGNATURE = "(x, cohort, K, rng, state)"
 def check_signature(fn: Any, form: str) -> None:
     """UserInputError unless ``fn`` can be called as the form requires."""
     if not callable(fn):
-        raise UserInputError(f"the implementation {fn!r} is not callable; a {form} implementation is "
-                             + ("make_strategy(setting) -> Strategy" if form == "flower" else f"a function {SIGNATURE}"))
+        raise UserInputError(f"the implementation {type(fn).__name__} object is not callable; a {form} implementation "
+                             "is " + ("make_strategy(setting) -> Strategy" if form == "flower" else f"a function {SIGNATURE}"))
+    method = None if inspect.isroutine(fn) or inspect.isclass(fn) else type(fn).__call__  # (a callable object)
+    if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn) or inspect.iscoroutinefunction(method):
+        raise UserInputError(f"implementation {getattr(fn, '__name__', type(fn).__name__)} is an async def; conform "
+                             "calls a plain def (wrap it: def f(*a): return asyncio.run(g(*a)))")
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -58,15 +63,19 @@ def check_signature(fn: Any, form: str) -> None:
 
 
 def _failed(what: str, e: BaseException, scenario: Scenario, r: int) -> UserInputError:
-    text = " ".join(str(e).split())[:160]
     return UserInputError(f"the implementation failed at round {r} of scenario {scenario.name!r}: "
-                          f"{what} raised {type(e).__name__}: {text}")
+                          f"{describe_failure(what, e)}")
 
 
 def _as_model(value: Any, shape: tuple[int, ...], scenario: Scenario, r: int) -> np.ndarray:
+    if inspect.isawaitable(value):
+        if inspect.iscoroutine(value):
+            value.close()  # (never awaited: closed so that Python does not warn about it)
+        raise UserInputError(f"the implementation returned an awaitable at round {r} of scenario {scenario.name!r}; "
+                             "conform calls a plain def that returns the new model")
     try:
         arr = np.asarray(value.detach() if isinstance(value, torch.Tensor) else value, dtype=float)
-    except (TypeError, ValueError) as e:
+    except BaseException as e:  # noqa: BLE001 (a user's object: its conversion may fail in any way)
         raise _failed("converting its result to an array", e, scenario, r) from None
     if arr.shape != shape:
         raise UserInputError(f"the implementation returned a model of shape {arr.shape} at round {r} of scenario "
@@ -84,8 +93,10 @@ def draw_participation(scenario: Scenario, pattern: Any, trials: int, seed: int)
     return np.array(out)
 
 
-def run_function(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, seed: int) -> np.ndarray:
-    """The plain-function form over T = q.shape[1] trials (a loop over trials, rounds and nothing else)."""
+def run_function(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, seed: int,
+                 seconds: float = ROUND_SECONDS) -> np.ndarray:
+    """The plain-function form over T = q.shape[1] trials (a loop over trials, rounds and nothing else); each
+    call runs under a limit of ``seconds``."""
     H, c, std = affine_clients(problem)
     s, d, xs = scenario.setting, problem.d, np.asarray(problem.x_star, dtype=float)
     T = q.shape[1]
@@ -101,16 +112,18 @@ def run_function(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, 
             cohort = Cohort([Client(int(i), H[i], c[i], std, noise, None if s.rates is None else s.rates[i], s.p[i])
                              for i in ids], r, s)
             try:
-                new = fn(x.copy(), cohort, s.K, rng, state)
-            except Exception as e:  # noqa: BLE001 (a user's code: any failure is reported as one line)
+                with time_limit(seconds):
+                    new = fn(x.copy(), cohort, s.K, rng, state)
+            except BaseException as e:  # noqa: BLE001 (a user's code: any failure, exits included, is one line)
                 raise _failed("the round function", e, scenario, r) from None
             x = _as_model(new, (d,), scenario, r)
             out[r + 1, t] = x
     return quantities(out - xs)
 
 
-def run_torch(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, seed: int) -> np.ndarray:
-    """The torch form: all T trials in one call per round."""
+def run_torch(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, seed: int,
+              seconds: float = ROUND_SECONDS) -> np.ndarray:
+    """The torch form: all T trials in one call per round (under a limit of ``seconds``)."""
     H, c, std = affine_clients(problem)
     s, d = scenario.setting, problem.d
     T = q.shape[1]
@@ -121,8 +134,9 @@ def run_torch(fn: Callable, scenario: Scenario, problem: Any, q: np.ndarray, see
     for r in range(scenario.rounds):
         cohort = torch_cohort(H, c, std, q[r], r, s, gen)
         try:
-            new = fn(x.clone(), cohort, s.K, gen, state)
-        except Exception as e:  # noqa: BLE001
+            with time_limit(seconds):
+                new = fn(x.clone(), cohort, s.K, gen, state)
+        except BaseException as e:  # noqa: BLE001 (a user's code)
             raise _failed("the torch step", e, scenario, r) from None
         arr = _as_model(new, (T, d), scenario, r)
         x = torch.as_tensor(arr, dtype=torch.float64)

@@ -37,9 +37,9 @@ T1_SPACE = (
     Param("pattern", default="regularized", choices=("regularized", "cyclic"),
           doc="regularized (M = 8, S = 4, P = 2) or cyclic (M = 8, S = 2, P = 2, 2 groups)",
           source="the engine's patterns that meet Assumption 2 by construction (realised_participation)"),
-    Param("I", 1, 4, 1, integer=True, doc="local steps per round", source="1: domain; 4: Monte Carlo cost cap"),
+    Param("I", 1, 4, 1, integer=True, doc="local steps per round", source="1: domain; 4: Monte Carlo cost cap", end="cost"),
     Param("R", 2, 1200, 150, integer=True, log=True, doc="rounds (a multiple of P is used)",
-          source="R >= P = 2 (hypothesis 'at least one window'); 1200: Monte Carlo cost cap"),
+          source="R >= P = 2 (hypothesis 'at least one window'); 1200: Monte Carlo cost cap", end="cost"),
     Param("zeta", 1e-4, 10.0, 1.0, log=True, doc="heterogeneity",
           source="kappa >= 0: 1e-4 stands for 0 on a log scale; 10: 10x the gradient scale"),
     Param("sigma", 0.0, 3.0, 1.0, doc="stochastic-gradient noise std. dev.",
@@ -102,7 +102,7 @@ SCENARIOS = [
 LB_SPACE = (
     Param("R", 2, 40000, 4000, integer=True, log=True, doc="rounds (a multiple of P is used)",
           source="R >= P = 2 (hypothesis 'at least one window'); 40000: Monte Carlo cost cap, 1.25x the check's "
-                 "largest R = 32000 (the measure, a mean over window starts, is not one the exact path recognises)"),
+                 "largest R = 32000 (the measure, a mean over window starts, is not one the exact path recognises)", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="unused: the lower-bound objective has no random draw",
           source="unused (the lower-bound objective has no random draw): every seed gives the same instance"),
 )

@@ -35,7 +35,7 @@ T35_SPACE = (
               "(diagonal, rotated) or logistic (see verify.scenarios.families)"),
     Param("model", default="table1", choices=tuple(MODELS), doc="availability model (rate_region)",
           source="the availability models whose static policy attains its rates (the static-rate hypothesis)"),
-    Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)", source="1: domain; 8: Monte Carlo cost cap"),
+    Param("d", 1, 8, 2, integer=True, doc="dimension (d = 1 forces mu = L)", source="1: domain; 8: Monte Carlo cost cap", end="cost"),
     Param("mu_frac", 0.1, 1.0, 1.0, doc="mu / L",
           source="0 < mu <= L; 0.1: the schedule's gamma' = max(E, 8L/mu) makes steps ~ mu/L smaller, so smaller mu "
                  "needs T beyond the cost cap to leave the transient"),
@@ -50,9 +50,9 @@ T35_SPACE = (
           source="1: domain; 16: Monte Carlo cost cap. The proof's strict step condition eta_(1,1) < 1/(4L) (seed "
                  "001 line 444) with its gamma' = max{8L/mu, E} - 1 holds only for E > 8L/mu = 8/mu_frac, so the "
                  "admissible points have mu_frac > 8/E >= 0.5; the rest are outside the result (inadmissible). "
-                 "Default E = 9"),
+                 "Default E = 9", end="cost"),
     Param("T", 1, 400, 200, integer=True, log=True, doc="rounds",
-          source="1: domain T >= 1; 400: Monte Carlo cost cap (G^2 is measured on the run, so no exact shortcut)"),
+          source="1: domain T >= 1; 400: Monte Carlo cost cap (G^2 is measured on the run, so no exact shortcut)", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and updates' random draws",
           source="the family's random draw (any seed)"),
     Param("step_scale", 1.0, 1.0, 1.0, doc="multiplier of the proof's schedule (fixed at 1: the theorem's own; "
@@ -347,7 +347,7 @@ T35_MAIN_SPACE = (
           source="1: domain T >= 1 (Theorem III.5 has no condition on T): the log axis stops at 10^6 (the exact "
                  "path scores T <= 1000: the main-text step changes every round, so longer runs are simulated); "
                  "each point's cost is handled at the point (verify.search.cost): a simulated point past the per-point "
-                 "budget is cut and counted"),
+                 "budget is cut and counted", end="stand-in"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's and the model's random draws",
           source="the problem's and the model's random draw (any seed)"),
 )

@@ -36,8 +36,8 @@ from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
 
-def build_t1(point: Mapping[str, Any]) -> Instance:
-    """FAST.T1 instance at ``point`` (q = 1, n = m: the q_min(G) hypothesis is met by any threshold)."""
+def build_t1(point: Mapping[str, Any], with_M: bool = False) -> Instance:
+    """FAST.T1 instance at ``point`` (q = 1, n = m: q_min(G) is met by any threshold); ``with_M``: M an input too."""
     from quadratics import cosine_nonconvex, fast, fast_mixture
 
     M, K, R, d = int(point["M"]), int(point["K"]), int(point["R"]), int(point["d"])
@@ -52,10 +52,10 @@ def build_t1(point: Mapping[str, Any]) -> Instance:
         pb = strongly_convex(point["problem"], point, mu=1.0 if d == 1 else point["mu_frac"], d=d, M=M,
                              zeta=point["zeta"], sigma=point["sigma"], D0=point["x0_scale"] ** 2)
     c = pb.constants
-    q, n = 1.0, m
+    q, n, extra = 1.0, m, ({"M": M} if with_M else {})  # FAST.T1@repaired's sampling term reads M
     cap = min(1 / (8 * c["L"] * K), (n * q + m * (1 - q)) / (5 * m * n * c["L"] * K))
     eta = point["eta_frac"] * cap
-    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta)
+    values = own_inputs("FAST.T1", c, ("L", "sigma", "sigma_G", "zeta"), K=K, m=m, n=n, q=q, R=R, eta_c=eta, **extra)
     notes: tuple[str, ...] = ("printed sum r=1..R used (proof-style r=0..R-1 differs by the first round)",)
     if "curvature_min" in c:
         notes += (f"non-convex: smallest Hessian eigenvalue {c['curvature_min']:g} < 0",)
@@ -85,21 +85,21 @@ T2_SPACE = (
     Param("M", 2, 1000, 4, integer=True, log=True, doc="clients",
           source="2: the fewest clients with heterogeneity (sigma_G > 0 needs M >= 2); Theorem 2 bounds no M: the log "
                  "axis stops at 1000 (the per-trial exact path takes M <= 16: its law enumerates 2^M sets; larger M "
-                 "is simulated); " + PER_POINT),
+                 "is simulated); " + PER_POINT, end="stand-in"),
     Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M",
           source="1 <= m <= M (domain): m = round(m_frac M) clipped to [1, M]"),
     Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M",
           source="1 <= n <= M (domain): n = round(n_frac M) clipped to [1, M]"),
     Param("K", 1, 1000, 2, integer=True, log=True, doc="local steps per round",
           source="1: domain K >= 1; Theorem 2 bounds no K (its step cap scales as 1/K): the log axis stops at 1000; "
-                 + PER_POINT),
+                 + PER_POINT, end="stand-in"),
     Param("horizon", 1.0, 30.0, 2.5, log=True,
           doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), not capped)",
           source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
-                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT),
+                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT, end="stand-in"),
     Param("d", 2, 1000, 4, integer=True, log=True, doc="dimension",
           source="2: the smallest d with mu < L for the quadratic; Theorem 2 bounds no d: the log axis stops at "
-                 "1000; " + DIMENSION + PER_POINT),
+                 "1000; " + DIMENSION + PER_POINT, end="stand-in"),
     Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
           source="0 < mu <= L (A1, A4): 0.05 (condition number 20) is where the axis stops on its scale"),
     Param("het", 1e-2, 1e4, 16.0, log=True,
@@ -183,10 +183,11 @@ T2_ADVERSARIAL = {"M": 2, "m_frac": 1.0, "n_frac": 0.5, "K": 2, "horizon": 12.5,
 
 SCENARIOS = [
     Scenario("FAST.T1", "FAST.T1", "FAST Thm 1: non-convex, q = 1", T1_SPACE, build_t1, T1_NOTES),
-    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2,
-             T2_NOTES),
+    Scenario("FAST.T2", "FAST.T2", "FAST Thm 2: strongly convex quadratic (published)", T2_SPACE, build_t2, T2_NOTES),
     Scenario("FAST.T2@corrected", "FAST.T2@corrected", "FAST Thm 2: strongly convex quadratic (corrected)",
              T2_SPACE, build_t2, T2_NOTES),
+    *(Scenario(k, k, f"{k}: derived by convbound", s, b, n) for k, s, b, n in (("FAST.T1@repaired", T1_SPACE,
+      partial(build_t1, with_M=True), T1_NOTES), ("FAST.T2@repaired", T2_SPACE, build_t2, T2_NOTES))),
 ]
 
 
@@ -197,7 +198,7 @@ TOY1_SPACE = (
           source="1: domain R >= 1 (Theorem 1 has no condition on R); 10^6: the longest horizon asked of the exact "
                  "path (R_EXACT): scored per trial given each trial's propensities, at a cost that does not grow "
                  "with R (4096 trials at 10^6 rounds: 11 s measured). Widened from 20000, the spec's run length "
-                 "(FAST.TOY1: the LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows), still the default"),
+                 "(FAST.TOY1: the LHS tends to (1-q)^2 sigma_G^2 = 0.25 as R grows), still the default", end="stand-in"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
@@ -229,7 +230,7 @@ C2_SPACE = (
     Param("R", 25, 10000, 400, integer=True, log=True, doc="rounds",
           source="25: the hypothesis R >= 25 c^2 m^3 L^2 K at the check's c = 1/4, m = K = 2, L = 1 (the other, "
                  "R >= 64 c^2 m L^2 K, asks 16); 10000: Monte Carlo cost cap (the cosine family has no exact path; a "
-                 "point costs R K steps a trial), 3x the check's largest R = 3200"),
+                 "point costs R K steps a trial), 3x the check's largest R = 3200", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )
@@ -237,7 +238,7 @@ C3_SPACE = (
     Param("R", 40, 10000, 400, integer=True, log=True, doc="rounds",
           source="40: the hypothesis R >= 20 m L/mu at the check's m = 2, L = mu = 1; 10000: Monte Carlo cost cap "
                  "(the measure ||x_R - x*||^2 / ln R is not one the exact path recognises; a point costs R K steps "
-                 "a trial), 3x the check's largest R = 3200"),
+                 "a trial), 3x the check's largest R = 3200", end="cost"),
     Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random draw",
           source="the problem's random draw (any seed)"),
 )

@@ -207,7 +207,7 @@ LOCAL_M, LOCAL_ROUNDS, LOCAL_ETA, LOCAL_EPS = 8, 500, 0.05, 1e-6
 LOCAL_SPACE = (
     Param("K", 1, 64, 4, integer=True, log=True, doc="local steps per round",
           source="1: domain K >= 1; 64: Monte Carlo cost cap, 4x the check's largest K = 16 (the measure, rounds "
-                 "to eps per trial, has no exact path; a point costs R K = 500 K steps a trial)"),
+                 "to eps per trial, has no exact path; a point costs R K = 500 K steps a trial)", end="cost"),
     Param("S", 1, LOCAL_M, LOCAL_M, integer=True, doc="clients per round of N = 8 (the theorem: S = N)",
           source=f"1 <= S <= N = {LOCAL_M} (domain; the check's N = {LOCAL_M}); the theorem needs S = N "
                  "(hypothesis 'full participation: S >= N'): S < N, the check's control S = 2 among them, are "
@@ -270,7 +270,7 @@ SURVEY_SPACE = (
     Param("T", 1, R_EXACT, 400, integer=True, log=True, doc="rounds (the survey's T)",
           source="1: domain T >= 1 (the survey states no condition on T); 10^6: the longest horizon asked of the "
                  "exact path (verify.scenarios.fast.R_EXACT), which scores these instances in about 0.03 s at "
-                 "any T >= 2 (T = 1 averages round 0 alone and is simulated)"),
+                 "any T >= 2 (T = 1 averages round 0 alone and is simulated)", end="stand-in"),
     Param("step", default="sqrt", choices=("sqrt", "constant"), searched=("sqrt",),
           doc="local step 1/sqrt(T) (our reading of the rate), or a constant 0.1 (a control)",
           source="sqrt: our reading of the rate's step 1/sqrt(T) (the one a search draws); constant: the check's "

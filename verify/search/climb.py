@@ -44,7 +44,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Param, Scenario
+from verify.search.proposal import Proposal, Stratum
+from verify.search.stratified import Stratified
 
 __all__ = ["GradientClimb", "LogRatioGradient", "continuous_axes", "log_ratio_gradient"]
 
@@ -167,7 +170,7 @@ class _Walk:
     base: dict[str, Any]
     score: float
     direction: dict[str, float]
-    stratum: str = ""
+    stratum: Stratum | None = None
     a: float = 0.5
     steps: int = 0
     queue: list[tuple[dict[str, Any], float]] = field(default_factory=list)  # (point, its step length)
@@ -177,20 +180,19 @@ class GradientClimb:
     """The ``climb`` optimiser (module docstring): stratified warm-up, then projected gradient ascent from the
     warm-up's best points; points not scored exactly fall back to stratified draws."""
 
-    def __init__(self, scenario: Scenario, warmup: Any):
+    def __init__(self, scenario: Scenario, warmup: Stratified):
         """``warmup``: the stratified optimiser it draws from (``verify.search.optimisers`` builds both)."""
         self.scenario, self.strat = scenario, warmup
         self.space = tuple(scenario.space)
         self.axes = continuous_axes(self.space)
-        self.pool: dict[str, list[tuple[float, str, dict[str, Any]]]] = {}  # stratum -> (score, key, point)
+        self.pool: dict[Stratum | None, list[tuple[float, str, dict[str, Any]]]] = {}  # stratum -> (score, key, point)
         self.turn, self.count = 0, 0
         self.walk: _Walk | None = None
-        self.last_strata: list[str] = []
-        self.asked: list[str] = []
+        self.asked: list[Stratum | None] = []
         self.stats = {"gradients": 0, "gradient_s": 0.0, "starts": 0, "no_gradient": 0}
         self.why_not: dict[str, int] = {}
         self.tried: set[str] = set()
-        self.terms = set(getattr(warmup, "strata", ())) - {"random", "default"}
+        self.terms = set(warmup.terms)
 
     # -- gradients and projection -------------------------------------------------------------------------
     def _direction(self, point: Mapping[str, Any]) -> dict[str, float] | None:
@@ -224,19 +226,20 @@ class GradientClimb:
                 out[p.name] = _from_t(p, lo + min(1.0, max(0.0, u)) * (hi - lo))
         return out
 
-    def _in_stratum(self, point: Mapping[str, Any], stratum: str) -> bool:
-        """Whether RHS term ``stratum`` is at least SHARE_MIN of the RHS at ``point`` (always, for no term)."""
-        if stratum not in self.terms:
+    def _in_stratum(self, point: Mapping[str, Any], stratum: Stratum | None) -> bool:
+        """Whether ``stratum``'s RHS term is at least SHARE_MIN of the RHS at ``point`` (always, for no term)."""
+        term = None if stratum is None else stratum.term
+        if term not in self.terms:
             return True
-        return (self.strat.shares(point) or {}).get(stratum, 0.0) >= SHARE_MIN
+        return (self.strat.shares(point) or {}).get(term, 0.0) >= SHARE_MIN
 
-    def _admissible(self, point: Mapping[str, Any], stratum: str = "") -> bool:
+    def _admissible(self, point: Mapping[str, Any], stratum: Stratum | None = None) -> bool:
         from verify.scenario import decide_hypotheses
 
         try:
             inst = self.scenario.build(self.scenario.point(point))
             ok = decide_hypotheses(self.scenario, inst, dict(inst.values)).hypotheses is True
-        except Exception:  # a point the builder or the result refuses: not proposed (the box said nothing of it)
+        except PointRefused:  # a point the builder or the result refuses: not proposed (the box said nothing of it)
             return False
         return ok and self._in_stratum(point, stratum)
 
@@ -263,7 +266,7 @@ class GradientClimb:
         candidate with no gradient (not scored exactly, a zero gradient on a plateau where the bound is tight)
         is passed over, at most START_TRIES per call; with none left the proposals are stratified draws."""
         self.walk = None
-        names = sorted(self.pool)
+        names = sorted(self.pool, key=str)
         tries = 0
         for _ in range(len(names)):
             name = names[self.turn % len(names)]
@@ -285,8 +288,8 @@ class GradientClimb:
             if tries >= START_TRIES:
                 return
 
-    def ask(self, n: int) -> list[dict[str, Any]]:
-        out, self.last_strata = [], []
+    def ask(self, n: int) -> list[Proposal]:
+        out: list[Proposal] = []
         for _ in range(n):
             self.count += 1
             climbing = self.count > WARMUP and self.count % INTERLEAVE != 0
@@ -294,21 +297,20 @@ class GradientClimb:
                 self._start()
             if climbing and self.walk is not None and self.walk.queue:
                 q, a = self.walk.queue.pop(0)
-                out.append(q)
-                self.last_strata.append(f"climb {a:.6g}")
+                out.append(Proposal(q, Stratum("climb", step=a)))
                 continue
             out.extend(self.strat.ask(1))
-            self.last_strata.extend(self.strat.last_strata)
-        self.asked = list(self.last_strata)
+        self.asked = [p.stratum for p in out]
         return out
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         walk, best = self.walk, None
         for p, s, st in zip(points, scores, self.asked):
-            if not st.startswith("climb") and math.isfinite(s) and self._in_stratum(p, st):
+            step = st.step if st is not None and st.kind == "climb" else None
+            if step is None and math.isfinite(s) and self._in_stratum(p, st):
                 self.pool.setdefault(st, []).append((float(s), repr(sorted(p.items())), dict(p)))
-            if walk is not None and st.startswith("climb") and s > walk.score + 1e-9 and (best is None or s > best[0]):
-                best = (float(s), dict(p), float(st.split()[1]))
+            if walk is not None and step is not None and s > walk.score + 1e-9 and (best is None or s > best[0]):
+                best = (float(s), dict(p), float(step))
         if walk is None:
             return
         if best is not None:  # a better point: the new base, the gradient taken there

@@ -29,13 +29,14 @@ Instances outside the setting return ``{"derived": False, "why": ...}``: nothing
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Scenario
 
 __all__ = ["ClosedLHS", "MomentRecursion", "closed_lhs", "derive", "lhs_of_R", "moment_recursion", "rates"]
@@ -66,7 +67,8 @@ class MomentRecursion:
     x: tuple[int, int]
 
 
-def _gram(vecs: list[tuple[Fraction, list[Fraction]]], Eu: list[Fraction], pairs: Any) -> list[list[Fraction]]:
+def _gram(vecs: list[tuple[Fraction, list[Fraction]]], Eu: list[Fraction], pairs: Any,
+          exact: Callable[[Any], Fraction] = _fr) -> list[list[Fraction]]:
     """E[(x_0 + u.x)(y_0 + u.y)] for every pair of the declared feature vectors (constant part, 2M client parts),
     exactly in rationals from the declared ``Pairwise``: between clients (V W V^T), for the same client
     ``same[i]``; O(M r) per vector and O(r^2 + M) per pair, never the 2M x 2M matrix. Python loops: exact
@@ -74,11 +76,11 @@ def _gram(vecs: list[tuple[Fraction, list[Fraction]]], Eu: list[Fraction], pairs
     at M = 100 for a state of 3, at load 12 on 2 cores); a shrunk counterexample has few clients."""
     V, W, same = pairs.V, pairs.W, pairs.same
     M, rk = same.shape[0], V.shape[1]
-    Vf = [[_fr(V[f, k]) for k in range(rk)] for f in range(2 * M)]
-    Wf = [[_fr(W[k, j]) for j in range(rk)] for k in range(rk)]
+    Vf = [[exact(V[f, k]) for k in range(rk)] for f in range(2 * M)]
+    Wf = [[exact(W[k, j]) for j in range(rk)] for k in range(rk)]
     own = [[[sum((Vf[a * M + i][k] * Wf[k][j] * Vf[b * M + i][j] for k in range(rk) for j in range(rk)), Fraction(0))
              for b in range(2)] for a in range(2)] for i in range(M)]
-    delta = [[[_fr(same[i, a, b]) - own[i][a][b] for b in range(2)] for a in range(2)] for i in range(M)]
+    delta = [[[exact(same[i, a, b]) - own[i][a][b] for b in range(2)] for a in range(2)] for i in range(M)]
     proj = [[sum((Vf[f][k] * x[f] for f in range(2 * M)), Fraction(0)) for k in range(rk)] for _, x in vecs]
     mean = [x0 + sum((p * v for p, v in zip(Eu, x)), Fraction(0)) for x0, x in vecs]
     P = len(vecs)
@@ -93,9 +95,11 @@ def _gram(vecs: list[tuple[Fraction, list[Fraction]]], Eu: list[Fraction], pairs
     return G
 
 
-def moment_recursion(rm: Any, law: Any) -> MomentRecursion | str:
+def moment_recursion(rm: Any, law: Any, exact: Callable[[Any], Fraction] = _fr) -> MomentRecursion | str:
     """The recursion of the state's first and second moments (module docstring) from a declared ``RoundMap`` and
-    ``Law``, or why the instance is outside the setting."""
+    ``Law``, or why the instance is outside the setting. ``exact`` turns each declared float64 number into the
+    rational it stands for (default: the float's own value; ``verify.erratum.rational`` recovers the data's
+    simple rationals, so that an erratum's closed form has no float residue)."""
     from quadratics.exact.declare import Law
 
     if rm.D > MAX_STATE:
@@ -112,12 +116,13 @@ def moment_recursion(rm: Any, law: Any) -> MomentRecursion | str:
     if B.shape != (2 * M + 1, D, D) or c.shape != (2 * M + 1, D):
         return f"the declared round map has B {B.shape}, c {c.shape} for {M} clients and a state of {D}"
     # feature vectors: A[i][k] and c[i] as (constant part, client parts); their Gram matrix under the law
-    vecs = [(_fr(B[0, i, k]), [_fr(v) for v in B[1:, i, k]]) for i in range(D) for k in range(D)]
-    vecs += [(_fr(c[0, i]), [_fr(v) for v in c[1:, i]]) for i in range(D)]
-    G = _gram(vecs, [_fr(v) for v in np.ravel(Eu)], pairs)
+    vecs = [(exact(B[0, i, k]), [exact(v) for v in B[1:, i, k]]) for i in range(D) for k in range(D)]
+    vecs += [(exact(c[0, i]), [exact(v) for v in c[1:, i]]) for i in range(D)]
+    Eu_x = [exact(v) for v in np.ravel(Eu)]
+    G = _gram(vecs, Eu_x, pairs, exact)
     A = lambda i, k: i * D + k  # noqa: E731 (index of A[i][k] among the vectors)
     C = lambda i: D * D + i  # noqa: E731
-    mean = lambda p: vecs[p][0] + sum((_fr(e) * v for e, v in zip(np.ravel(Eu), vecs[p][1])), Fraction(0))  # noqa: E731
+    mean = lambda p: vecs[p][0] + sum((e * v for e, v in zip(Eu_x, vecs[p][1])), Fraction(0))  # noqa: E731
     iu = [(i, j) for i in range(D) for j in range(i, D)]
     n = 1 + D + len(iu)
     T = [[Fraction(0)] * n for _ in range(n)]
@@ -128,12 +133,12 @@ def moment_recursion(rm: Any, law: Any) -> MomentRecursion | str:
             T[1 + i][1 + k] = mean(A(i, k))
     for row, (i, j) in enumerate(iu, start=1 + D):
         # S'_ij = sum_kl E[A_ik A_jl] S_kl + sum_k (E[A_ik c_j] + E[c_i A_jk]) m_k + E[c_i c_j] + E[n_i n_j]
-        T[row][0] = G[C(i)][C(j)] + _noise(noise, pairs, M, i, j)
+        T[row][0] = G[C(i)][C(j)] + _noise(noise, pairs, M, i, j, exact)
         for k in range(D):
             T[row][1 + k] = G[A(i, k)][C(j)] + G[C(i)][A(j, k)]
         for col, (k, l) in enumerate(iu, start=1 + D):
             T[row][col] = G[A(i, k)][A(j, l)] + (G[A(i, l)][A(j, k)] if k != l else 0)
-    e0 = [_fr(z) - _fr(zr) for z, zr in zip(_np(rm.z0), _np(rm.z_ref))]  # type: ignore[arg-type]
+    e0 = [exact(z) - exact(zr) for z, zr in zip(_np(rm.z0), _np(rm.z_ref))]  # type: ignore[arg-type]
     v0 = [Fraction(1), *e0, *(e0[i] * e0[j] for i, j in iu)]
     x = rm.block("x") if any(name == "x" for name, _ in rm.layout) else None
     if x is None:
@@ -141,11 +146,12 @@ def moment_recursion(rm: Any, law: Any) -> MomentRecursion | str:
     return MomentRecursion(tuple(map(tuple, T)), tuple(v0), D, (x.start, x.stop))
 
 
-def _noise(noise: np.ndarray | None, pairs: Any, M: int, i: int, j: int) -> Fraction:
+def _noise(noise: np.ndarray | None, pairs: Any, M: int, i: int, j: int,
+           exact: Callable[[Any], Fraction] = _fr) -> Fraction:
     """E[n_i n_j]: client k's noise enters with its own (q_k, 1_k), so it is sum_k <same_k, N_k[., ., i, j]>."""
     if noise is None:
         return Fraction(0)
-    return sum((_fr(pairs.same[k, a, b]) * _fr(noise[k, a, b, i, j]) for k in range(M) for a in range(2)
+    return sum((exact(pairs.same[k, a, b]) * exact(noise[k, a, b, i, j]) for k in range(M) for a in range(2)
                 for b in range(2)), Fraction(0))
 
 
@@ -178,29 +184,30 @@ def _solve(rec: MomentRecursion) -> list[dict[Fraction, Fraction]] | str:
     return out
 
 
-def _row(rec: MomentRecursion, form: tuple[Any, Any, Any]) -> list[Fraction]:
+def _row(rec: MomentRecursion, form: tuple[Any, Any, Any], exact: Callable[[Any], Fraction] = _fr) -> list[Fraction]:
     """The measure's row L with L v = E[e_x^T Q e_x + c^T e_x + s] (rationals)."""
     Q, cv, s = (np.asarray(v.detach().cpu() if hasattr(v, "detach") else v, dtype=float) for v in form)
     lo, D = rec.x[0], rec.D
     iu = [(i, j) for i in range(D) for j in range(i, D)]
-    L = [_fr(np.ravel(s)[0])] + [Fraction(0)] * (D + len(iu))
+    L = [exact(np.ravel(s)[0])] + [Fraction(0)] * (D + len(iu))
     for k, val in enumerate(np.ravel(cv)):
-        L[1 + lo + k] = _fr(val)
+        L[1 + lo + k] = exact(val)
     Qm = np.atleast_2d(Q)
     for col, (i, j) in enumerate(iu, start=1 + D):
         a, b = i - lo, j - lo
         if 0 <= a < Qm.shape[0] and 0 <= b < Qm.shape[0]:
-            L[col] = _fr(Qm[a, b]) + (_fr(Qm[b, a]) if a != b else 0)
+            L[col] = exact(Qm[a, b]) + (exact(Qm[b, a]) if a != b else 0)
     return L
 
 
-def rates(rec: MomentRecursion, form: tuple[Any, Any, Any]) -> dict[Fraction, Fraction] | str:
+def rates(rec: MomentRecursion, form: tuple[Any, Any, Any],
+          exact: Callable[[Any], Fraction] = _fr) -> dict[Fraction, Fraction] | str:
     """The measure at round r as sum_lam K[lam] lam^r ({lam: K[lam]}, exact rationals), or why not."""
     comps = _solve(rec)
     if isinstance(comps, str):
         return comps
     K: dict[Fraction, Fraction] = {}
-    for w, comp in zip(_row(rec, form), comps):
+    for w, comp in zip(_row(rec, form, exact), comps):
         for lam, v in comp.items():
             K[lam] = K.get(lam, Fraction(0)) + w * v
     return K
@@ -247,7 +254,7 @@ def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: 
     for R2 in (R + 1, 2 * R):
         try:
             other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
-        except Exception as e:  # a builder (a plugin's too) that refuses R2: said, and nothing is derived
+        except PointRefused as e:  # a builder that refuses R2: said, and nothing is derived
             return f"the instance could not be built at R = {R2} to read how the measure moves with R ({e})"
         sp2 = declared_measure(other.measure)
         if isinstance(sp2, str) or sp2.kind != spec.kind or int(sp2.last) != R2 + shift or \

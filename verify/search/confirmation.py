@@ -14,39 +14,40 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from bounds.core.errors import SizeRefused, UserInputError
+from bounds.core.errors import PointRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 
-__all__ = ["CROSS_CHECK_STEPS", "OutsideDomain", "confirm", "cross_check", "plugin_guard", "plugin_record"]
+__all__ = ["CROSS_CHECK_STEPS", "PluginFailed", "confirm", "cross_check", "plugin_guard", "plugin_record"]
 
 
-class OutsideDomain(UserInputError):
-    """A point the result's own domains refuse (``bounds`` raised while checking its inputs)."""
+class PluginFailed(UserInputError):
+    """A plugin scenario's code failed; the message names the scenario and where it came from."""
 
 
 @contextmanager
 def plugin_guard(scenario: Scenario, point: Mapping[str, Any] | None = None) -> Iterator[None]:
-    """Run one evaluation of ``scenario``: a domain refusal becomes :class:`OutsideDomain`, and a crash
-    inside a plugin scenario's code (build, measure, complete) one ``UserInputError`` line naming its file.
+    """Run one evaluation of ``scenario``: a refused point (:class:`bounds.core.errors.PointRefused`: outside a
+    domain, too large to build) passes through by its type, and a crash inside a plugin scenario's code (build,
+    measure, complete) becomes one ``UserInputError`` line naming its file.
 
     Built-in scenarios' own errors propagate unchanged (they are bugs of ours, and tests should see them).
     """
     try:
         yield
-    except (OutsideDomain, SizeRefused):  # a domain refusal; a family's size refusal (a search counts it as cut)
+    except PointRefused:  # declared by its raiser: the search counts it (skipped or cut), by type
+        raise
+    except PluginFailed:  # already said with its file (a guard inside a guard)
         raise
     except UserInputError as exc:
-        if "outside its domain" in str(exc):
-            raise OutsideDomain(str(exc)) from None
-        if scenario.origin != "built-in" and not str(exc).startswith(("plugin", "scenario")):
-            raise UserInputError(f"plugin scenario {scenario.id} ({scenario.origin}): {exc}") from None
+        if scenario.origin != "built-in":
+            raise PluginFailed(f"plugin scenario {scenario.id} ({scenario.origin}): {exc}") from None
         raise
-    except Exception as exc:
+    except Exception as exc:  # the edge of a user's code: a plugin scenario's failure, whatever it is, is one line
         if scenario.origin == "built-in":
             raise
         at = "" if point is None else " at " + ", ".join(f"{k}={v}" for k, v in dict(point).items())
-        raise UserInputError(f"plugin scenario {scenario.id} ({scenario.origin}) failed{at}: "
+        raise PluginFailed(f"plugin scenario {scenario.id} ({scenario.origin}) failed{at}: "
                              f"{type(exc).__name__}: {exc}") from None
 
 

@@ -49,9 +49,12 @@ from typing import Any
 
 import numpy as np
 
-from bounds.core.errors import UserInputError
+from bounds.core.errors import PointRefused, UserInputError
+from bounds.core.seeds import key, rng
 from verify.scenario import Param, Scenario
 from verify.search.covering import all_rows, covering_rows
+from verify.search.proposal import Proposal, Stratum
+from verify.search.stratified import Stratified
 
 __all__ = ["CornerArrays", "corner_factors"]
 
@@ -82,9 +85,9 @@ def corner_factors(space: Sequence[Param]) -> list[tuple[Param, list[Any]]]:
 
 
 class CornerArrays:
-    """The ``corners`` optimiser (module docstring); ``last_strata`` names each point's source."""
+    """The ``corners`` optimiser (module docstring); each proposal's stratum names its source."""
 
-    def __init__(self, scenario: Scenario, inner: Any, *, seed: int, budget: int, strength: int | None = None):
+    def __init__(self, scenario: Scenario, inner: Stratified, *, seed: int, budget: int, strength: int | None = None):
         """``inner``: the stratified optimiser (``verify.search.optimisers`` builds both); ``strength``: the covering
         arrays' strength (default: the largest of STRENGTHS that fits; 1 to 6)."""
         if strength is not None and (not isinstance(strength, int) or isinstance(strength, bool)
@@ -97,27 +100,21 @@ class CornerArrays:
         self.result = bounds.get(scenario.result)
         self.default = scenario.point()
         self.factors = corner_factors(scenario.space)
-        self.rng = np.random.default_rng([int(seed), 0xC0])  # the corner stream, apart from the inner one's
+        self.rng = rng(int(seed), "search", key("corners optimiser"))  # the search stream, apart from the inner one's
         # corner (level indices) -> its admissible point (None: none); a pool corner whose hypotheses are False
         # waits in ``unprojected`` until proposed (only the corners proposed are ever projected)
         self.admissible: dict[tuple[int, ...], dict[str, Any] | None] = {}
         self.unprojected: dict[tuple[int, ...], dict[str, Any]] = {}
         pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))))
-        terms = [t for t in (getattr(inner, "strata", None) or []) if t != "random"]
-        self.strength, self.rows = self._arrays(pool, shares, terms, budget, strength)
+        self.strength, self.rows = self._arrays(pool, shares, list(inner.terms), budget, strength)
         self.pool = pool
         self.count = 0
-        self.last_strata: list[str] = []
         self.asked: list[tuple[int, ...] | None] = []  # per asked point: its corner's levels (None: the inner's)
         self.proposed: set[tuple[int, ...]] = set()  # corners proposed so far (rows and climb moves)
         self.origin: dict[tuple[int, ...], str] = {}  # corner -> the stratum whose row or climb proposed it
         self.best: dict[str, tuple[float, tuple[int, ...]]] = {}  # per stratum: its best-scored corner so far
         self.queues: dict[str, list[tuple[int, ...]]] = {}  # per stratum: that corner's neighbours not yet proposed
         self.turn = 0
-
-    @property
-    def strata(self) -> Any:
-        return getattr(self.inner, "strata", None)
 
     # -- the pool -----------------------------------------------------------------------------------------
     def _pool(self, size: int) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
@@ -151,7 +148,7 @@ class CornerArrays:
             inst = self.scenario.build(self.scenario.point(point))
             checked = decide_hypotheses(self.scenario, inst, dict(inst.values))
             vals = {k: abs(float(v)) for k, v in checked.report.evaluation.terms.items()}
-        except Exception:  # a point the builder or the result refuses: not a corner (the box said nothing of it)
+        except PointRefused:  # a point the builder or the result refuses: not a corner (the box said nothing of it)
             return None
         total = sum(vals.values())
         share = {k: v / total for k, v in vals.items()} if math.isfinite(total) and total > 0 else {}
@@ -245,7 +242,7 @@ class CornerArrays:
         return None
 
     # -- ask/tell -----------------------------------------------------------------------------------------
-    def _next_corner(self) -> tuple[dict[str, Any], tuple[int, ...], str] | None:
+    def _next_corner(self) -> tuple[dict[str, Any], tuple[int, ...], Stratum] | None:
         """The corner stage's next point: every CLIMB-th a lattice move from the best corner so far (while one is
         left), the others the arrays' next row; None: the wrapped optimiser's turn, or the stage is over."""
         k = self.count - WARMUP
@@ -254,7 +251,7 @@ class CornerArrays:
         if k % CLIMB == 1:
             got = self._climb_point()
             if got is not None:
-                return got[0], got[1], f"corner climb, {got[2]}"
+                return got[0], got[1], _corner("climb", got[2])
         while self.rows:
             stratum, i = self.rows.pop(0)
             levels = tuple(int(x) for x in self.pool[i])
@@ -262,22 +259,21 @@ class CornerArrays:
             pt = self._at_levels(levels)  # a row with no admissible point is passed over
             if pt is not None:
                 self.origin[levels] = stratum
-                return pt, levels, f"corner {self.strength}-way, {stratum}"
+                return pt, levels, _corner(f"{self.strength}-way", stratum)
         got = self._climb_point()
-        return None if got is None else (got[0], got[1], f"corner climb, {got[2]}")
+        return None if got is None else (got[0], got[1], _corner("climb", got[2]))
 
-    def ask(self, n: int) -> list[dict[str, Any]]:
-        out, self.last_strata, self.asked = [], [], []
+    def ask(self, n: int) -> list[Proposal]:
+        out: list[Proposal] = []
+        self.asked = []
         for _ in range(n):
             self.count += 1
             got = self._next_corner()
             if got is not None:
-                out.append(dict(got[0]))
-                self.last_strata.append(got[2])
+                out.append(Proposal(dict(got[0]), got[2]))
                 self.asked.append(got[1])
                 continue
             out.extend(self.inner.ask(1))
-            self.last_strata.extend(getattr(self.inner, "last_strata", ["inner"]))
             self.asked.append(None)
         return out
 
@@ -294,3 +290,8 @@ class CornerArrays:
         mine = [(p, s) for p, s, levels in zip(points, scores, self.asked) if levels is None]
         if mine:  # the wrapped optimiser hears of its own points only
             self.inner.tell([p for p, _ in mine], [s for _, s in mine])
+
+
+def _corner(detail: str, stratum: str) -> Stratum:
+    """A corner row's or lattice move's stratum: ``stratum`` is an RHS term or "plain" (the whole pool)."""
+    return Stratum("corner", term=None if stratum == "plain" else stratum, detail=detail)

@@ -5,8 +5,8 @@ decidable hypotheses or is not scored (``PointEstimate.score``). The first point
 (the shipped instance). What a search is asked to do is a :class:`verify.search.search_options.SearchOptions`.
 **Algorithm**: ask/tell black-box search (``verify.search.optimisers``; default ``corners``: covering arrays of the
 space's corners per stratum "RHS term t dominates", a lattice climb from each stratum's best corner, and
-``stratified`` draws aimed in turn at those strata (``verify.search.corners``); how it was chosen: the README's
-"The whole benchmark" and ``docs/falsify-notes.md``). The objective is log(LHS/RHS): exact where ``verify.exact_score`` applies, else
+``stratified`` draws aimed in turn at those strata (``verify.search.corners``); how it was chosen: the regime
+benchmark's records and ``tests/benchmarks/falsify_runs/optimiser-notes.md``). The objective is log(LHS/RHS): exact where ``verify.exact_score`` applies, else
 a short Monte Carlo estimate (``trials`` per point); inadmissible points get the worst admissible log-ratio
 seen minus 1. A generation (``population`` points) is evaluated per ask/tell step, one batched run per point
 (:func:`evaluate_points`, a task function the executor can distribute).
@@ -24,11 +24,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bounds.core.errors import SizeRefused, UserInputError
+from bounds.core.errors import OutsideDomain, SizeRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: instance files are read there
 from verify.scenario import Scenario, evaluate_point
-from verify.search.confirmation import OutsideDomain, confirm, plugin_guard, plugin_record
+from verify.search.confirmation import confirm, plugin_guard, plugin_record
+from verify.search.proposal import Proposal, Stratum
 from verify.search.search_options import SearchOptions, check_searchable
 from verify.search.search_record import SearchRecord, finding
 from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, confirmed, finding_kind
@@ -221,29 +222,51 @@ class _Search:
         """Ask, evaluate, tell, count one generation; None when the optimiser failed (the search stops)."""
         n = min(self.opts.population, self.opts.budget - self.done)
         try:
-            points = self.opt.ask(n)
-        except Exception as exc:  # a third-party optimiser's internal failure ends the search, not the run
+            proposed = self.opt.ask(n)
+        except Exception as exc:  # the edge of others' code (optuna, nevergrad, a plugin's optimiser): said, stops
             self.rec.stopped_by = "optimiser error"
             self.rec.notes.append(f"{self.opts.optimiser} failed after {self.done} evaluations "
                                   f"({type(exc).__name__}: {exc}); the best point so far is confirmed")
             return None
-        strata = list(getattr(self.opt, "last_strata", []))
+        if len(proposed) != n or not all(isinstance(p, Proposal) for p in proposed):
+            raise UserInputError(f"optimiser {self.opts.optimiser} answered ask({n}) with {len(proposed)} items that "
+                                 "are not all verify.search.proposal.Proposal objects; ask(n) must return n proposals")
+        fitted, strata = self.budgeted([p.point for p in proposed]), [p.stratum for p in proposed]
+        points = [q for q, _ in fitted]
         evs = self.map(self.target, points, self.seeds[self.done:self.done + n], self.opts.trials, self.opts.device)
+        for e, (_, note) in zip(evs, fitted):
+            if note:
+                e["projected"] = note
         if any(e["score"] is not None for e in evs):
             self.floor = min([self.floor] + [_objective(e, 0.0) for e in evs if e["score"] is not None])
         self.opt.tell(points, [_objective(e, self.floor) for e in evs])
         for j, e in enumerate(evs):
-            self.count(e, strata[j] if j < len(strata) else None)
+            self.count(e, strata[j])
         self.rec.evaluations = self.done
         return evs
 
-    def count(self, e: dict[str, Any], stratum: Any) -> None:
+    def budgeted(self, points: Sequence[Mapping[str, Any]]) -> list[tuple[dict[str, Any], str]]:
+        """Each proposed point moved into the per-point budget where it would be cut (``verify.search.cost``), with
+        a note saying how: the search proposes what it can score (cut points: at most a tenth of a budget)."""
+        from verify.search.cost import within_budget
+
+        out = []
+        for p in points:
+            with plugin_guard(self.sc, p):
+                out.append(within_budget(self.sc, p, self.opts.trials))
+        return out
+
+    def count(self, e: dict[str, Any], stratum: Stratum | None) -> None:
         """One evaluation into the record: its notes, the admissible count, the best point, the trace."""
         rec = self.rec
         self.done += 1
         if e.get("cut") and not any(n.startswith("points over the per-point") for n in rec.notes):
             rec.notes.append(f"points over the per-point cost budget are cut (not simulated) and counted "
                              f"(fidelity.cut); first: {e['cut']}")
+        if e.get("projected") and not any(n.startswith("points over the per-point budget were projected") for n in
+                                          rec.notes):
+            rec.notes.append(f"points over the per-point budget were projected into it before scoring and counted "
+                             f"(fidelity.projected); first: {e['projected']}")
         if e.get("skipped"):
             rec.outside_domain += 1
             if rec.outside_domain == 1:
@@ -259,7 +282,8 @@ class _Search:
                           **({"fidelity": e["fidelity"]} if "fidelity" in e else {}),
                           "best": self.best["score"] if self.best else None,
                           **({"problem": e["point"]["problem"]} if "problem" in e["point"] else {}),
-                          **({"stratum": stratum} if stratum is not None else {})})
+                          **({"stratum": str(stratum), "proposer": stratum.kind} if stratum is not None else {}),
+                          **({"projected": e["projected"]} if e.get("projected") else {})})
 
     def claim(self, evs: Sequence[Mapping[str, Any]]) -> bool:
         """Confirm this generation's best apparent violation; True (and the record filled) when confirmed as a

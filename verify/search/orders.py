@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Scenario, evaluate_point
 from verify.search.rays import Ray, order_rays, ray_points, ray_through
 from verify.verdict import VIOLATED_UNLESS, is_finding
@@ -125,7 +126,7 @@ def leading_exponents(result: Any, values: Mapping[str, Any], moved: Mapping[str
             try:
                 a, b = (mpmath.mpf(10) ** (sgn * far), mpmath.mpf(10) ** (sgn * (far + 1)))
                 fa, fb = mpmath.mpf(f(a)), mpmath.mpf(f(b))
-            except Exception as exc:  # said, not guessed
+            except (ArithmeticError, TypeError, ValueError) as exc:  # mpmath at the limit (overflow, complex): said
                 out[term.name] = f"not evaluated at the limit ({type(exc).__name__})"
                 continue
             if fa == 0 or fb == 0:
@@ -347,13 +348,13 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
     both its shares and its fidelity, nearest first, and only until every term has its base (the builds are
     most of this function's cost)."""
     import bounds
-    from verify.search.optimisers import _Random
+    from verify.search.stratified import Random
 
     scenario.register_result()
     result = bounds.get(scenario.result)
-    draw = _Random(scenario, seed)
+    draw = Random(scenario, seed)
     draw.first = False
-    pts = draw.ask(candidates)
+    pts = draw.draws(candidates)
     default = scenario.default_point()
     num = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name != "draw"]
 
@@ -396,7 +397,7 @@ def _shares_and_fidelity(scenario: Scenario, result: Any, point: Mapping[str, An
         inst = scenario.build(scenario.point(point))
         vals = {k: abs(float(v)) for k, v in evaluate(result, dict(inst.values)).terms.items()}
         exact = inst.run is None and instance_fidelity(inst, 2)[0] in ("exact", "per-trial")
-    except Exception:  # a point the builder or the result refuses: no share, as the stratified optimiser does
+    except PointRefused:  # a point the builder or the result refuses: no share, as the stratified optimiser does
         return {}, False
     total = sum(vals.values())
     if not math.isfinite(total) or total <= 0:
@@ -406,16 +407,18 @@ def _shares_and_fidelity(scenario: Scenario, result: Any, point: Mapping[str, An
 
 def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, terms: bool = True,
                 only: Sequence[str] | None = None, confirm_trials: int = 256, seed: int = 0,
-                points: int = POINTS, tight: bool = True) -> list[RayOrder]:
+                points: int = POINTS, tight: bool = True,
+                dominant_bases: Mapping[str, dict[str, Any]] | None = None) -> list[RayOrder]:
     """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point (default: the scenario's
-    default), with ``terms`` from each term-dominant point (:func:`term_bases`), and with ``tight`` from each
+    default), with ``terms`` from each term-dominant point (:func:`term_bases`; ``dominant_bases``: its value at
+    this seed, computed once by a caller that asks axis by axis), and with ``tight`` from each
     term's tight base of that ray (``verify.search.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
     from verify.search.ray_bases import tight_base, widened
 
     bases = {"default": scenario.point(base)}
     dominant: dict[str, dict[str, Any]] = {}
     if terms or tight:
-        dominant = term_bases(scenario, seed=seed)
+        dominant = dict(dominant_bases) if dominant_bases is not None else term_bases(scenario, seed=seed)
         bases.update(dominant if terms else {})
     out = []
     for r in order_rays(scenario.space):

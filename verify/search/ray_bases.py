@@ -5,9 +5,8 @@
 **Quantity**:
 
 * :func:`widened`: the scenario with the ray's axis allowed past its space's end where that end is not the
-  theorem's or the domain's: a *cost cap* (its ``source`` or ``doc`` says "cost cap") or a *stand-in* for
-  infinity (its ``source`` says the theorem bounds no such axis: "Theorem 1 bounds no M: the log axis stops at
-  1000"), the ray runs to infinity (an integer count to its high end) and the family's far point is scored
+  theorem's or the domain's, as the axis declares it (``Param.end``): a *cost cap* (``cost``) or a *stand-in* for
+  infinity (``stand-in``: the theorem bounds no such axis, e.g. M in FAST Theorem 1), the ray runs to infinity (an integer count to its high end) and the family's far point is scored
   exactly within the per-point budget: the axis then runs to ``low x 10^decades`` (the stand-in for infinity,
   enough decades to fit). Exact evaluation does not grow with the horizon and barely with K (measured: d = 10,
   K = 1000, R = 10^6 in 0.02 s; FAST.T1's quadratic at M = 1000, 0.6 s), so such an end only ever held
@@ -26,32 +25,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from verify.scenario import Param, Scenario, evaluate_point
+from bounds.core.errors import End, PointRefused
+from verify.scenario import Scenario, evaluate_point
 from verify.search.rays import Ray, ray_points
 
-__all__ = ["exact_at", "is_cost_cap", "is_open_end", "moves_inputs", "tight_base", "widened"]
+__all__ = ["OPEN_ENDS", "exact_at", "moves_inputs", "tight_base", "widened"]
 
 SWEEPS = 3  # greedy sweeps over the axes (each axis to each end, an integer axis also to low + 1)
 
 
-def is_cost_cap(p: Param) -> bool:
-    """Whether the axis's high end is a cost cap (its source or doc says so), not a hypothesis or domain end."""
-    return "cost cap" in f"{p.source} {p.doc}".lower()
-
-
-# what a space's ``source`` says where the theorem puts no upper end on an axis and the axis stops at a stand-in
-# ("Theorem 1 bounds no M: the log axis stops at 1000"; "the survey states no condition on T")
-_NO_END = re.compile(r"\b(bounds no|states no condition on|has no condition on|has no upper bound|bound has no)\b")
-
-
-def is_open_end(p: Param) -> bool:
-    """Whether the axis's high end is not the theorem's or the domain's: a cost cap, or a stand-in for infinity
-    where its ``source`` says the theorem bounds no such axis."""
-    return is_cost_cap(p) or bool(_NO_END.search(p.source.lower()))
+#: the kinds of high end a ray may run past where its far point is scored exactly (``Param.end``, declared)
+OPEN_ENDS = (End.STAND_IN, End.COST)
 
 
 def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: float) -> tuple[Scenario, str]:
@@ -61,17 +48,17 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
 
     p = next(q for q in scenario.space if q.name == ray.axis)
     end = float(p.low) * 10 ** decades if p.low > 0 else 10 ** decades
-    if ray.end != "high" or not p.integer or not is_open_end(p) or float(p.high) >= end:
+    if ray.end != "high" or not p.integer or p.end not in OPEN_ENDS or float(p.high) >= end:
         return scenario, ""
     wide = dataclasses.replace(p, high=int(math.ceil(end)) if p.integer else end)
     sc = dataclasses.replace(scenario, space=tuple(wide if q.name == p.name else q for q in scenario.space))
     try:
         kind, _ = point_fidelity(sc, {**base, p.name: wide.high}, 2)
-    except Exception:  # a builder that refuses the far point: the space's own end stands
+    except PointRefused:  # a builder that refuses the far point: the space's own end stands
         return scenario, ""
     if kind != "exact":
         return scenario, ""
-    end_kind = "cost cap" if is_cost_cap(p) else "stand-in end"
+    end_kind = "cost cap" if p.end == End.COST else "stand-in end"
     return sc, (f"{p.name} run past its {end_kind} {p.high:g} to {wide.high:g} (the theorem has no upper end; "
                 "every point scored exactly)")
 
@@ -109,7 +96,7 @@ def moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
     far = _end_point(scenario, ray, base)
     try:
         return dict(scenario.build(scenario.point(near)).values) != dict(scenario.build(scenario.point(far)).values)
-    except Exception:
+    except PointRefused:  # a point the builder refuses moves nothing
         return False
 
 
@@ -130,7 +117,7 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
     try:  # a family not scored exactly is not climbed (each step would be a simulation)
         if point_fidelity(scenario, _end_point(scenario, ray, cur), 2)[0] != "exact":
             return cur, -math.inf
-    except Exception:  # a point the builder refuses: no base
+    except PointRefused:  # a point the builder refuses: no base
         return cur, -math.inf
     best = score(cur)
     axes = [p for p in scenario.space if p.choices is None and p.low < p.high and p.name not in (ray.axis, "draw")

@@ -27,8 +27,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import bounds
+from bounds.core.errors import PointRefused
 from verify.scenario import Scenario
+from verify.search.proposal import Proposal, Stratum
 from verify.search.rays import Ray, order_rays, ray_points
+from verify.search.stratified import Stratified
 
 __all__ = ["RaySeeded"]
 
@@ -38,20 +41,19 @@ SWEEPS = 2
 
 
 class RaySeeded:
-    """Ray seeds (module docstring), then the wrapped optimiser; ``last_strata`` names each point's source."""
+    """Ray seeds (module docstring), then the wrapped optimiser; each proposal's stratum names its source."""
 
-    def __init__(self, scenario: Scenario, inner: Any):
+    def __init__(self, scenario: Scenario, inner: Stratified):
         self.inner = inner
         self.space = tuple(scenario.space)
         self.scenario = scenario
         self.result = bounds.get(scenario.result)
         self._cache: dict[tuple, dict[str, Any] | None] = {}
-        terms = [t for t in (getattr(inner, "strata", None) or [None]) if t != "random"] or [None]
-        aim = getattr(inner, "_aimed", None)  # where a term dominates (the stratified optimiser's aim)
+        terms: list[str | None] = list(inner.terms) or [None]
         self.pairs: list[tuple[Ray, str | None]] = []
         self.starts: list[dict[str, Any]] = []
         for t in terms:
-            start = scenario.point(aim(t) if t is not None and aim is not None else None)
+            start = scenario.point(inner.aimed(t) if t is not None else None)  # where t dominates
             default = scenario.point()
             for r in order_rays(self.space):
                 # an inert start (mu/L at d = 1) takes one axis from the default point, the first that helps
@@ -72,12 +74,7 @@ class RaySeeded:
         self.results: list[tuple[float, dict[str, Any]]] = []
         self.combined = self.sweep_improved = False
         self.count = 0
-        self.last_strata: list[str] = []
         self.asked: list[Any] = []
-
-    @property
-    def strata(self) -> Any:
-        return getattr(self.inner, "strata", None)
 
     def _end(self, ray: Ray, base: Mapping[str, Any]) -> dict[str, Any]:
         return ray_points(self.space, base, ray, [1.0])[0]
@@ -132,7 +129,7 @@ class RaySeeded:
         if key not in self._cache:
             try:
                 self._cache[key] = dict(self.scenario.build(self.scenario.point(point)).values)
-            except Exception:  # a point the builder refuses: no values (the evaluation will say why)
+            except PointRefused:  # a point the builder refuses: no values (the evaluation will say why)
                 self._cache[key] = None
         return self._cache[key]
 
@@ -146,7 +143,7 @@ class RaySeeded:
             return term is None
         try:
             vals = {k: abs(float(v)) for k, v in evaluate(self.result, values).terms.items()}
-        except Exception:  # a point the result refuses: no share
+        except PointRefused:  # a point the result refuses: no share
             return False
         total = sum(vals.values())
         return math.isfinite(total) and total > 0 and vals.get(term, 0.0) / total >= DOMINANT
@@ -178,19 +175,18 @@ class RaySeeded:
             return True
         return False
 
-    def ask(self, n: int) -> list[dict[str, Any]]:
-        out, self.last_strata, self.asked = [], [], []
+    def ask(self, n: int) -> list[Proposal]:
+        out: list[Proposal] = []
+        self.asked = []
         for _ in range(n):
             self.count += 1
             if self.count % INTERLEAVE == 0 or not self.queue:
                 out.extend(self.inner.ask(1))
-                self.last_strata.extend(getattr(self.inner, "last_strata", ["inner"]))
                 self.asked.append(None)
                 continue
             base, pt = self.queue.pop(0)
-            out.append(pt)
             idx = base[1] if isinstance(base, tuple) else self.ray_i
-            self.last_strata.append(f"ray {self.pairs[idx][0].name}, {self.pairs[idx][1]}")
+            out.append(Proposal(pt, Stratum("ray", term=self.pairs[idx][1], detail=self.pairs[idx][0].name)))
             self.asked.append(base)
             self.pending += 1
         return out

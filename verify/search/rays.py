@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify.scenario import Param, Scenario
+from verify.search.proposal import Proposal, Stratum
+from verify.search.stratified import Stratified
 
 __all__ = ["MIN_SPAN", "Ray", "RayClimb", "order_rays", "ray_points", "ray_through", "rays"]
 
@@ -144,20 +146,19 @@ class RayClimb:
     turn: the best point overall often sits where the bound is tight for a reason the error does not touch
     (a scalar instance, a short horizon), and a walk from there finds nothing the error changed."""
 
-    def __init__(self, scenario: Scenario, warmup: Any):
+    def __init__(self, scenario: Scenario, warmup: Stratified):
         """``warmup``: the stratified optimiser it draws from first (``verify.search.optimisers`` builds both, so this
         module imports nothing from there)."""
         self.strat = warmup
         self.space = tuple(scenario.space)
         self.rays = rays(self.space)
-        self.by_stratum: dict[str, tuple[float, dict[str, Any]]] = {}
+        self.by_stratum: dict[Stratum | None, tuple[float, dict[str, Any]]] = {}
         self.turn = 0
         self.base: dict[str, Any] | None = None
         self.base_score = -math.inf
         self.frac, self.halvings, self.count, self.sideways = 1.0, 0, 0, 0
         self.queue: list[dict[str, Any]] = []
-        self.last_strata: list[str] = []
-        self.asked: list[str] = []
+        self.asked: list[Stratum | None] = []
 
     def _walk(self) -> list[dict[str, Any]]:
         if self.base is None:
@@ -168,15 +169,15 @@ class RayClimb:
 
     def _restart(self) -> None:
         """The next stratum's best point becomes the base (strata in turn)."""
-        names = sorted(self.by_stratum)
+        names = sorted(self.by_stratum, key=str)
         self.base, self.base_score, self.frac, self.halvings, self.sideways = None, -math.inf, 1.0, 0, 0
         if names:
             self.base_score, self.base = self.by_stratum[names[self.turn % len(names)]]
             self.base = dict(self.base)
             self.turn += 1
 
-    def ask(self, n: int) -> list[dict[str, Any]]:
-        out, self.last_strata = [], []
+    def ask(self, n: int) -> list[Proposal]:
+        out: list[Proposal] = []
         for _ in range(n):
             self.count += 1
             if self.count > WARMUP and self.base is None and self.by_stratum:
@@ -185,20 +186,19 @@ class RayClimb:
             if walking and not self.queue:
                 self.queue = self._walk()
             if walking and self.queue:
-                out.append(self.queue.pop(0))
-                self.last_strata.append(f"ray {self.frac:g}")
+                out.append(Proposal(self.queue.pop(0), Stratum("ray", step=self.frac)))
                 continue
             out.extend(self.strat.ask(1))
-            self.last_strata.extend(self.strat.last_strata)
-        self.asked = list(self.last_strata)
+        self.asked = [p.stratum for p in out]
         return out
 
     def tell(self, points: Sequence[Mapping[str, Any]], scores: Sequence[float]) -> None:
         improved = False
         for p, s, st in zip(points, scores, self.asked):
-            if not st.startswith("ray") and (st not in self.by_stratum or s > self.by_stratum[st][0]):
+            walked = st is not None and st.kind == "ray"
+            if not walked and (st not in self.by_stratum or s > self.by_stratum[st][0]):
                 self.by_stratum[st] = (float(s), dict(p))
-            if self.base is None or not st.startswith("ray"):
+            if self.base is None or not walked:
                 continue
             if s > self.base_score + 1e-9:
                 self.base, self.base_score, improved, self.sideways = dict(p), float(s), True, 0

@@ -35,14 +35,14 @@ class SearchOptions:
         seed: root seed; search and confirmation seeds are spawned from it (``verify.search.falsify.search_seeds``).
         trials: trials per search evaluation (one batched run each).
         confirm_trials: trials of the confirmation run of the best point.
-        optimiser: one of ``verify.search.optimisers.OPTIMISERS``.
+        optimiser: a name of ``verify.search.optimisers.registry()`` (built-ins and plugins').
         population: points per ask/tell generation (capped at ``budget``).
         device: ``cpu`` or ``cuda``.
         level: confidence level of the confirmation's interval.
         problems: the problem families to search (see :func:`search_space`; default: the scenario's).
         stop_at_violation: confirm apparent violations after each generation and stop at the first
             confirmed one (at most ``verify.search.falsify.MAX_CLAIMS`` confirmations).
-        terms: RHS term names the strata searchers (``verify.search.optimisers.AIMED``) aim at (default: every term).
+        terms: RHS term names the strata searchers (``Entry.aimed`` in ``verify.search.optimisers``) aim at (default: every term).
     """
 
     budget: int
@@ -77,13 +77,15 @@ class SearchOptions:
             value = getattr(self, name)
             if not _whole(value) or value < 2:
                 raise UserInputError(f"{name}={value} must be an integer >= 2 (an interval needs two runs)", param=name)
-        from verify.search.optimisers import AIMED, OPTIMISERS
+        from verify.search.optimisers import registry
 
-        if self.optimiser not in OPTIMISERS:
-            raise UserInputError(f"optimiser={self.optimiser!r} unknown; valid: {', '.join(OPTIMISERS)}",
+        table = registry()
+        if self.optimiser not in table:
+            raise UserInputError(f"optimiser={self.optimiser!r} unknown; valid: {', '.join(table)}",
                                  param="optimiser")
-        if self.terms is not None and self.optimiser not in AIMED:
-            raise UserInputError(f"--terms aims the searchers that draw by strata ({', '.join(AIMED)}); add "
+        if self.terms is not None and not table[self.optimiser].aimed:
+            aimed = ", ".join(k for k, e in table.items() if e.aimed)
+            raise UserInputError(f"--terms aims the searchers that draw by strata ({aimed}); add "
                                  f"--optimiser stratified (not {self.optimiser})")
 
     def sized(self) -> SearchOptions:
@@ -139,6 +141,9 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
     return dataclasses.replace(scenario, space=tuple(space))
 
 
+SEARCHED_KINDS = ("upper", "order")  # falsify compares LHS with RHS of these kinds only
+
+
 def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenario, Any]:
     """Refuse what ``scenario`` cannot be searched with; returns its searched space and the optimiser for it.
 
@@ -148,7 +153,7 @@ def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenar
     import bounds
     from verify.search.optimisers import make_optimiser
 
-    if bounds.get(scenario.result).kind.value not in ("upper", "order"):
+    if bounds.get(scenario.result).kind.value not in SEARCHED_KINDS:
         raise UserInputError(f"{scenario.id} is neither an upper bound nor an order result; falsify searches "
                              "LHS/RHS of those only")
     opts = options.sized()

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bounds.core.errors import PointRefused
 from verify.scenario import Param, Scenario, evaluate_point
 
 __all__ = ["ShrinkRecord", "shrink"]
@@ -81,7 +82,7 @@ def violates_fn(scenario: Scenario, *, trials: int, seed: int) -> Callable[[Mapp
             if instance_fidelity(inst, trials)[0] == "cut":  # the search's per-point budget holds here too:
                 return False  # a move to a point it would not score is not tried (R = 10^6 simulated: hours)
             est = evaluate_point(scenario, point, trials=trials, seed=seed, instance=inst)
-        except Exception:  # a point the builder or the result refuses is no counterexample
+        except PointRefused:  # a point the builder or the result refuses is no counterexample
             return False
         return est.score is not None and est.ci[0] > est.rhs * (1 + RHS_REL)
 

@@ -6,7 +6,8 @@ or a scenario) with a seeded Monte Carlo and fails unless every certificate ``ho
 confidence level (negative controls must be ``violated``); :func:`assert_rate` fits the log-log slope
 (with a t interval, :mod:`verify.fit`) and fails unless the predicted exponent lies inside it;
 :func:`params_for` is the hypothesis strategy of valid parameter sets of any result key, built-in or
-plugin (:mod:`verify.testing.strategies`); :func:`assert_conforms` fails unless a user's federated
+plugin (:mod:`verify.testing.strategies`); :func:`instances_for` the strategy of a scenario's built instances,
+which a property test scores and which shrink to a minimal failing instance (:mod:`verify.testing.instances`); :func:`assert_conforms` fails unless a user's federated
 implementation conforms to the algorithm and participation law it claims (:mod:`verify.conformance`).
 The pytest plugin (``-p convbound``) offers these as fixtures.
 
@@ -18,6 +19,7 @@ The pytest plugin (``-p convbound``) offers these as fixtures.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +27,7 @@ from bounds.core.stats import MEAN_LEVEL, SLOPE_LEVEL
 from verify.fit import SlopeFit, fit_loglog, fit_over_seeds
 from verify.record import Verification
 
-__all__ = ["assert_bound_holds", "assert_conforms", "assert_rate", "params_for"]
+__all__ = ["assert_bound_holds", "assert_conforms", "assert_rate", "instances_for", "params_for"]
 
 
 def _runner(target: Any):
@@ -85,21 +87,27 @@ def assert_rate(x: Sequence[float], y: Sequence[float] | Sequence[Sequence[float
     """Assert that log y against log x has slope ``exponent`` (inside the interval widened by ``tol``).
 
     ``y`` is one curve (least squares with a t interval on the slope) or one row per seed (a slope per
-    seed, t interval across seeds). Returns the fit.
+    seed, t interval across seeds). The interval is never narrower than the fit's floating-point error
+    (:func:`verify.fit.rounding_error`), so exact power-law data passes with ``tol=0``. Returns the fit.
 
+    >>> fit = assert_rate([100, 200, 400, 800], [3 / 100, 3 / 200, 3 / 400, 3 / 800], exponent=-1)
     >>> assert_rate([1, 2, 4, 8], [1, 0.5, 0.25, 0.125], exponent=-0.5)
     Traceback (most recent call last):
     ...
-    AssertionError: slope -1 (95% interval [-1, -1], 4 points) does not contain the exponent -0.5 (tol 0)
+    AssertionError: slope -1 (95% interval [-1, -1], 4 points; at least +-2.5e-14, the fit's floating-point error) does not contain the exponent -0.5 (tol 0)
     """
     import numpy as np
 
     arr = np.asarray(y, dtype=float)
     fit = fit_over_seeds(x, arr, level) if arr.ndim == 2 else fit_loglog(x, arr, level)
     if not fit.agrees(exponent, tol):
-        raise AssertionError(f"slope {fit.slope:.4g} ({level:.0%} interval [{fit.low:.4g}, {fit.high:.4g}], "
-                             f"{fit.n} {'seeds' if arr.ndim == 2 else 'points'}) does not contain the exponent "
-                             f"{exponent:g} (tol {tol:g})")
+        # enough digits that the exponent and the nearer end of the interval print apart
+        gap = min(abs(exponent - fit.low), abs(exponent - fit.high)) or 1e-16
+        digits = min(17, max(4, 2 - math.floor(math.log10(gap))))
+        raise AssertionError(f"slope {fit.slope:.{digits}g} ({level:.0%} interval [{fit.low:.{digits}g}, "
+                             f"{fit.high:.{digits}g}], {fit.n} {'seeds' if arr.ndim == 2 else 'points'}; at least "
+                             f"+-{fit.rounding:.2g}, the fit's floating-point error) does not contain the exponent "
+                             f"{exponent:.{digits}g} (tol {tol:g})")
     return fit
 
 
@@ -114,15 +122,25 @@ def params_for(key: str, **overrides: Any):
     return _params_for(key, **overrides)
 
 
+def instances_for(scenario_id: str, **axes: Any):
+    """Hypothesis strategy of built instances of a scenario (:func:`verify.testing.instances.instances_for`):
+    each has ``point``, ``instance`` and ``score(trials=, seed=)``; a failing test shrinks to a minimal one."""
+    from verify.testing.instances import instances_for as _instances_for
+
+    return _instances_for(scenario_id, **axes)
+
+
 def assert_conforms(implementation: Any, *, algorithm: str, law: str, form: str = "function",
-                    trials: int | None = None, seed: int = 0, alpha: float | None = None) -> Any:
+                    trials: int | None = None, seed: int = 0, alpha: float | None = None,
+                    rounds: int | None = None) -> Any:
     """Fail unless ``implementation`` conforms to ``algorithm`` under ``law`` (:func:`verify.conformance.conform`;
     ``alpha`` the family-wise error rate, default :data:`verify.conformance.ALPHA`). Returns the
     :class:`verify.conformance.ConformanceResult`; the failure message says which quantity departs first, at
-    which round and by how many standard errors."""
+    which round and by how many standard errors. ``rounds``: rounds per scenario (default: the check's own)."""
     from verify.conformance import ALPHA, conform
 
+    sizes: dict[str, Any] = {} if rounds is None else {"rounds": rounds}
     result = conform(implementation, algorithm=algorithm, law=law, form=form, trials=trials, seed=seed,
-                     alpha=ALPHA if alpha is None else alpha)
+                     alpha=ALPHA if alpha is None else alpha, **sizes)
     assert result.conforms, result.message
     return result

@@ -6,7 +6,7 @@ import numpy as np
 
 
 def my_fedavg(x, cohort, K, rng, state):
-    """One FedAvg round: K local SGD steps per participant from x, then the plain average of their models."""
+    """One FedAvg round: K local SGD steps per participant from x, then the server step towards their average."""
     s = cohort.setting
     if len(cohort) == 0:  # under Bernoulli participation a round can be empty
         return x
@@ -16,4 +16,4 @@ def my_fedavg(x, cohort, K, rng, state):
         for _ in range(K):
             y = y - s.eta * client.grad(y)
         models.append(y)
-    return np.mean(models, axis=0)
+    return x + s.eta_g * (np.mean(models, axis=0) - x)  # server step eta_g

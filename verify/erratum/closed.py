@@ -1,0 +1,170 @@
+"""Exact closed forms of a refuted instance: LHS(R) and RHS(R) in rationals, their limits, where LHS > RHS.
+
+**Setting**: an instance inside ``verify.search.closed_form``'s setting (a declared affine round of a state of at
+most 3 numbers, a law that is the same every round, a quadratic measure at round R + k or a mean over rounds
+first..R + k, a triangular moment recursion).
+**Quantity**: the moment recursion v_{r+1} = T v_r built in exact rational arithmetic from the declared data read
+back as rationals (:mod:`verify.erratum.rational`), solved moment by moment: the measure at round r is
+sum_lam K_lam lam^r with rational K, lam. LHS(R) is that at round R + k, or its mean over rounds (each geometric
+series summed); RHS(R) is the result's own sympy terms with every other input at the instance's value (read back as
+a rational; a squared input such as sigma_G^2 as the rational of its square).
+**Statement**: LHS(R) and RHS(R) are sympy expressions with rational coefficients (no floats); the limit of LHS as R
+grows is K_1 (exact) where every other rate is below 1 in modulus. The range of R where LHS > RHS is found on the
+integers of the R axis (log grid, bisection) evaluating the exact expressions with 50-digit arithmetic. The value at
+the instance's R is set beside the float exact path's (relative difference, and agreement to REL_CHECK).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy as sp
+
+from verify.erratum.rational import Recovery, recover
+from verify.scenario import Scenario
+
+__all__ = ["REL_CHECK", "ExactForm", "exact_form"]
+
+REL_CHECK = 1e-12  # the closed form and the float exact path agree to this relative difference
+DPS = 50  # digits of the arithmetic that locates LHS > RHS on the integers
+
+
+def _q(v: Fraction) -> sp.Rational:
+    return sp.Rational(v.numerator, v.denominator)
+
+
+@dataclass(frozen=True)
+class ExactForm:
+    """A refuted instance's exact closed forms (module docstring). ``rates``: {lam: K_lam} of the measure at round
+    r; ``values``: the RHS's inputs as rationals; ``check``: the float exact path beside LHS at the point's R."""
+
+    scenario: str
+    result: str
+    point: dict[str, Any]
+    values: dict[str, sp.Expr]
+    rates: dict[Fraction, Fraction]
+    measure: str
+    lhs: sp.Expr
+    rhs: sp.Expr
+    lhs_limit: sp.Expr | None
+    rhs_limit: sp.Expr
+    violated_for_R: list[list[int]]
+    R_axis: tuple[int, int]
+    check: dict[str, Any]
+    recovery: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario": self.scenario, "result": self.result, "point": self.point,
+                "values": {k: str(v) for k, v in self.values.items()}, "measure": self.measure,
+                "rates": [{"rate": str(lam), "coefficient": str(k)} for lam, k in self.rates.items()],
+                "lhs_of_R": str(self.lhs), "rhs_of_R": str(self.rhs),
+                "lhs_of_R_latex": sp.latex(self.lhs), "rhs_of_R_latex": sp.latex(self.rhs),
+                "lhs_limit": None if self.lhs_limit is None else str(self.lhs_limit),
+                "lhs_limit_latex": None if self.lhs_limit is None else sp.latex(self.lhs_limit),
+                "rhs_limit": str(self.rhs_limit), "violated_for_R": self.violated_for_R,
+                "R_axis": list(self.R_axis), "check": self.check, "data_as_rationals": self.recovery}
+
+
+def _recursion(scenario: Scenario, point: Mapping[str, Any], conv: Recovery) -> tuple[Any, ...] | str:
+    """(exact recursion, declared measure, first round, shift, instance), or why the setting does not apply."""
+    from quadratics.exact.plan import declared_law, declared_round
+    from verify.search.closed_form import _measure_in_R, moment_recursion
+
+    if not any(p.name == "R" for p in scenario.space):
+        return f"scenario {scenario.id} has no horizon axis R"
+    inst = scenario.build(scenario.point(point))
+    law = declared_law(inst.pattern)
+    if isinstance(law, str):
+        return law
+    rm = declared_round(inst.problem, inst.algorithm, getattr(law, "aux", {}))
+    if isinstance(rm, str):
+        return rm
+    floats = moment_recursion(rm, law)  # the float recursion: how the measure moves with R is read on it
+    if isinstance(floats, str):
+        return floats
+    found = _measure_in_R(scenario, point, inst, floats)
+    if isinstance(found, str):
+        return found
+    exact = moment_recursion(rm, law, conv)
+    assert not isinstance(exact, str)  # the same declarations passed above
+    return (exact, *found, inst)
+
+
+def _lhs_expr(K: Mapping[Fraction, Fraction], kind: str, first: int, shift: int, R: sp.Symbol) -> sp.Expr:
+    terms = [(lam, k) for lam, k in sorted(K.items(), key=lambda t: -abs(t[0])) if k != 0]
+    if kind == "final":
+        return sp.Add(*(_q(k) * _q(lam) ** (R + shift) if lam != 1 else _q(k) for lam, k in terms))
+    n = R + shift - first + 1
+    return sp.Add(*(_q(k * lam**first / (1 - lam)) * (1 - _q(lam) ** n) / n if lam != 1 else _q(k)
+                    for lam, k in terms))
+
+
+def _rhs_values(res: Any, values: Mapping[str, Any], conv: Recovery) -> dict[str, sp.Expr]:
+    """The RHS's inputs (all but R) as exact numbers: a squared input (sigma_G) as the root of its square's rational."""
+    out: dict[str, sp.Expr] = {}
+    info = res.symbol_map
+    for s in res.rhs.free_symbols:
+        if s.name == "R" or s.name not in values:
+            continue
+        v = float(values[s.name])
+        sq = getattr(info.get(s.name), "squared_input", False)
+        out[s.name] = sp.sqrt(_q(conv(v * v))) if sq else _q(conv(v))
+    return out
+
+
+def exact_form(scenario: Scenario, point: Mapping[str, Any]) -> ExactForm | str:
+    """The exact closed forms at ``point`` (module docstring), or why they are not derived (a string)."""
+    import bounds
+    from verify.search.closed_form import _ranges, rates
+
+    conv = Recovery()
+    found = _recursion(scenario, point, conv)
+    if isinstance(found, str):
+        return found
+    rec, spec, first, shift, inst = found
+    K = rates(rec, spec.form(inst.problem), conv)
+    if isinstance(K, str):
+        return K
+    K = {lam: k for lam, k in K.items() if k != 0}
+    R = sp.Symbol("R", integer=True, positive=True)
+    lhs = _lhs_expr(K, spec.kind, first, shift, R)
+    res = bounds.get(scenario.result)
+    vals = _rhs_values(res, inst.values, conv)
+    rhs = res.rhs.subs({s: vals[s.name] for s in res.rhs.free_symbols if s.name in vals})
+    rsym = next((s for s in rhs.free_symbols if s.name == "R"), None)
+    rhs = rhs.subs(rsym, R) if rsym is not None else rhs
+    settles = all(abs(lam) < 1 for lam, k in K.items() if lam != 1 and k != 0)
+    lhs_limit = _q(K.get(Fraction(1), Fraction(0))) if settles else None
+    axis = next(p for p in scenario.space if p.name == "R")
+    import mpmath
+
+    with mpmath.workdps(DPS):
+        f_l, f_r = sp.lambdify(R, lhs, "mpmath"), sp.lambdify(R, rhs, "mpmath")
+        bad = _ranges(lambda r: bool(f_l(r) > f_r(r)), int(axis.low), int(axis.high))
+        at = int(inst.rounds)
+        value = float(f_l(at))
+    check = _check(scenario, point, value, at)
+    return ExactForm(scenario.id, scenario.result, dict(scenario.point(point)), vals, K,
+                     f"{spec.describe} (in R: {'at round R' if spec.kind == 'final' else f'mean over rounds {first}..R'}"
+                     f"{'' if shift == 0 else f' shifted by {shift}'})", lhs, rhs, lhs_limit,
+                     sp.limit(rhs, R, sp.oo), bad, (int(axis.low), int(axis.high)), check, conv.to_dict())
+
+
+def _check(scenario: Scenario, point: Mapping[str, Any], value: float, at: int) -> dict[str, Any]:
+    """The closed form at the point's R beside the float exact path's value there."""
+    from verify.scenario import evaluate_point
+
+    est = evaluate_point(scenario, point, trials=2, seed=0)  # exact path: the trial count is unused
+    exact = est.exact.get("method") == "exact"
+    rel = abs(value - est.lhs) / max(abs(est.lhs), 1e-300)
+    return {"R": at, "closed_form": value, "exact_path": est.lhs if exact else None,
+            "method": est.exact.get("method", "monte carlo"), "rel_diff": rel, "tolerance": REL_CHECK,
+            "agrees": bool(exact and rel <= REL_CHECK)}
+
+
+def recover_value(x: float) -> sp.Rational:
+    """One float read back as the rational it stands for (:func:`verify.erratum.rational.recover`)."""
+    return _q(recover(x))
