@@ -90,8 +90,9 @@ def search_cost(budget: int, time_limit: float | None) -> Cost:
     With ``time_limit`` the search stops then, so only the memory counts (the seeds of every
     evaluation are drawn before the first one); without it, a floor on the time as well.
     """
-    seconds = 0.0 if time_limit is not None else budget * _SEARCH_S_PER_EVALUATION
-    return Cost(budget * _SEARCH_BYTES_PER_EVALUATION, seconds, f"--budget {budget} evaluations")
+    n = float(min(budget, 10**300))  # a count past float range is refused, not an OverflowError
+    seconds = 0.0 if time_limit is not None else n * _SEARCH_S_PER_EVALUATION
+    return Cost(n * _SEARCH_BYTES_PER_EVALUATION, seconds, f"--budget {budget} evaluations")
 
 
 def refuse_trials_floor(trials: int, name: str) -> None:
@@ -125,7 +126,7 @@ def _fits(count: tuple[str, int] | None, share: float) -> str:
     if count is None:
         return ""
     name, value = count
-    most = int(value * share)
+    most = int(float(min(value, 10**300)) * share)  # the costs cap a count past float range the same way
     return f" ({name} {most} or less would fit)" if most >= 1 else f" (not even {name} 1 fits)"
 
 

@@ -223,9 +223,11 @@ def _refuse_costly_exact(built, rounds: int) -> None:
     """The exact moment recursion's matrices (order^2 numbers per block, repeated squaring over log R products),
     sized from the built objects as a search sizes an exact point (verify.search.cost), before any is made."""
     from bounds.core.limits import exact_cost, refuse_if_too_big
-    from quadratics.exact.evaluate import exact_shape
+    from quadratics.exact.evaluate import applies, exact_shape
 
     prob, pat, alg = built
+    if not applies(prob, alg, pat, rounds)[0]:
+        return  # nothing to size: the exact evaluation refuses the instance itself, saying which declaration is missing
     order, blocks = exact_shape(prob, alg, pat)
     M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((prob, "M"), (prob, "d"), (alg, "K")))
     setup = (60.0 * M * d + 6.0 * K * d, 12.0 * M * d) if blocks > 1 else (0.0, 0.0)

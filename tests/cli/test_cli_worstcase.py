@@ -22,7 +22,10 @@ def test_json_record_and_printed_tightness_agree(convbound):
     for key in ("FAST.T2", "FAST.T2@corrected"):
         line = next(ln for ln in text.out.splitlines() if f" {key} " in ln)
         assert f"{t2['ratio']:.4f}" in line and "hold" in line
-    assert f"{len(rec['coverage']) - 2} do not" in text.out
+    covering = sum(row["covers"] == "yes" for row in rec["coverage"])
+    assert {"FAST.T2", "FAST.T2@corrected"} <= {row["key"] for row in rec["coverage"] if row["covers"] == "yes"}
+    assert f"{covering} encoded result(s) cover or compare" in " ".join(text.out.split())
+    assert f"{len(rec['coverage']) - covering} do not" in text.out
 
 
 @pytest.mark.parametrize("extra,word", [

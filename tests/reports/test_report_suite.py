@@ -68,7 +68,7 @@ def test_only_filters_results_and_rejects_unknown_ids():
     from bounds.core.errors import UserInputError
 
     doc = collect(quick=True, only=["FAST.T2"], sections=("results",))
-    assert [r["key"] for r in doc["results"]] == ["FAST.T2", "FAST.T2@corrected"]
+    assert [r["key"] for r in doc["results"]] == ["FAST.T2", "FAST.T2@corrected", "FAST.T2@repaired"]
     with pytest.raises(UserInputError, match="unknown result or check ID 'FAST.T9'"):
         collect(quick=True, only=["FAST.T1", "FAST.T9"], sections=("results",))
 

@@ -222,14 +222,15 @@ def test_erratum_bad_records_and_out_are_one_line_refusals(tmp_path):
 
 
 def test_docs_search_counts_are_the_saved_records():
-    """docs/erratum.md counts the saved searches of each repaired statement and says none found a violation."""
-    from verify.decision_sources import SAVED_RUNS
+    """docs/erratum.md counts the shipped store's searches of each repaired statement and says none found a
+    violation."""
+    from verify.decision_sources import stored_evidence
 
     page = " ".join((Path(__file__).resolve().parents[2] / "docs" / "erratum.md").read_text().split())
+    shipped = stored_evidence(shipped=True)
     for key, words in (("FAST.T1@repaired", "Twelve searches of the repaired statement found no violation"),
                        ("FAST.T2@repaired", "Five stratified searches of `FAST.T2@repaired` (seeds 0 to 3 and 5, 60 points "
                                             "each) found no violation")):
-        recs = [json.loads(f.read_text()) for f in SAVED_RUNS.rglob(f"{key}.*.json")]
-        recs = [r for r in recs if r.get("result") == key]
+        recs = [rec for _, rec in shipped[key].searches if rec.result == key]
         assert {"Twelve": 12, "Five": 5}[words.split()[0]] == len(recs) and words in page
-        assert all(r["confirmation"]["verdict"] == "holds" for r in recs)
+        assert all(r.confirmation["verdict"] == "holds" for r in recs)

@@ -44,6 +44,7 @@ falsify's usual path. It proves nothing about the points between corners. Same s
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -87,9 +88,12 @@ def corner_factors(space: Sequence[Param]) -> list[tuple[Param, list[Any]]]:
 class CornerArrays:
     """The ``corners`` optimiser (module docstring); each proposal's stratum names its source."""
 
-    def __init__(self, scenario: Scenario, inner: Stratified, *, seed: int, budget: int, strength: int | None = None):
+    def __init__(self, scenario: Scenario, inner: Stratified, *, seed: int, budget: int, strength: int | None = None,
+                 deadline: float | None = None):
         """``inner``: the stratified optimiser (``verify.search.optimisers`` builds both); ``strength``: the covering
-        arrays' strength (default: the largest of STRENGTHS that fits; 1 to 6)."""
+        arrays' strength (default: the largest of STRENGTHS that fits; 1 to 6); ``deadline``
+        (``time.perf_counter()`` seconds): the pool's probes stop there, keeping at least one corner (``--time``
+        covers the set-up too)."""
         if strength is not None and (not isinstance(strength, int) or isinstance(strength, bool)
                                      or not 1 <= strength <= 6):
             raise UserInputError(f"corner strength {strength!r}: an integer from 1 to 6 (t-way covering arrays)")
@@ -105,7 +109,7 @@ class CornerArrays:
         # waits in ``unprojected`` until proposed (only the corners proposed are ever projected)
         self.admissible: dict[tuple[int, ...], dict[str, Any] | None] = {}
         self.unprojected: dict[tuple[int, ...], dict[str, Any]] = {}
-        pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))))
+        pool, self.points, shares = self._pool(min(POOL, POOL_PER_EVALUATION * max(1, int(budget))), deadline)
         self.strength, self.rows = self._arrays(pool, shares, list(inner.terms), budget, strength)
         self.pool = pool
         self.count = 0
@@ -117,7 +121,8 @@ class CornerArrays:
         self.turn = 0
 
     # -- the pool -----------------------------------------------------------------------------------------
-    def _pool(self, size: int) -> tuple[np.ndarray, list[dict[str, Any]], list[dict[str, float]]]:
+    def _pool(self, size: int, deadline: float | None = None) -> tuple[np.ndarray, list[dict[str, Any]],
+                                                                       list[dict[str, float]]]:
         """At most ``size`` pool rows (level indices), their corner points and their RHS shares there (rows that
         cannot be built are left out); whether a corner meets the hypotheses is kept for :meth:`_at_levels`."""
         levels = [len(v) for _, v in self.factors]
@@ -138,6 +143,8 @@ class CornerArrays:
                 keep.append(i)
                 points.append(pt)
                 shares.append(got[1])
+            if deadline is not None and keep and time.perf_counter() >= deadline:
+                break
         return rows[keep], points, shares
 
     def _probe(self, point: Mapping[str, Any]) -> tuple[bool | None, dict[str, float]] | None:

@@ -190,7 +190,8 @@ class _Search:
         # from before the optimiser is built: its set-up (corners' pool, stratified probes) is search time
         self.t0 = time.perf_counter()
         self.seeds, self.conf_seed = search_seeds(opts.seed, opts.budget)
-        searched, self.opt = check_searchable(scenario, opts)
+        deadline = None if opts.time_limit is None else self.t0 + opts.time_limit
+        searched, self.opt = check_searchable(scenario, opts, deadline)
         self.map = map_points or evaluate_points
         # in-process, the object itself: a scenario built in a cell is in no registry
         self.target: Scenario | str = scenario if map_points is None else scenario.id

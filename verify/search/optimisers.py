@@ -104,39 +104,52 @@ class Entry:
 
     Args:
         name: what ``--optimiser`` and ``SearchOptions.optimiser`` call it.
-        build: ``(scenario, seed=, population=, budget=, terms=) -> Optimiser`` (``verify.search.proposal``).
+        build: ``(scenario, seed=, population=, budget=, terms=) -> Optimiser`` (``verify.search.proposal``),
+            and ``deadline=`` when ``timed``.
         aimed: whether it draws by RHS-term strata (``--terms`` aims it); others refuse ``terms``.
         summary: one line for ``falsify --optimiser help``.
+        timed: whether its set-up takes ``deadline=`` (``time.perf_counter()`` seconds, or None) and stops its
+            probes there, so that ``--time`` covers the set-up too; others are built whole.
     """
 
     name: str
     build: Callable[..., Optimiser]
     aimed: bool = False
     summary: str = ""
+    timed: bool = False
 
 
-def _rays(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any) -> Optimiser:
+def _rays(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any,
+          deadline: float | None = None) -> Optimiser:
     from verify.search.rays import RayClimb
 
-    return RayClimb(sc, Stratified(sc, seed, terms))
+    return RayClimb(sc, Stratified(sc, seed, terms, deadline))
 
 
-def _seeded(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any) -> Optimiser:
+def _seeded(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any,
+            deadline: float | None = None) -> Optimiser:
     from verify.search.ray_seed import RaySeeded
 
-    return RaySeeded(sc, Stratified(sc, seed, terms))
+    return RaySeeded(sc, Stratified(sc, seed, terms, deadline))
 
 
-def _climb(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any) -> Optimiser:
+def _climb(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any,
+           deadline: float | None = None) -> Optimiser:
     from verify.search.climb import GradientClimb
 
-    return GradientClimb(sc, Stratified(sc, seed, terms))
+    return GradientClimb(sc, Stratified(sc, seed, terms, deadline))
 
 
-def _corners(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any) -> Optimiser:
+def _corners(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any,
+             deadline: float | None = None) -> Optimiser:
     from verify.search.corners import CornerArrays
 
-    return CornerArrays(sc, Stratified(sc, seed, terms), seed=seed, budget=budget)
+    return CornerArrays(sc, Stratified(sc, seed, terms, deadline), seed=seed, budget=budget, deadline=deadline)
+
+
+def _stratified(sc: Scenario, *, seed: int, population: int, budget: int, terms: Any,
+                deadline: float | None = None) -> Optimiser:
+    return Stratified(sc, seed, terms, deadline)
 
 
 def _external(kind: str, name: str) -> Callable[..., Optimiser]:
@@ -149,14 +162,14 @@ def _external(kind: str, name: str) -> Callable[..., Optimiser]:
 #: the built-in optimisers, in the order ``--optimiser help`` lists them (the default first)
 BUILT_IN = (
     Entry("corners", _corners, True, "covering arrays of the corners per term stratum, a lattice climb, then "
-                                     "stratified draws (the default)"),
-    Entry("stratified", lambda sc, *, seed, population, budget, terms: Stratified(sc, seed, terms), True,
-          "edge-weighted draws aimed in turn at the strata 'RHS term t dominates'"),
+                                     "stratified draws (the default)", timed=True),
+    Entry("stratified", _stratified, True, "edge-weighted draws aimed in turn at the strata 'RHS term t dominates'",
+          timed=True),
     Entry("random", lambda sc, *, seed, population, budget, terms: Random(sc, seed), False,
           "edge-weighted draws of the box"),
-    Entry("climb", _climb, True, "stratified draws, then gradient ascent on exactly scored points"),
-    Entry("seeded", _seeded, True, "the orders table's rays, then stratified draws"),
-    Entry("rays", _rays, True, "stratified draws, then compass walks along rays"),
+    Entry("climb", _climb, True, "stratified draws, then gradient ascent on exactly scored points", timed=True),
+    Entry("seeded", _seeded, True, "the orders table's rays, then stratified draws", timed=True),
+    Entry("rays", _rays, True, "stratified draws, then compass walks along rays", timed=True),
     Entry("optuna-cmaes", _external("optuna", "cmaes"), False, "optuna's CMA-ES"),
     Entry("optuna-tpe", _external("optuna", "tpe"), False, "optuna's TPE"),
     Entry("nevergrad-ngopt", _external("nevergrad", "NGOpt"), False, "nevergrad's NGOpt"),
@@ -181,10 +194,12 @@ def registry() -> dict[str, Entry]:
 
 
 def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int, budget: int,
-                   terms: Sequence[str] | str | None = None) -> Optimiser:
+                   terms: Sequence[str] | str | None = None, deadline: float | None = None) -> Optimiser:
     """An ask/tell optimiser ``name`` (a key of :func:`registry`) over ``scenario``'s space, seeded.
 
     ``terms`` (aimed optimisers only, :attr:`Entry.aimed`): the RHS terms whose strata they aim at.
+    ``deadline`` (``time.perf_counter()`` seconds; timed optimisers only, :attr:`Entry.timed`): their set-up's
+    probes stop there.
     """
     table = registry()
     if name not in table:
@@ -194,4 +209,6 @@ def make_optimiser(name: str, scenario: Scenario, *, seed: int, population: int,
         raise UserInputError(f"--terms aims the searchers that draw by strata "
                              f"({', '.join(k for k, e in table.items() if e.aimed)}); it does not apply to "
                              f"--optimiser {name}")
-    return entry.build(scenario, seed=int(seed), population=int(population), budget=int(budget), terms=terms)
+    timing = {"deadline": deadline} if entry.timed else {}
+    return entry.build(scenario, seed=int(seed), population=int(population), budget=int(budget), terms=terms,
+                       **timing)

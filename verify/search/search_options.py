@@ -112,7 +112,10 @@ class SearchOptions:
 
 def _whole(x: Any) -> bool:
     """``x`` is a finite whole number (``2`` or ``2.0``; not ``True``, ``2.5``, ``inf`` or text)."""
-    return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x) and float(x).is_integer()
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return False
+    # an int of any size is whole (float() of one past 1e308 overflows; its size is refused where it is weighed)
+    return isinstance(x, numbers.Integral) or (math.isfinite(x) and float(x).is_integer())
 
 
 def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None) -> Scenario:
@@ -144,11 +147,13 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
 SEARCHED_KINDS = ("upper", "order")  # falsify compares LHS with RHS of these kinds only
 
 
-def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenario, Any]:
+def check_searchable(scenario: Scenario, options: SearchOptions,
+                     deadline: float | None = None) -> tuple[Scenario, Any]:
     """Refuse what ``scenario`` cannot be searched with; returns its searched space and the optimiser for it.
 
     The result must be an upper bound or an order result (falsify compares LHS with RHS); the problem
     families must be the scenario's; ``terms`` must name RHS terms of an optimiser that aims at them.
+    ``deadline``: when ``--time`` ends (``time.perf_counter()`` seconds), handed to a timed optimiser's set-up.
     """
     import bounds
     from verify.search.optimisers import make_optimiser
@@ -159,4 +164,4 @@ def check_searchable(scenario: Scenario, options: SearchOptions) -> tuple[Scenar
     opts = options.sized()
     searched = search_space(scenario, opts.problems)
     return searched, make_optimiser(opts.optimiser, searched, seed=int(opts.seed), population=opts.population,
-                                    budget=opts.budget, terms=opts.terms)
+                                    budget=opts.budget, terms=opts.terms, deadline=deadline)

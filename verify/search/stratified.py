@@ -14,6 +14,7 @@ Both start from the scenario's default point and are seeded by the search stream
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -101,7 +102,10 @@ class Stratified:
 
     CANDIDATES = 16
 
-    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None):
+    def __init__(self, scenario: Scenario, seed: int, terms: Sequence[str] | str | None = None,
+                 deadline: float | None = None):
+        """``deadline`` (``time.perf_counter()`` seconds; None: none): the set-up's probes stop there (``--time``
+        covers the set-up too), after at least one."""
         import bounds
 
         self.scenario, self.base = scenario, Random(scenario, seed)
@@ -119,7 +123,11 @@ class Stratified:
                                      f"{', '.join(names)}")
         chosen = words or names
         # a stratum no candidate can reach (its term is 0 everywhere sampled) is empty: refused when asked for
-        probe = [self.shares(self.base.draws(1)[0]) for _ in range(4 * self.CANDIDATES)]
+        probe = []
+        for _ in range(4 * self.CANDIDATES):
+            probe.append(self.shares(self.base.draws(1)[0]))
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
         reach = {t: max((sh.get(t, 0.0) for sh in probe if sh), default=0.0) for t in chosen}
         empty = [t for t, r in reach.items() if not r > 0]
         if words is not None and empty:
