@@ -25,6 +25,7 @@ from functools import partial
 import sympy as sp
 
 from bounds.result import (
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,
@@ -40,6 +41,10 @@ from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "004_6701e408bce7fa6d.txt"
 PAPER = "Amplified SCAFFOLD"
+#: From the seed text's first lines (it states no venue or year).
+CITATION = Citation("Michael Crawshaw and Mingrui Liu",
+                    "Federated Learning under Periodic Client Participation and Heterogeneous Data: A New "
+                    "Communication-Efficient Algorithm and Analysis", "venue and year not stated in the seed text")
 STEP_CAP = sp.Rational(1, 60)  # decoded numerator constant of both step-size caps (grade L)
 
 Delta = sym("Delta", Domain.NONNEGATIVE)
@@ -111,8 +116,8 @@ def _setting_participation(setting: str, names: tuple[str, ...]) -> tuple[Partic
     return (ParticipationAssumption(kind, tuple(n for n in params if n in names), statement),)
 
 
-def _prov(locator: str, spec_id: str, equation: str = "") -> Provenance:
-    return Provenance(SEED, locator, equation, f"amplified_scaffold.md {spec_id}")
+def _prov(locator: str, spec_id: str, equation: str = "", rests_on: tuple[str, ...] = ()) -> Provenance:
+    return Provenance(SEED, locator, equation, f"amplified_scaffold.md {spec_id}", CITATION, rests_on)
 
 
 def theorem1(caps: str = "decoded") -> Result:
@@ -202,7 +207,7 @@ def corollary1() -> Result:
         hypotheses=(Hypothesis("rounds R >= the two-term argument (constant 1)",
                                at_least(R, sp.Add(*(t.expr for t in _c1_terms())))),),
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_I, S_P, S_pmin, S_eps, S_R),
-        provenance=_prov("Corollary 1", "ASCAF.C1"),
+        provenance=_prov("Corollary 1", "ASCAF.C1", rests_on=("ASCAF.T1",)),
         participation=regularized(),
         status=(Status.DECODED_M, Status.FLAG),
         flags=("printed 'R(^{2}}{I^{4}}+}^{2}})' keeps only the denominators I eps^4 and eps^2; numerators restored "
@@ -226,7 +231,7 @@ def reduced_communication() -> Result:
         lhs_latex=r"R",
         terms=(Term("participation", L * Delta * P / (p_min * eps**2)),),
         symbols=(S_L, S_Delta, S_P, S_pmin, S_eps),
-        provenance=_prov("Section 4.2, Reduced Communication", "ASCAF.RC"),
+        provenance=_prov("Section 4.2, Reduced Communication", "ASCAF.RC", rests_on=("ASCAF.T1",)),
         participation=regularized(("P", "p_min")),
         status=(Status.DECODED_H,), reconstructed=True,
         flags=("printed 'I=(^{2}^{2}p_{}P^{-1}^{-2})', 'R=(LPp_{}^{-1}^{-2})': Greek letters restored (DECODED-H)",),
@@ -247,7 +252,7 @@ def linear_speedup() -> Result:
         lhs_latex=r"RI",
         terms=(Term("statistical", L * Delta * rho**2 * sigma**2 / eps**4),),
         symbols=(S_L, S_Delta, S_rho, S_sigma, S_eps),
-        provenance=_prov("Section 4.2, Linear Speedup", "ASCAF.LS"),
+        provenance=_prov("Section 4.2, Linear Speedup", "ASCAF.LS", rests_on=("ASCAF.T1",)),
         participation=regularized(("rho",)),
         status=(Status.DECODED_H,), reconstructed=True,
         flags=("printed 'RI=( L^{2}^{2}^{-4})': Greek letters restored (DECODED-H)",),
@@ -274,7 +279,7 @@ def _pattern(pid: str, title: str, rho2, P_, pmin, symbols, status, flags, varia
         lhs_latex=r"R",
         terms=terms,
         symbols=(S_L, S_Delta, S_sigma, S_eps, S_I) + symbols,
-        provenance=_prov("Section 4.3 / Table 1", pid.split("@")[0]),
+        provenance=_prov("Section 4.3 / Table 1", pid.split("@")[0], rests_on=("ASCAF.T1",)),
         participation=_setting_participation(pid.split(".")[2], tuple(s.name for s in symbols)),
         status=status, flags=flags, reconstructed=True,
         rate=rate,
@@ -357,7 +362,8 @@ def _row(setting: str, method: str, terms, symbols, status, flags, rate, ri: str
         lhs=f"R: communication rounds {_METHOD[method]} needs for E||grad f||^2 <= eps^2 under {_SETTING[setting]}",
         lhs_latex=r"R",
         terms=terms, symbols=symbols,
-        provenance=_prov("Table 1", "ASCAF.TAB1"),
+        # the paper's own rows are read off its Theorem 1; the other methods' rows cite other papers
+        provenance=_prov("Table 1", "ASCAF.TAB1", rests_on=("ASCAF.T1",) if method == "ASCAF" else ()),
         participation=_setting_participation(setting, tuple(s.name for s in symbols)),
         status=status, flags=flags, reconstructed=True, rate=rate,
         notes=f"{marks}; RI column: {ri}",

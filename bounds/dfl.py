@@ -13,6 +13,7 @@ from collections.abc import Callable
 import sympy as sp
 
 from bounds.result import (
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,
@@ -28,6 +29,9 @@ from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "002_64b3fc4e83f014cc.txt"
 PAPER = "Democratic FL"
+#: From the seed text's first lines (it states no venue or year).
+CITATION = Citation("Ningxin Su, Baochun Li and Bo Li", "Democratizing the Federation in Federated Learning",
+                    "venue and year not stated in the seed text")
 
 K = sym("K", Domain.POSITIVE_INTEGER)
 Q_max = sym("Q_max", Domain.POSITIVE_INTEGER)
@@ -79,7 +83,7 @@ def theorem1() -> Result:
             SymbolInfo("eta_0", "initial local step size", Domain.POSITIVE, prefer="min"),
             SymbolInfo("Q_min", "smallest local epochs Q_r^k of any client in any round", Domain.POSITIVE_INTEGER),
         ),
-        provenance=Provenance(SEED, "Theorem 1", "(2)", "democratic_fl.md DFL.T1; README typo #28"),
+        provenance=Provenance(SEED, "Theorem 1", "(2)", "democratic_fl.md DFL.T1; README typo #28", CITATION),
         participation=(ParticipationAssumption(
             "asynchronous", ("K", "Gamma_max"),
             "asynchronous rounds: the server selects at most K clients per round and aggregates K updates, each "

@@ -25,6 +25,7 @@ import sympy as sp
 from bounds.core.errors import UserInputError
 from bounds.f3ast_notation import (
     A_P2,
+    CITATION,
     D0,
     EX1,
     EX_T35,
@@ -98,7 +99,7 @@ def h_of_r(variant: str = "p2") -> Result:
         terms=(Term("H", sym(agg.name, Domain.NONNEGATIVE), agg.meaning),),
         symbols=(S_p, S_r),
         aggregates=(agg,),
-        provenance=Provenance(SEED, "Section III, eq. (3)", "(3)", "f3ast.md F3AST.E3"),
+        provenance=Provenance(SEED, "Section III, eq. (3)", "(3)", "f3ast.md F3AST.E3", paper=CITATION),
         flags=("eq. (3) gives two published choices: sum p_k^2/r_k (uncorrelated / negatively correlated "
                "availability) and sum p_k/r_k (positively correlated; always valid, looser)",),
         notes="Derived from (6)/(7) by dropping constants; decreasing and convex in each r_k.",
@@ -146,7 +147,7 @@ def lemma34(eq: int = 6, printed: bool = False) -> Result:
         terms=_l34_terms(eq),
         symbols=(S_E, S_G, S_p, S_r),
         aggregates=(A_H_p,) if eq == 6 else (A_H_p2, A_P2),
-        provenance=Provenance(SEED, "Lemma III.4", f"({eq})", "f3ast.md F3AST.L3.4"),
+        provenance=Provenance(SEED, "Lemma III.4", f"({eq})", "f3ast.md F3AST.L3.4", paper=CITATION),
         participation=static_rate(),
         assumptions=(UNCORRELATED,) if eq == 7 else (),
         status=(Status.PUBLISHED, Status.FLAG) if printed else (Status.INFERRED, Status.FLAG),
@@ -227,7 +228,7 @@ def theorem35(form: str = "order") -> Result:
         aggregates=(A_V1c,),
         example=EX_T35,
         provenance=Provenance(SEED, "Theorem III.5", "(8)" if form == "order" else "(17)-(19)",
-                              "f3ast.md F3AST.T3.5"),
+                              "f3ast.md F3AST.T3.5", paper=CITATION, rests_on=() if form != "order" else ("F3AST.T3.5@explicit",)),
         participation=static_rate(()),
         assumptions=(_schedule(form), SGD_CLIENTS),
     )
@@ -291,7 +292,7 @@ def lemma_b2(printed: bool = False) -> Result:
         hypotheses=(Hypothesis("step eta <= 1/mu", sp.Le(eta, 1 / mu), "side condition of Theorem III.5"),),
         symbols=(S_eta, S_mu, SymbolInfo("D", "E||w_t - w*||^2 before the round", Domain.NONNEGATIVE),
                  SymbolInfo("V1", "Var1 = sum p_k^2 sigma_k^2 + 6 L Gamma + 8(E-1)^2 G^2", Domain.NONNEGATIVE)),
-        provenance=Provenance(SEED, "Lemma B.2", "", "f3ast.md F3AST.LB.2"),
+        provenance=Provenance(SEED, "Lemma B.2", "", "f3ast.md F3AST.LB.2", paper=CITATION),
         status=(Status.PUBLISHED, Status.FLAG) if printed else (Status.INFERRED, Status.FLAG),
         flags=("printed contraction (1 - eta^2 mu) does not support the induction; the proof of Theorem III.5 and "
                "the cited source use (1 - eta mu) (spec typo #10)",),
@@ -314,7 +315,7 @@ def lemma_b3() -> Result:
         lhs_latex=r"\mathbb{E}\langle\mathbf v_i^t,\mathbf v_j^t\rangle",
         terms=(Term("update size", 4 * E**2 * G**2 * eta**2),),
         symbols=(S_E, S_G, S_eta),
-        provenance=Provenance(SEED, "Lemma B.3", "", "f3ast.md F3AST.LB.3"),
+        provenance=Provenance(SEED, "Lemma B.3", "", "f3ast.md F3AST.LB.3", paper=CITATION),
         example=(("E", 5), ("G", 1.0), ("eta", 0.0625)),
     )
 
@@ -351,7 +352,7 @@ def lemma_b1() -> Result:
         lhs_latex=r"\mathbb{E}_S[\Delta^{t+1}]-\bar{\mathbf v}^{t+1}",
         terms=(Term("bias", sp.Integer(0), "0: the aggregate is unbiased"),),
         symbols=(S_p, S_r),
-        provenance=Provenance(SEED, "Lemma B.1", "", "f3ast.md F3AST.LB.1"),
+        provenance=Provenance(SEED, "Lemma B.1", "", "f3ast.md F3AST.LB.1", paper=CITATION),
         participation=static_rate(),
         example=EX1,
     )
@@ -379,7 +380,7 @@ def lemma_b5() -> Result:
                  S_eta),
         aggregates=(Aggregate("trYYS", sp.Symbol(r"Tr(Y Y^T Sigma)"), ("p", "r", "v", "Sigma"), _tr_yy_sigma,
                               "sum_ij (p_i/r_i)(p_j/r_j) <v_i,v_j> Sigma_ij"),),
-        provenance=Provenance(SEED, "Lemma B.5", "", "f3ast.md F3AST.LB.5"),
+        provenance=Provenance(SEED, "Lemma B.5", "", "f3ast.md F3AST.LB.5", paper=CITATION),
         assumptions=(Assumption(
             "Sigma is the selection covariance at rates r",
             "Sigma is the covariance of the selection indicators X of one selection law whose mean is r",
@@ -413,7 +414,7 @@ def theorem37(printed: bool = False) -> Result:
         symbols=(SymbolInfo("alpha", "geometric mixing rate", Domain.OPEN_PROBABILITY),
                  SymbolInfo("eps", "target total-variation distance"),
                  SymbolInfo("C", "mixing constant of the bound C alpha^t")),
-        provenance=Provenance(SEED, "Theorem III.7", "", "f3ast.md F3AST.T3.7"),
+        provenance=Provenance(SEED, "Theorem III.7", "", "f3ast.md F3AST.T3.7", paper=CITATION),
         assumptions=(Assumption(
             "configuration chain irreducible and aperiodic",
             "the configuration Markov chain is irreducible (Assumption 1) and aperiodic (implicit), and alpha, C "

@@ -13,11 +13,15 @@ import numpy as np
 import sympy as sp
 
 from bounds.core.errors import UserInputError
-from bounds.result import Aggregate, Assumption, ParticipationAssumption
+from bounds.result import Aggregate, Assumption, Citation, ParticipationAssumption
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "001_5713ca58b34c1d5c.txt"
 PAPER = "F3AST"
+#: From the seed text's first lines (venue from its DOI line 10.1109/JSTSP.2022.3224590, published 2022).
+CITATION = Citation("M\u00f3nica Ribero, Haris Vikalo and Gustavo de Veciana",
+                    "Federated Learning Under Intermittent Client Availability and Time-Varying Communication Constraints",
+                    "IEEE Journal of Selected Topics in Signal Processing (DOI 10.1109/JSTSP.2022.3224590), 2022")
 WEIGHT_SUM_TOL = 1e-6  # p is a probability vector; allow rounding in typed decimals
 
 E = sym("E", Domain.POSITIVE_INTEGER)

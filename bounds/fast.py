@@ -17,6 +17,7 @@ from functools import partial
 import sympy as sp
 
 from bounds.result import (
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,
@@ -32,6 +33,10 @@ from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "000_cd604f43d63aca60.txt"
 PAPER = "FAST"
+#: From the seed text's first lines (it states no venue or year).
+CITATION = Citation("Zhe Li, Seyed Sina Nabavirazavi, Bicheng Ying, Sitharama Iyengar and Haibo Yang",
+                    "FAST: A Lightweight Mechanism Unleashing Arbitrary Client Participation in Federated Learning",
+                    "venue and year not stated in the seed text")
 
 L = sym("L")
 K = sym("K", Domain.POSITIVE_INTEGER)
@@ -108,10 +113,11 @@ def theorem1() -> Result:
             Hypothesis("step size cap 1/(8LK)", at_most(eta_c, 1 / (8 * L * K))),
             Hypothesis("step size cap (nq+m(1-q))/(5mnLK)", at_most(eta_c, D_mix / (5 * m * n * L * K))),
             Hypothesis("snapshot probability q >= q_min(G1,G2,G3)", at_least(q, q_min_expr()),
-                       "G1..G3 are appendix constants not in the sources: unverified unless supplied"),
+                       "G1..G3 are appendix constants not in the sources: unverified unless supplied",
+                       floor_of=("q", 1.0)),
         ),
         symbols=(S_L, S_K, S_m, S_n, S_q, S_R, S_eta, S_sigma, S_sigma_G, S_zeta) + S_G,
-        provenance=Provenance(SEED, "Theorem 1", "", "fast.md FAST.T1"),
+        provenance=Provenance(SEED, "Theorem 1", "", "fast.md FAST.T1", CITATION),
         participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.FLAG, Status.UNRECOVERED),
         flags=("q-threshold needs G1..G3 from the missing appendix (UNRECOVERED); FAST.TOY1 shows the bound is false "
@@ -159,12 +165,12 @@ def theorem2(corrected: bool = False) -> Result:
             Hypothesis("step size cap 1/(20nLK)", at_most(eta_c, 1 / (20 * n * L * K))),
             Hypothesis("snapshot probability threshold",
                        at_least(q, 1 - (mu * K * eta_c - 16 * L**2 * K**2 * eta_c**2) / (4 * sigma_G**2)),
-                       "printed fraction is not dimensionless (spec typo #2)"),
+                       "printed fraction is not dimensionless (spec typo #2)", floor_of=("q", 1.0)),
         ),
         symbols=(S_L, SymbolInfo("mu", "strong-convexity constant of every F_i (A4)"), S_K, S_m, S_n, S_q, S_R,
                  S_eta, S_sigma, S_sigma_G,
                  SymbolInfo("kappa", "initial squared distance ||x0 - x*||^2", Domain.NONNEGATIVE)),
-        provenance=Provenance(SEED, "Theorem 2", "", "fast.md FAST.T2"),
+        provenance=Provenance(SEED, "Theorem 2", "", "fast.md FAST.T2", CITATION),
         participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.FLAG) if not corrected else (Status.INFERRED, Status.FLAG),
         flags=("term (1-q)K eta_c/(2 mu) has units [x]^4/[F]^2 instead of [x]^2: a squared-gradient factor is missing",
@@ -217,7 +223,8 @@ def _c1_hypotheses(mm: sp.Expr, nn: sp.Expr) -> tuple[Hypothesis, ...]:
                    "INFERRED (not stated): Theorem 1's other cap; it can bind only when min(m, n) = 1"),
         Hypothesis("snapshot probability q >= q_min(G1,G2,G3) at the prescribed eta_c",
                    at_least(q, q_min_expr().subs(eta_c, step)),
-                   "Theorem 1's condition; G1..G3 (and c) are not in the sources: unverified unless supplied"),
+                   "Theorem 1's condition; G1..G3 (and c) are not in the sources: unverified unless supplied",
+                   floor_of=("q", 1.0)),
     )
 
 
@@ -244,7 +251,7 @@ def corollary1() -> Result:
         ),
         hypotheses=_c1_hypotheses(m, n),
         symbols=(S_m, S_n, S_q, S_K, S_R, S_L, S_sigma_G, S_c) + S_G,
-        provenance=Provenance(SEED, "Corollary 1", "", "fast.md FAST.C1"),
+        provenance=Provenance(SEED, "Corollary 1", "", "fast.md FAST.C1", CITATION, rests_on=("FAST.T1",)),
         participation=snapshot(("q", "m", "n")),
         status=(Status.PUBLISHED, Status.INFERRED, Status.UNRECOVERED),
         flags=("round condition R >= 25 c^2 m^3 n^3 L^2 K / D^3 is INFERRED (the tuned step size meets Theorem 1's "
@@ -283,7 +290,8 @@ def corollary2(corrected: bool = True) -> Result:
         terms=terms,
         hypotheses=_c1_hypotheses(m, m),
         symbols=(S_m, S_q, S_K, S_R, S_L, S_sigma_G, S_c) + S_G,
-        provenance=Provenance(SEED, "Corollary 2", "(2)", "fast.md FAST.C2; README typo #5"),
+        provenance=Provenance(SEED, "Corollary 2", "(2)", "fast.md FAST.C2; README typo #5", CITATION,
+                              rests_on=("FAST.T1",)),
         participation=snapshot(("q", "m")),
         status=(Status.PUBLISHED, Status.FLAG, Status.INFERRED),
         flags=("printed statement drops the expectation and Corollary 1's second term O(mK/R); valid as printed only "
@@ -319,7 +327,7 @@ def remark2() -> Result:
                     "threshold as a function of heterogeneity"),),
         hypotheses=(Hypothesis("step size cap 1/(8LK)", at_most(eta_c, 1 / (8 * L * K)), "Theorem 1's cap"),),
         symbols=(S_L, S_K, S_eta, S_sigma_G) + S_G,
-        provenance=Provenance(SEED, "Remark 2", "", "fast.md FAST.R2"),
+        provenance=Provenance(SEED, "Remark 2", "", "fast.md FAST.R2", CITATION),
         status=(Status.PUBLISHED, Status.UNRECOVERED),
         flags=("G1..G3 are defined only in the missing appendix (UNRECOVERED): they must be supplied",),
         example=(("L", 1), ("K", 5), ("eta_c", 0.005), ("sigma_G", 0.5), ("G1", 10), ("G2", 1), ("G3", 1)),
@@ -361,7 +369,8 @@ def corollary3(corrected: bool = False) -> Result:
         ),
         symbols=(S_L, SymbolInfo("mu", "strong-convexity constant of every F_i (A4)"), S_K, S_m, S_q, S_R, S_eta,
                  S_sigma, S_sigma_G),
-        provenance=Provenance(SEED, "Corollary 3", "", "fast.md FAST.C3; README typo #3"),
+        provenance=Provenance(SEED, "Corollary 3", "", "fast.md FAST.C3; README typo #3", CITATION,
+                              rests_on=("FAST.T2",)),
         participation=snapshot(("q", "m")),
         status=(Status.PUBLISHED, Status.FLAG) if not corrected else (Status.INFERRED, Status.FLAG),
         flags=("'R >= 20mL' compares a count with a quantity in units of L; probably R >= 20mL/mu",

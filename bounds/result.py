@@ -20,6 +20,7 @@ from bounds.statement import (
     PARTICIPATION_KINDS,
     Aggregate,
     Assumption,
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,
@@ -31,8 +32,9 @@ from bounds.statement import (
     at_most,
 )
 
-__all__ = ["DERIVED", "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Hypothesis", "Kind", "ParticipationAssumption", "Provenance", "Result",
-           "Statement", "Status", "Term", "at_least", "at_most", "build_all"]
+__all__ = ["DERIVED", "PARTICIPATION_KINDS", "Aggregate", "Assumption", "Citation", "Hypothesis", "Kind",
+           "ParticipationAssumption", "Provenance", "Result", "Statement", "Status", "Term", "at_least", "at_most",
+           "build_all"]
 
 
 def _result_summary(r: Result) -> str:

@@ -33,6 +33,7 @@ import sympy as sp
 
 from bounds.result import (
     Assumption,
+    Citation,
     Hypothesis,
     Kind,
     ParticipationAssumption,
@@ -48,6 +49,10 @@ from bounds.symbols import Domain, SymbolInfo, sym
 
 SOURCE = "SCAFFOLD, ICML 2020 (main text; not a seed)"
 PAPER = "SCAFFOLD"
+#: Not a seed: the citation the spec names (scaffold.md: SCAFFOLD, ICML 2020, main text).
+CITATION = Citation("Sai Praneeth Karimireddy, Satyen Kale, Mehryar Mohri, Sashank J. Reddi, Sebastian U. Stich and "
+                    "Ananda Theertha Suresh", "SCAFFOLD: Stochastic Controlled Averaging for Federated Learning",
+                    "ICML 2020")
 
 beta = sym("beta")
 mu = sym("mu")
@@ -114,7 +119,7 @@ _FORMS = {
 
 
 def _prov(locator: str, spec_id: str) -> Provenance:
-    return Provenance(SOURCE, locator, "", f"scaffold.md {spec_id}")
+    return Provenance(SOURCE, locator, "", f"scaffold.md {spec_id}", CITATION)
 
 
 def _uniform(params: tuple[str, ...] = ("S", "N"), statement: str = UNIFORM) -> tuple[ParticipationAssumption, ...]:

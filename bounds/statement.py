@@ -47,20 +47,56 @@ class Status(Enum):
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A paper as a reader cites it, transcribed from the first lines of its seed text.
+
+    ``venue`` is what the seed text itself states (journal or conference and year); where the text states
+    none it says so, rather than a venue recalled from elsewhere.
+    """
+
+    authors: str
+    title: str
+    venue: str
+
+    def text(self) -> str:
+        """``Authors, "Title", venue``: one line."""
+        return f'{self.authors}, "{self.title}", {self.venue}'
+
+
+@dataclass(frozen=True)
 class Provenance:
-    """Where a result comes from: seed file, locator ("Theorem 1"), equation, spec section; ``kind`` says who
-    states it: ``paper`` (printed there) or :data:`DERIVED` (a statement convbound derived from instances, e.g.
-    a repaired variant; ``spec`` then names the instances)."""
+    """Where a result comes from: seed file, locator ("Theorem 1"), equation, spec section.
+
+    Args:
+        paper: the paper's citation (None for a result registered from a file or a plugin that gives none).
+        rests_on: registry keys of the results this one is read off (a corollary's theorem, a rate read off a
+            bound): declared, never inferred from the text; its decision travels with theirs.
+        kind: who states it: ``paper`` (printed there) or :data:`DERIVED` (a statement convbound derived from
+            instances, e.g. a repaired variant; ``spec`` then names the instances).
+    """
 
     seed: str
     locator: str
     equation: str = ""
     spec: str = ""
+    paper: Citation | None = None
+    rests_on: tuple[str, ...] = ()
     kind: str = "paper"
 
-    def to_dict(self) -> dict[str, str]:
-        return {"seed": self.seed, "locator": self.locator, "equation": self.equation, "spec": self.spec,
-                "kind": self.kind}
+    def cited(self) -> str:
+        """The paper and the place in it (``Authors, "Title", venue; Theorem 1, eq. (2)``); the seed file when no
+        citation is declared."""
+        where = f"{self.locator}, eq. {self.equation}" if self.equation else self.locator
+        return f"{self.paper.text()}; {where}" if self.paper else f"{self.seed}, {where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": self.seed, "locator": self.locator, "equation": self.equation,
+                               "spec": self.spec, "kind": self.kind}
+        if self.paper is not None:
+            out["paper"] = {"authors": self.paper.authors, "title": self.paper.title, "venue": self.paper.venue}
+        if self.rests_on:
+            out["rests_on"] = list(self.rests_on)
+        return out
 
 
 #: The provenance kind of a statement convbound derived (not printed by a paper).
@@ -83,10 +119,33 @@ class Hypothesis:
     name: str
     relation: sp.Rel
     meaning: str = ""
+    #: ``(symbol, top)`` where the hypothesis is ``symbol >= threshold`` and ``top`` is the largest value the
+    #: symbol's domain allows (FAST.T1: ``("q", 1)``): at ``symbol = top`` it fails only if the threshold is
+    #: above ``top``, which leaves the result no admissible value of the symbol at all (see :meth:`if_fails_at`).
+    floor_of: tuple[str, float] | None = None
 
     @property
     def free_names(self) -> frozenset[str]:
         return frozenset(s.name for s in self.relation.free_symbols)
+
+    def if_fails_at(self, values: Mapping[str, Any]) -> str:
+        """What failing this hypothesis would mean at ``values``: for a declared floor at the top of its
+        domain, that the result would have no admissible value at all; '' otherwise (nothing declared, or the
+        symbol not at its top there).
+
+        >>> h = Hypothesis("q >= q_min", at_least(sp.Symbol("q"), sp.Symbol("t")), floor_of=("q", 1))
+        >>> h.if_fails_at({"q": 1})
+        'at q = 1 it can fail only with a threshold above 1, which would leave the theorem no admissible q at all'
+        >>> h.if_fails_at({"q": 0.5})
+        ''
+        """
+        if self.floor_of is None:
+            return ""
+        name, top = self.floor_of
+        if values.get(name) != top:
+            return ""
+        return (f"at {name} = {top:g} it can fail only with a threshold above {top:g}, which would leave the theorem "
+                f"no admissible {name} at all")
 
 
 # Why these two and not sp.Le / sp.Ge: sympy tries to decide every relation it builds (assumption

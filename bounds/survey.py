@@ -20,10 +20,25 @@ from functools import partial
 
 import sympy as sp
 
-from bounds.result import Assumption, Kind, ParticipationAssumption, Provenance, Result, Status, Term, build_all
+from bounds.result import (
+    Assumption,
+    Citation,
+    Kind,
+    ParticipationAssumption,
+    Provenance,
+    Result,
+    Status,
+    Term,
+    build_all,
+)
 from bounds.symbols import Domain, SymbolInfo, sym
 
 SEED = "003_703fb3fbc0a289c6.txt"
+#: From the seed text's first lines (its "Manuscript received" line is the journal template's placeholder: no venue
+#: or year is stated).
+CITATION = Citation("Mrinmay Sen, Shruti Aparna, Rohit Agarwal and Chalavadi Krishna Mohan",
+                    "Overcoming Challenges of Partial Client Participation in Federated Learning: A Comprehensive "
+                    "Review", "venue and year not stated in the seed text")
 PAPER = "Survey (partial participation)"
 
 T = sym("T", Domain.POSITIVE_INTEGER)
@@ -61,7 +76,7 @@ def _row(rid: str, method: str, ref: str, locator: str, terms: tuple[Term, ...],
                                                                                      "published" else ""),
         paper=PAPER, kind=Kind.ORDER, lhs=LHS, lhs_latex=r"\mathrm{error}(T)",
         terms=terms, symbols=symbols,
-        provenance=Provenance(SEED, locator, "", f"survey_methods.md {rid}"),
+        provenance=Provenance(SEED, locator, "", f"survey_methods.md {rid}", CITATION),
         participation=_participation(kind, model), assumptions=conditions,
         status=status, flags=(UNSTATED, *flags), rate=rate, notes=notes, example=example,
     )

@@ -68,7 +68,9 @@ def refresh_decisions(doc: dict[str, Any]) -> None:
 
 def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """One plain row per decision: ``id``, ``outcome`` (spelled out), ``word`` (one of the outcomes), ``why``,
-    ``missing`` and ``covered`` (lists) and ``instance`` (the refuting point, or empty)."""
+    ``missing`` and ``covered`` (lists), ``instance`` (the refuting point the search found, or empty),
+    ``minimal_instance`` (the point it was shrunk to, or empty) and ``rests_on`` (the carried decisions of what
+    the result rests on: ``id``, ``outcome``, ``word``, ``why``)."""
     from verify.decision import REFUTED_UNLESS
 
     rows = []
@@ -77,7 +79,10 @@ def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         word = REFUTED_UNLESS if outcome.startswith(REFUTED_UNLESS + " ") else outcome
         rows.append({"id": str(d["id"]), "outcome": outcome, "word": word, "why": str(d["why"]),
                      "missing": [str(m) for m in d.get("missing") or ()],
-                     "covered": [str(c) for c in d.get("covered") or ()], "instance": dict(d.get("instance") or {})})
+                     "covered": [str(c) for c in d.get("covered") or ()], "instance": dict(d.get("instance") or {}),
+                     "minimal_instance": dict(d.get("minimal_instance") or {}),
+                     "conditions_meaning": [str(m) for m in d.get("conditions_meaning") or ()],
+                     "rests_on": [dict(r) for r in d.get("rests_on") or ()]})
     return rows
 
 
@@ -117,11 +122,40 @@ def decisions_html(doc: Mapping[str, Any]) -> str:
         link = f'<a href="#{anchor("res", r["id"])}">{rid}</a>' if r["id"] in cards else rid
         covered = ("" if not r["covered"] else f'<details><summary>covered ({len(r["covered"])})</summary>'
                    '<ul class="plain">' + "".join(f"<li>{escape(c)}</li>" for c in r["covered"]) + "</ul></details>")
-        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}</td><td>{escape(shown_why(r))}{covered}"
+        out.append(f"<tr><td>{link}</td><td>{_badge(r['word'])}{_condition(r)}{erratum_html(r['id'], r['word'])}"
+                   f"{rests_on_html(r, cards)}</td>"
+                   f"<td>{escape(shown_why(r))}{covered}"
                    f'</td><td class="hide-narrow">{escape("; ".join(r["missing"])) or "-"}</td></tr>')
     out += ["</tbody></table></div>", f'<p class="meta">{escape(CAVEAT)} Evidence: {escape(_evidence_line(ev))}</p>',
             "</section>"]
     return "\n".join(out)
+
+
+def rests_on_html(row: Mapping[str, Any], cards: set[str] | frozenset[str] = frozenset()) -> str:
+    """The decisions a result carries from what it rests on, one ``<div class="rests-on">`` each: "rests on
+    FAST.T1: [refuted unless] q >= q_min fails" (the id links to its card when the report has one)."""
+    from reports.document import anchor
+
+    out = []
+    for c in row.get("rests_on") or ():
+        rid = escape(str(c["id"]))
+        link = f'<a href="#{anchor("res", c["id"])}">{rid}</a>' if c["id"] in cards else rid
+        out.append(f'<div class="rests-on">rests on {link}: {_badge(str(c["word"]))}'
+                   f'{_condition({"outcome": c["outcome"], "word": c["word"]})}{erratum_html(c["id"], c["word"])}</div>')
+    return "".join(out)
+
+
+def erratum_html(key: str, word: str) -> str:
+    """`` (erratum: convbound erratum KEY)`` after a refuted or conditionally refuted decision, else ''."""
+    from reports.decision_views import erratum_pointer
+
+    pointer = erratum_pointer(str(key), str(word))
+    return f' <span class="meta erratum">(erratum: <code>{escape(pointer)}</code>)</span>' if pointer else ""
+
+
+def badge_html(word: str) -> str:
+    """A decision's badge (its outcome word), escaped: the one badge every view draws."""
+    return _badge(word)
 
 
 def _badge(word: str) -> str:
@@ -153,7 +187,9 @@ def decisions_pdf(k: Any, doc: Mapping[str, Any]) -> None:
     story.append(P(" · ".join(f"{_coloured(w)} × {n}" for w, n in outcome_counts(rows).items()) or "no result", k.body))
     table = [[P("<b>Result</b>", cell), P("<b>Decision</b>", cell), P("<b>Why</b>", cell), P("<b>Missing</b>", cell)]]
     for r in rows:
-        table.append([P(escape(r["id"]), cell), P(_coloured(r["word"], r["outcome"]), cell),
+        carried = "".join(f"<br/>rests on {escape(str(c['id']))}: {_coloured(str(c['word']), str(c['outcome']))}"
+                          for c in r["rests_on"])
+        table.append([P(escape(r["id"]), cell), P(_coloured(r["word"], r["outcome"]) + carried, cell),
                       P(escape(shown_why(r)), cell), P(escape("; ".join(r["missing"])) or "-", cell)])
     mm, width = k.mm, k.width
     story.append(k.grid(table, [32 * mm, 30 * mm, (width - 62 * mm) * 0.55, (width - 62 * mm) * 0.45]))

@@ -94,8 +94,11 @@ def trace_png(section: Mapping[str, Any]) -> bytes:
 
 def search_verdict(s: Mapping[str, Any]) -> str:
     """What a search established: a confirmed violation, or what it covered (never "holds": not a proof)."""
-    from verify.verdict import VIOLATED, VIOLATED_UNLESS
+    from verify.verdict import INCONCLUSIVE, UNVERIFIED, VIOLATED, VIOLATED_UNLESS
 
+    if s.get("verdict") in (INCONCLUSIVE, UNVERIFIED):  # as verify.decision words it: neither a pass nor a failed check
+        return (f"search inconclusive: best point {s.get('verdict')}, ratio {fmt(s.get('searched_ratio'))}; no "
+                f"violation confirmed among {s.get('admissible')} admissible points searched, not a proof")
     if s.get("verdict") == VIOLATED:
         return "violated (confirmed on fresh trials)"
     if s.get("verdict") == VIOLATED_UNLESS:

@@ -12,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from reports.decision_section import badge_html, rests_on_html
 from reports.document import (
     alerts,
     anchor,
@@ -77,10 +78,24 @@ def render_html(doc: Mapping[str, Any], figures: list[FigureImage] | None = None
         by_anchor.setdefault(f.anchor, []).append({"id": f.id, "caption": f.caption, "src": data_uri(f.png)})
     rows = summary_rows(doc)
     css = jinja2.PackageLoader("reports", "templates").get_source(jinja2.Environment(), "report.css")[0]
-    return _env().get_template("report.html.j2").render(
+    from reports.decision_views import check_views, decisions_by_key, evidence_of, headline
+
+    views = check_views(doc)
+    decided = decisions_by_key(doc)
+    env = _env()
+    env.globals["evidence_of"] = lambda key: evidence_of(key, views, doc)
+    env.globals["rests_on"] = lambda row: _markup(rests_on_html(row, frozenset(decided)))
+    env.globals["dbadge"] = lambda word: _markup(badge_html(word))
+    return env.get_template("report.html.j2").render(
         doc=doc, rows=rows, counts=verdict_counts, alerts=alerts(doc), figures=by_anchor, css=css,
-        records=record_sections(doc), decisions=decisions_fragment(doc),
+        records=record_sections(doc), decisions=decisions_fragment(doc), headline=headline(doc),
+        check_views=views, decided=decided,
     )
+
+
+def _markup(html: str):
+    """An HTML fragment already escaped by its renderer (``reports.decision_section``)."""
+    return jinja2.utils.markupsafe.Markup(html)
 
 
 def decisions_fragment(doc: Mapping[str, Any]):

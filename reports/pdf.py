@@ -131,6 +131,7 @@ def _title_and_banner(k: _Kit, doc: Mapping[str, Any]) -> None:
                    f"device {t(env.get('device', ''))} · seed {t(env.get('seed', ''))}"
                    + (f" · commit {escape(git.get('commit', '')[:12])}" if git else ""), small))
     story.append(k.Spacer(1, 6))
+    _headline(k, doc)
     found = alerts(doc)
     bad = [a for a in found if a.level == "alert"]
     notes = [a for a in found if a.level == "notice"]
@@ -140,7 +141,9 @@ def _title_and_banner(k: _Kit, doc: Mapping[str, Any]) -> None:
         story.append(k.box(lines, "#fdecea", "#b3261e"))
     elif doc.get("verifications"):
         others = [r for r in summary_rows(doc) if r.section == "verify" and not r.as_expected]
-        lines = [P("<b>No certificate is violated unexpectedly, and every negative control failed as it should.</b>", body)]
+        lines = [P("<b>No certificate is violated unexpectedly, and every negative control failed as it should</b> "
+                   "(this covers the checks, each at its own instance; it says nothing about the decisions above).",
+                   body)]
         if others:
             lines.append(P("Not as expected: " + ", ".join(f"{escape(r.id)} ({escape(r.verdict)})" for r in others),
                            body))
@@ -148,6 +151,27 @@ def _title_and_banner(k: _Kit, doc: Mapping[str, Any]) -> None:
     if notes:
         lines = [P("<b>Notes</b>", body)] + [P("• " + escape(a.message), body) for a in notes]
         story.append(k.box(lines, "#fff6e0", "#e0b040"))
+
+
+def _headline(k: _Kit, doc: Mapping[str, Any]) -> None:
+    """The first box: how many results have each decision, and which are refuted (``reports.decision_views``)."""
+    from reports.decision_views import headline
+
+    h = headline(doc)
+    if h is None:
+        return
+    P, body = k.P, k.body
+    counts = ", ".join(f"{n} {w}" for w, n in h["counts"].items())
+    lines = [P(f"<b>Decisions on {h['total']} results: {escape(counts)}.</b>", body)]
+    if h["refuted"]:
+        lines.append(P("Refuted: " + escape(", ".join(h["refuted"])) + ".", body))
+    if h["conditional"]:
+        lines.append(P("Refuted unless a hypothesis fails: " + escape("; ".join(
+            f"{key} (unless {cond}{': ' + meaning if meaning else ''})" for key, cond, meaning in h["conditional"]))
+            + ".", body))
+    refuted = bool(h["refuted"] or h["conditional"])
+    story_box = k.box(lines, "#fdecea" if refuted else "#f5f7f9", "#b3261e" if refuted else "#2d5b9a")
+    k.story.append(story_box)
 
 
 def _summary(k: _Kit, doc: Mapping[str, Any]) -> None:

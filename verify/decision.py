@@ -5,20 +5,29 @@
 asymptotic-orders table where one is available, certified PEP worst cases whose setting covers it).
 **Rule** (:func:`decide`, pure; first match wins):
 
-1. ``refuted``: a search confirmed a violation (the instance is the search's confirmed point);
+1. ``refuted``: a search confirmed a violation (the instance is the minimal one where the search shrank it,
+   then the search's confirmed point);
 2. ``refuted unless H fails``: a search confirmed a violation whose only undecided hypotheses are ``H``
-   (confirmation verdict ``violated unless ...``, issue 31); never summarised as consistent;
+   (confirmation verdict ``violated unless ...``); never summarised as consistent; where ``H`` declares
+   what failing it would mean at the point (``bounds.Hypothesis.floor_of``: no admissible value at all),
+   the reason says so in those words;
 3. ``certified at stated settings``: a PEP worst case over the class, its dual certificate passing the
    exact rational recheck, is at most the bound (ratio <= 1) at a setting where the result's hypotheses
    hold: a proof at those settings only (named);
-4. ``open``: a check did not pass (an inconclusive or unverified confirmation, an orders table that
-   contradicts the rate), or there is no evidence about the bound at all; ``missing`` says what would
-   decide it (constants the sources lost, a class no PEP here covers, no search recorded);
+4. ``open``: a search ended inconclusive (its best point's confirmation was inconclusive or unverified:
+   worded as such, with its ratio, never as a failed check), a check did not pass (a certified PEP ratio
+   above 1, an orders table that contradicts the rate), or there is no evidence about the bound at all;
+   ``missing`` says what would decide it (constants the sources lost, a class no PEP here covers, no
+   search recorded);
 5. ``consistent so far``: every check that ran passed; ``covered`` says what they covered (searched
    regions, PEP settings); not a proof.
 
 Hypotheses at the worked example are context, not a check of the bound: they decide whether the
 example is inside the theorem and name the constants the sources lost.
+**Travel** (:func:`with_rests_on`, pure): a result read off others (``bounds.Provenance.rests_on``: a
+corollary's theorem, a rate read off a bound) keeps its own outcome and carries theirs beside it
+("rests on FAST.T1: refuted unless ..."): a refuted theorem does not refute its corollary's scaling, but
+takes away the proof the corollary cites.
 **Notation**: ``key`` is a registry key (``ID`` or ``ID@variant``); a ratio is always LHS / RHS (search:
 measured / bound; PEP: certified worst case / bound).
 """
@@ -64,7 +73,11 @@ class SearchOutcome:
     """One falsify search's confirmed best point: ``verdict`` (the confirmation's word), ``ratio`` (LHS/RHS
     there), ``covered`` (the searched space and the admissible points), ``instance`` (the confirmed point),
     ``unless`` (the hypotheses a conditional violation rests on), ``unless_needs`` (what the theorem would
-    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run now")."""
+    need for the point not to count, as ``verify.verdict.unless_clause`` words it), ``source`` (file or "run
+    now"), ``minimal_instance`` (the point the search's shrink step reduced a confirmed violation to,
+    ``verify.search.shrink``; empty when it shrank nothing) and ``minimal_ratio`` (LHS/RHS confirmed there),
+    ``unless_meaning`` (for each hypothesis in ``unless`` that declares it, ``bounds.Hypothesis.if_fails_at``
+    at the confirmed point: failing it would leave no admissible value)."""
 
     verdict: str
     ratio: float | None
@@ -73,6 +86,9 @@ class SearchOutcome:
     instance: Mapping[str, Any] = field(default_factory=dict)
     unless: tuple[str, ...] = ()
     unless_needs: tuple[str, ...] = ()
+    minimal_instance: Mapping[str, Any] = field(default_factory=dict)
+    minimal_ratio: float | None = None
+    unless_meaning: tuple[str, ...] = ()
 
     @property
     def conditional(self) -> bool:
@@ -153,15 +169,18 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     violated = [s for s in ev.searches if s.verdict == "violated"]
     if violated:
         s = max(violated, key=lambda s: s.ratio or 0.0)
-        return REFUTED, f"confirmed violation, ratio {_r(s.ratio)} ({s.source}) at {_point(s.instance)}", (), ()
+        return REFUTED, f"confirmed violation, {_where(s)}", (), ()
     conditional = [s for s in ev.searches if s.conditional]
     if conditional:
         s = max(conditional, key=lambda s: s.ratio or 0.0)
         # the point stops counting if any one named hypothesis fails there (verify.verdict.verdict_of)
         unless = " or ".join(s.unless) or "an assumed hypothesis"
-        needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
-        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, ratio {_r(s.ratio)} "
-                f"({s.source}) at {_point(s.instance)}; a refutation unless {needs}", (), ())
+        if s.unless_meaning:  # declared by the hypothesis (bounds.Hypothesis.floor_of), not read from words
+            needs = f"{unless} fails at that point; " + "; ".join(s.unless_meaning)
+        else:
+            needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
+        return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, {_where(s)}; a refutation "
+                f"unless {needs}", (), ())
     covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
                     for s in ev.searches)
     covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
@@ -173,8 +192,10 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     if proofs:
         named = "; ".join(f"{w.setting} (ratio {_r(w.ratio)})" for w in proofs)
         return CERTIFIED, f"certified worst case <= bound at {named}; a proof at these settings only", covered, ()
-    failed = [f"search {s.source}: best point {s.verdict} (ratio {_r(s.ratio)})" for s in ev.searches
-              if s.verdict not in PASSING + NOTHING_CHECKED]
+    # a search whose best point was neither confirmed nor cleared is inconclusive, not a failed check
+    inconclusive = [f"search inconclusive: best point {s.verdict}, ratio {_r(s.ratio)} ({s.source})"
+                    for s in ev.searches if s.verdict not in PASSING + NOTHING_CHECKED]
+    failed: list[str] = []
     # a PEP setting counts only where its certificate passed and the result's hypotheses hold there
     counted = [w for w in ev.worst_cases if w.certified and w.hypotheses_hold is True and w.ratio is not None]
     failed += [f"PEP {w.setting}: certified ratio {_r(w.ratio)} > 1 (the PEP class may be larger than the "
@@ -187,8 +208,9 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     checks = [v for v in ev.verifications if v.ok and not v.control]
     passed_pep = [w for w in counted if (w.ratio or 0.0) <= 1.0]
     missing = _missing(ev)
-    if failed:
-        return OPEN, "a check did not pass: " + "; ".join(failed), covered, missing
+    if failed or inconclusive:
+        why = "; ".join(inconclusive + (["a check did not pass: " + "; ".join(failed)] if failed else []))
+        return OPEN, why, covered, missing
     if passed or passed_pep or ev.orders.status == "agrees" or checks:
         why = "every check passed (not a proof): " + _tally(passed, passed_pep, ev.orders, checks)
         return CONSISTENT, why, covered, missing
@@ -237,6 +259,15 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _where(s: SearchOutcome) -> str:
+    """Where a violation was confirmed: the minimal instance first (where the search shrank it), then the
+    search's own point, each with its ratio."""
+    found = f"ratio {_r(s.ratio)} ({s.source}) at {_point(s.instance)}"
+    if not s.minimal_instance:
+        return found
+    return f"ratio {_r(s.minimal_ratio)} at the minimal instance {_point(s.minimal_instance)}; shrunk from {found}"
+
+
 def _point(point: Mapping[str, Any]) -> str:
     if not point:
         return "its confirmed point"
@@ -252,6 +283,7 @@ def _summary(d: Decision) -> str:
 def _rows(d: Decision) -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = [("outcome", d.outcome), ("why", d.why),
                                    ("hypotheses at the example", d.hypotheses.get("verdict", ""))]
+    rows += [("rests on", rests_on_line(r)) for r in d.rests_on]
     rows += [("covered", c) for c in d.covered] + [("missing", m) for m in d.missing]
     rows += [("orders", d.orders.get("status", "") + ": " + d.orders.get("detail", ""))]
     return rows
@@ -266,9 +298,12 @@ class Decision(Record):
     Args:
         id: the result's key; outcome: one of :data:`OUTCOMES` (``refuted unless H fails`` spelled out);
         why: one line; covered: what the passing checks covered; missing: what would decide an open one;
-        instance: the refuting point (empty unless refuted); conditions: the hypotheses a conditional
-        refutation rests on; hypotheses, searches, orders, worst_cases, verifications: the evidence as JSON;
-        versions: provenance.
+        instance: the refuting point the search found (empty unless refuted); minimal_instance: the point it
+        was shrunk to (empty when not shrunk; shown first); conditions: the hypotheses a conditional
+        refutation rests on; conditions_meaning: what failing them would mean at the point, where the
+        hypothesis declares it (no admissible value at all); rests_on: the decisions of the results this one
+        is read off (``id``, ``outcome``, ``word``, ``why``; see :func:`with_rests_on`); hypotheses, searches,
+        orders, worst_cases, verifications: the evidence as JSON; versions: provenance.
     """
 
     KIND = "decision"
@@ -281,6 +316,9 @@ class Decision(Record):
     instance: Mapping[str, Any] = field(default_factory=dict)
     conditions: tuple[str, ...] = ()
     hypotheses: Mapping[str, Any] = field(default_factory=dict)
+    minimal_instance: Mapping[str, Any] = field(default_factory=dict)
+    conditions_meaning: tuple[str, ...] = ()
+    rests_on: tuple[Mapping[str, Any], ...] = ()
     searches: tuple[Mapping[str, Any], ...] = ()
     orders: Mapping[str, Any] = field(default_factory=dict)
     worst_cases: tuple[Mapping[str, Any], ...] = ()
@@ -301,7 +339,8 @@ class Decision(Record):
     def read(cls, data: Mapping[str, Any], where: str) -> Decision:
         for name in ("id", "outcome", "why"):
             get(data, name, str, where)
-        for name in ("covered", "missing", "conditions", "searches", "worst_cases", "verifications"):
+        for name in ("covered", "missing", "conditions", "conditions_meaning", "searches", "worst_cases",
+                     "verifications", "rests_on"):
             get(data, name, list, where, optional=True)
         kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()
                               if k in cls.__dataclass_fields__}
@@ -320,7 +359,30 @@ def decision_of(ev: Evidence, versions: Mapping[str, str] | None = None) -> Deci
     best = max(refuting, key=lambda s: s.ratio or 0.0) if refuting else None
     return Decision(id=ev.key, outcome=outcome, why=why, covered=covered, missing=missing,
                     instance=dict(best.instance) if best else {},
+                    minimal_instance=dict(best.minimal_instance) if best else {},
                     conditions=best.unless if best and best.conditional else (),
+                    conditions_meaning=best.unless_meaning if best and best.conditional else (),
                     hypotheses=asdict(ev.hypotheses), searches=tuple(asdict(s) for s in ev.searches),
                     orders=asdict(ev.orders), worst_cases=tuple(asdict(w) for w in ev.worst_cases),
                     versions=dict(versions or {}), verifications=tuple(asdict(v) for v in ev.verifications))
+
+
+# Travel: a decision beside the decisions of what it rests on ----------------------------------------------
+
+def with_rests_on(d: Decision, rests_on: tuple[str, ...], decided: Mapping[str, Decision]) -> Decision:
+    """``d`` carrying the decision of each result it rests on (``bounds.Provenance.rests_on``, in order), from
+    ``decided`` (registry key -> its decision); its own outcome is kept (module docstring, **Travel**).
+
+    A key missing from ``decided`` is an error of the caller (it must decide what a result rests on), not a
+    silent gap: ``KeyError`` naming it.
+    """
+    from dataclasses import replace
+
+    carried = tuple({"id": k, "outcome": decided[k].outcome, "word": decided[k].word, "why": decided[k].why}
+                    for k in rests_on)
+    return replace(d, rests_on=carried)
+
+
+def rests_on_line(r: Mapping[str, Any]) -> str:
+    """One carried decision in words: ``rests on FAST.T1: refuted unless ... fails``."""
+    return f"rests on {r['id']}: {r['outcome']}"

@@ -34,6 +34,7 @@ from verify.decision import (
     VerificationCheck,
     WorstCaseRatio,
     decision_of,
+    with_rests_on,
 )
 from verify.evidence.records import StoredEvidence
 
@@ -67,7 +68,7 @@ def load_searches(paths: Sequence[str]) -> list[tuple[str, Any]]:
     """``(source, SearchRecord)`` for each ``--search`` file (a non-search or unreadable file: one-line
     ``UserInputError``)."""
     from bounds.core.files import read_json
-    from verify.search.falsify import SearchRecord
+    from verify.search.shrunk_record import ShrunkSearchRecord as SearchRecord  # keeps a --shrink file's minimal point
 
     return [(p, _read(SearchRecord, read_json(p, "--search", _VALID["falsify"]), f"--search {p}", "falsify"))
             for p in paths]
@@ -95,9 +96,13 @@ def _read(cls: Any, data: Any, where: str, command: str) -> Any:
         raise UserInputError(f"{where}: {exc}; give {_VALID[command]}") from None
 
 
-def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[SearchOutcome, ...]:
-    """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped)."""
+def search_outcomes(key: str, records: Iterable[tuple[str, Any]],
+                    hypotheses: Sequence[Any] = ()) -> tuple[SearchOutcome, ...]:
+    """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped),
+    with its minimal point where the search shrank it, and, for each hypothesis a conditional violation rests
+    on, what failing it would mean there as ``hypotheses`` (the result's ``bounds.Hypothesis``) declare."""
     from verify.search.search_record import space_summary
+    from verify.search.shrunk_record import minimal_point
 
     out = []
     for source, rec in records:
@@ -110,11 +115,15 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]]) -> tuple[Searc
             unless = tuple(str(n) for n in c.get("unless") or ()) or (verdict[len(CONDITIONAL_PREFIX):].strip(),)
             unless = tuple(u for u in unless if u)
         ratio = c.get("ratio")
+        minimal, minimal_ratio = minimal_point(rec)
+        values = c.get("values") or {}
+        meaning = tuple(m for h in hypotheses if h.name in unless for m in (h.if_fails_at(values),) if m)
         out.append(SearchOutcome(
             verdict=verdict, ratio=float(ratio) if isinstance(ratio, (int, float)) else None,
             covered=f"{rec.admissible} admissible points of {space_summary(rec)}, {rec.optimiser}, seed {rec.seed}",
             source=source, instance=dict(rec.best.get("point") or {}), unless=unless,
-            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else ()))
+            unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else (),
+            minimal_instance=minimal, minimal_ratio=minimal_ratio, unless_meaning=meaning))
     return tuple(out)
 
 
@@ -204,7 +213,7 @@ def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[
     scenarios, no_scenario = scenarios_of(res.key)
     orders, along_rays = orders_for(stored)
     return Evidence(key=res.key, hypotheses=hypotheses_at(res),
-                    searches=search_outcomes(res.key, searches) + along_rays, orders=orders, worst_cases=pep,
+                    searches=search_outcomes(res.key, searches, res.hypotheses) + along_rays, orders=orders, worst_cases=pep,
                     no_pep=no_pep, verifications=verification_checks(stored),
                     stale=stored.stale if stored is not None else 0, scenarios=scenarios, no_scenario=no_scenario)
 
@@ -245,13 +254,15 @@ def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[D
 def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
                 worst_cases: Sequence[tuple[str, Any]],
                 stored: Mapping[str, StoredEvidence] | None = None,
-                verifications: Sequence[tuple[str, Any]] = ()) -> list[Decision]:
+                verifications: Sequence[tuple[str, Any]] = (), versions: dict[str, str] | None = None) -> list[Decision]:
     """One decision per ``bounds.Result`` from evidence already at hand: ``(source, SearchRecord)``,
     ``(source, WorstCase)`` and ``(source, Verification)`` pairs (the report passes the records it computed, so
     nothing is solved twice; a verification counts for the result its id names) and the store's evidence by
-    result (``stored``; None: none)."""
+    result (``stored``; None: none). ``versions`` default: the installed convbound's (``show`` and ``check`` pass
+    their own, to start fast). Each decision carries the decisions of the results it rests on."""
     from dataclasses import replace
 
+    from bounds.registry import get
     from verify.evidence.records import result_of_check
 
     merged = dict(stored or {})
@@ -260,9 +271,18 @@ def decide_with(results: Sequence[Any], searches: Sequence[tuple[str, Any]],
         if key is not None:
             ev = merged.get(key, StoredEvidence())
             merged[key] = replace(ev, verifications=[*ev.verifications, (source, v)])
-    versions = _versions()
-    return [decision_of(gather(r, searches, worst_cases, merged.get(r.key, StoredEvidence())), versions)
-            for r in results]
+    versions = _versions() if versions is None else versions
+
+    def one(r: Any) -> Decision:
+        return decision_of(gather(r, searches, worst_cases, merged.get(r.key, StoredEvidence())), versions)
+
+    decided = {r.key: one(r) for r in results}
+    # what a result rests on is decided too, when not asked for (decide FAST.C1 shows FAST.T1's decision)
+    for r in results:
+        for key in r.provenance.rests_on:
+            if key not in decided:
+                decided[key] = one(get(key))
+    return [with_rests_on(decided[r.key], r.provenance.rests_on, decided) for r in results]
 
 
 def _versions() -> dict[str, str]:

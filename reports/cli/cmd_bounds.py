@@ -108,7 +108,9 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
         return
     res, _ = _resolve(result_id, toml_file)
     if as_json:
-        echo_json(res.to_dict())
+        from reports.cli.decision_lines import decision_json, result_decision
+
+        echo_json({**res.to_dict(), "decision": decision_json(result_decision(res, toml_file is not None))})
         return
     if as_latex:
         click.echo(res.latex())
@@ -117,11 +119,19 @@ def show_cmd(result_id: str | None, toml_file: str | None, as_json: bool, as_lat
     # which the text view does not show (about a tenth of `show`'s time, issue 30)
     from sympy import sstr
 
+    from reports.cli.decision_lines import decision_lines, result_decision
+
     prov = res.provenance
     con = console()
     con.print(f"[bold]{esc(res.key)}[/bold]  " + esc(f"{res.title}  ({res.kind.value}; variant {res.variant}"
               + (", reconstructed" if res.reconstructed else "") + ")"))
-    con.print(esc(f"source: {prov.seed}, {prov.locator} {prov.equation}".rstrip()))
+    decision = result_decision(res, toml_file is not None)
+    for line in decision_lines(decision) if decision is not None else ["decision: not decided (a result read from "
+                                                                        "a file; 'convbound decide' decides registered "
+                                                                        "results)"]:
+        con.print(esc(line))
+    con.print(esc(f"paper: {prov.cited()}"))
+    con.print(esc(f"seed text: {prov.seed}" + (f" (spec {prov.spec})" if prov.spec else "")))
     con.print(esc(f"status: {', '.join(s.value for s in res.status)}"))
     # a path is never folded: a reader copies it whole (a temporary folder's path passes 80 columns)
     con.print(esc(f"origin: {res.origin if toml_file is None else 'file ' + toml_file}"), soft_wrap=True)
@@ -190,8 +200,12 @@ def check_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: st
     model_spec = values.pop(MODEL_KEY, None)
     report = res.check(values, _decisions(res, values, model_spec))
     out = report.to_dict()
+    from reports.cli.decision_lines import decision_json, result_decision
+
+    decision = result_decision(res, toml_file is not None)
     out.update({"variant": res.variant, "kind": res.kind.value, "reconstructed": res.reconstructed,
-                "origin": res.origin if toml_file is None else f"file {toml_file}"})
+                "origin": res.origin if toml_file is None else f"file {toml_file}",
+                "decision": decision_json(decision)})
     if model_spec is not None:
         out["model"] = model_spec
     others = variants(res.id) if toml_file is None else []
@@ -199,7 +213,7 @@ def check_cmd(result_id: str | None, assignments: tuple[str, ...], toml_file: st
     if as_json:
         echo_json(out)
         return
-    _print_check(res, out)
+    _print_check(res, out, decision)
 
 
 MODEL_KEY = "model"
@@ -259,8 +273,15 @@ def _fmt_value(x) -> str:
     return f"{x:.6g}" if isinstance(x, (int, float)) else str(x)
 
 
-def _print_check(res, out: dict) -> None:
+def _print_check(res, out: dict, decision=None) -> None:
+    from reports.cli.decision_lines import decision_lines
+
     con = console()
+    # the decision first; what follows is this one instance's evidence (the bound and hypotheses at these values)
+    for line in decision_lines(decision) if decision is not None else []:
+        con.print(esc(line))
+    if decision is not None:
+        con.print(esc("at these values (one instance: evidence, not the decision):"))
     verdict = _verdict_line(out)
     con.print(f"[bold]{esc(res.key)}[/bold] ({res.kind.value}) bound = {esc(_fmt_value(out['value']))}   {verdict}")
     if out.get("origin", "built-in") != "built-in":

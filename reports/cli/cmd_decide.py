@@ -78,15 +78,21 @@ def _refuse_searches_about_others(key: str, searches: tuple[str, ...]) -> None:
                                  f"'convbound falsify' on a scenario of {key}, or decide {short_text(rec.result, 60)}")
 
 
+def _styled(word: str, outcome: str) -> str:
+    style = OUTCOME_STYLE.get(word, "")
+    return f"[{style}]{esc(outcome)}[/]" if style else esc(outcome)
+
+
 def _print(decisions: list) -> None:
     from rich.table import Table
 
     table = Table(id_column("result", [d.id for d in decisions]), text_column("decision"), text_column("why"),
                   text_column("missing"), title="One decision per result")
     for d in decisions:
-        style = OUTCOME_STYLE.get(d.word, "")
-        table.add_row(esc(d.id), f"[{style}]{esc(d.outcome)}[/]" if style else esc(d.outcome), esc(d.why),
-                      esc("; ".join(d.missing)) or "-")
+        # a result read off another carries that one's decision beside its own (verify.decision.with_rests_on)
+        cell = _styled(d.word, d.outcome) + "".join(f"\n{esc('rests on ' + str(r['id']) + ':')} "
+                                                     f"{_styled(str(r['word']), str(r['outcome']))}" for r in d.rests_on)
+        table.add_row(esc(d.id), cell, esc(d.why), esc("; ".join(d.missing)) or "-")
     con = out_console()
     con.print(table)
     if len(decisions) == 1:  # one result: what its checks covered, line by line (all results: --json)
@@ -94,6 +100,8 @@ def _print(decisions: list) -> None:
             con.print(esc(f"covered: {line}"))
         for name in decisions[0].conditions:
             con.print(esc(f"condition: the violation counts unless '{name}' fails at the point"))
+        for meaning in decisions[0].conditions_meaning:
+            con.print(esc(f"condition: {meaning}"))
     counts: dict[str, int] = {}
     for d in decisions:
         counts[d.word] = counts.get(d.word, 0) + 1

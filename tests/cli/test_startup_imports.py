@@ -88,17 +88,33 @@ def test_check_and_show_import_only_their_command_module_and_no_distribution_met
         assert out["code"] in (0, None)
         assert out["commands"] == ["reports.cli.cmd_bounds"], argv
         assert out["metadata"] is declared, argv
-        # show evaluates nothing; check at one number per symbol evaluates with Python floats (bounds.floats)
-        assert out["numpy"] is False, argv
+        # numpy is loaded now: show and check print the result's decision first, read from the saved searches
+        # (verify.verdict's words); the evaluation itself stays on Python floats (the test below)
 
 
-def test_check_loads_numpy_only_where_its_values_need_it():
-    # an overflow inside a term (K*R > float64's max) is reported by the numpy path, which re-evaluates in
-    # long double: the same probe must then see numpy, or the test above proves nothing
+_EVAL_PROBE = """
+import json, sys
+from reports.cli.common import parse_assignments
+from bounds.registry import get
+get("FAST.T1").check(parse_assignments(sys.argv[1:]))
+print(json.dumps({"numpy": "numpy" in sys.modules}), file=sys.stderr)
+"""
+
+
+def _evaluation_loads_numpy(argv) -> bool:
+    proc = subprocess.run([sys.executable, "-c", _EVAL_PROBE, *argv], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT, timeout=300)
+    return json.loads(proc.stderr.strip().splitlines()[-1])["numpy"]
+
+
+def test_check_evaluates_with_python_floats_and_numpy_only_where_its_values_need_it():
+    # one number per symbol evaluates with Python floats (bounds.floats); an overflow inside a term (K*R >
+    # float64's max) is reported by the numpy path, which re-evaluates in long double: the same probe must then
+    # see numpy, or the first half proves nothing
+    assert _evaluation_loads_numpy(T1) is False
     at_overflow = [*T1[:-2], "K=100000", "R=1e305", "eta_c=1"]
     at_overflow.remove("K=5")
-    out = _loaded(["check", "FAST.T1", *at_overflow])
-    assert out["code"] in (0, None) and out["numpy"] is True
+    assert _evaluation_loads_numpy(at_overflow) is True
 
 
 def test_help_still_lists_every_command_and_an_unknown_one_is_one_line():

@@ -26,6 +26,9 @@ SLOW = {
                                 "bench_readme_commands.py; the end-to-end report test builds a smaller one",
     "convbound falsify FAST.T1 --problems quadratic --budget 200": "a search of about a minute of CPU: its "
                                                                     "finding is the saved record decide reads",
+    "convbound campaign FAST.T1": "gathers a result's missing evidence for up to two minutes of CPU: the "
+                                  "campaign tests run a smaller one (tests/verify/evidence/)",
+    "convbound campaign all": "gathers every result's missing evidence (about a quarter of an hour of CPU)",
 }
 #: What a clone holds that the pages read.
 CLONED = ("docs/examples",)
