@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
+from reports.decision_views import decision_rows, erratum_pointer
+
 #: What the table's closing line says about the outcomes' strength (as ``convbound decide`` prints it).
 CAVEAT = "'consistent so far' is not a proof; 'certified at stated settings' holds at the named settings only."
 #: The outcome words (``verify.decision.OUTCOMES``) and their colours in the PDF (the HTML's are in report.css).
@@ -65,26 +67,6 @@ def refresh_decisions(doc: dict[str, Any]) -> None:
 
 
 # Rows for both renderers -------------------------------------------------------------------------------
-
-def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """One plain row per decision: ``id``, ``outcome`` (spelled out), ``word`` (one of the outcomes), ``why``,
-    ``missing`` and ``covered`` (lists), ``instance`` (the refuting point the search found, or empty),
-    ``minimal_instance`` (the point it was shrunk to, or empty) and ``rests_on`` (the carried decisions of what
-    the result rests on: ``id``, ``outcome``, ``word``, ``why``)."""
-    from verify.decision import REFUTED_UNLESS
-
-    rows = []
-    for d in (section or {}).get("records") or ():
-        outcome = str(d["outcome"])
-        word = REFUTED_UNLESS if outcome.startswith(REFUTED_UNLESS + " ") else outcome
-        rows.append({"id": str(d["id"]), "outcome": outcome, "word": word, "why": str(d["why"]),
-                     "missing": [str(m) for m in d.get("missing") or ()],
-                     "covered": [str(c) for c in d.get("covered") or ()], "instance": dict(d.get("instance") or {}),
-                     "minimal_instance": dict(d.get("minimal_instance") or {}),
-                     "conditions_meaning": [str(m) for m in d.get("conditions_meaning") or ()],
-                     "rests_on": [dict(r) for r in d.get("rests_on") or ()]})
-    return rows
-
 
 def shown_why(row: Mapping[str, Any]) -> str:
     """The reason as the table shows it: an open result's "no evidence" reason repeats its missing list, which has
@@ -147,8 +129,6 @@ def rests_on_html(row: Mapping[str, Any], cards: set[str] | frozenset[str] = fro
 
 def erratum_html(key: str, word: str) -> str:
     """`` (erratum: convbound erratum KEY)`` after a refuted or conditionally refuted decision, else ''."""
-    from reports.decision_views import erratum_pointer
-
     pointer = erratum_pointer(str(key), str(word))
     return f' <span class="meta erratum">(erratum: <code>{escape(pointer)}</code>)</span>' if pointer else ""
 

@@ -24,23 +24,39 @@ ERRATUM_WORDS = ("refuted", "refuted unless")
 VIOLATION_VERDICTS = ("violated", "violated unless")
 
 
+def decision_rows(section: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """One plain row per decision: ``id``, ``outcome`` (spelled out), ``word`` (one of the outcomes), ``why``,
+    ``missing`` and ``covered`` (lists), ``instance`` (the refuting point the search found, or empty),
+    ``minimal_instance`` (the point it was shrunk to, or empty) and ``rests_on`` (the carried decisions of what
+    the result rests on: ``id``, ``outcome``, ``word``, ``why``)."""
+    from verify.decision import REFUTED_UNLESS
+
+    rows = []
+    for d in (section or {}).get("records") or ():
+        outcome = str(d["outcome"])
+        word = REFUTED_UNLESS if outcome.startswith(REFUTED_UNLESS + " ") else outcome
+        rows.append({"id": str(d["id"]), "outcome": outcome, "word": word, "why": str(d["why"]),
+                     "missing": [str(m) for m in d.get("missing") or ()],
+                     "covered": [str(c) for c in d.get("covered") or ()], "instance": dict(d.get("instance") or {}),
+                     "minimal_instance": dict(d.get("minimal_instance") or {}),
+                     "conditions_meaning": [str(m) for m in d.get("conditions_meaning") or ()],
+                     "rests_on": [dict(r) for r in d.get("rests_on") or ()]})
+    return rows
+
+
 def erratum_pointer(key: str, word: str) -> str:
     """``convbound erratum KEY`` for a refuted or conditionally refuted result, else ''."""
     return f"convbound erratum {key}" if word in ERRATUM_WORDS else ""
 
 
 def decisions_by_key(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Registry key -> the decision's plain row (``reports.decision_section.decision_rows``) for this report."""
-    from reports.decision_section import decision_rows
-
+    """Registry key -> the decision's plain row (:func:`decision_rows`) for this report."""
     return {r["id"]: r for r in decision_rows(doc.get("decisions"))}
 
 
 def headline(doc: Mapping[str, Any]) -> dict[str, Any] | None:
     """The first banner's content: ``counts`` (outcome word -> number, every word), ``refuted`` (ids),
     ``conditional`` ((id, what must fail, what failing it would mean) triples), ``total``; None when the report decided nothing."""
-    from reports.decision_section import decision_rows
-
     if doc.get("decisions") is None:
         return None
     rows = decision_rows(doc.get("decisions"))

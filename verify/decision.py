@@ -164,15 +164,21 @@ def _r(x: float | None) -> str:
     return "-" if x is None else f"{x:.4g}"
 
 
+def _shown(refuting: list[SearchOutcome]) -> SearchOutcome:
+    """The refutation a decision names: one the search shrank to a minimal instance first (the instance a reader
+    can check by hand), then the largest ratio; a point found along an orders ray has no minimal instance."""
+    return max(refuting, key=lambda s: (bool(s.minimal_instance), s.ratio or 0.0))
+
+
 def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
     """The one rule (module docstring): ``(outcome, why, covered, missing)``."""
     violated = [s for s in ev.searches if s.verdict == "violated"]
     if violated:
-        s = max(violated, key=lambda s: s.ratio or 0.0)
+        s = _shown(violated)
         return REFUTED, f"confirmed violation, {_where(s)}", (), ()
     conditional = [s for s in ev.searches if s.conditional]
     if conditional:
-        s = max(conditional, key=lambda s: s.ratio or 0.0)
+        s = _shown(conditional)
         # the point stops counting if any one named hypothesis fails there (verify.verdict.verdict_of)
         unless = " or ".join(s.unless) or "an assumed hypothesis"
         if s.unless_meaning:  # declared by the hypothesis (bounds.Hypothesis.floor_of), not read from words
@@ -356,7 +362,7 @@ def decision_of(ev: Evidence, versions: Mapping[str, str] | None = None) -> Deci
 
     outcome, why, covered, missing = decide(ev)
     refuting = [s for s in ev.searches if s.verdict == "violated" or s.conditional]
-    best = max(refuting, key=lambda s: s.ratio or 0.0) if refuting else None
+    best = _shown(refuting) if refuting else None
     return Decision(id=ev.key, outcome=outcome, why=why, covered=covered, missing=missing,
                     instance=dict(best.instance) if best else {},
                     minimal_instance=dict(best.minimal_instance) if best else {},

@@ -73,7 +73,7 @@ def test_the_saved_conditional_refutation_carries_its_shrunk_point_and_the_decla
 
     data = json.loads(CONDITIONAL_RUN.read_text())
     res = get("FAST.T1")
-    (pair,) = [p for p in load_searches(None) if p[0].endswith(CONDITIONAL_RUN.name)]
+    (pair,) = load_searches([str(CONDITIONAL_RUN)])
     d = _decide(pair[1], key="FAST.T1", hypotheses=res.hypotheses)
     assert d.minimal_instance == data["shrunk"]["shrunk"] and d.instance == data["best"]["point"]
     assert data["confirmation"]["values"]["q"] == 1.0  # the scenario's q, where the meaning applies

@@ -155,7 +155,7 @@ def evidence_by_result(records: Iterable[StoredRecord]) -> dict[str, StoredEvide
     from bounds.core.record import BadRecord
     from verify.pep.core import WorstCase
     from verify.record import Verification
-    from verify.search.falsify import SearchRecord
+    from verify.search.shrunk_record import ShrunkSearchRecord as SearchRecord  # keeps the minimal point
 
     hashes: dict[str, tuple[str, str]] = {}
     out: dict[str, StoredEvidence] = {}
