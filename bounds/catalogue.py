@@ -22,8 +22,10 @@ CATALOGUE: dict[str, tuple[tuple[Any, ...], ...]] = {
         ('FAST.T2@corrected', 'FAST.T2', 'corrected', 'Strongly convex convergence of FAST (sigma_G^2 restored in the (1-q) term)', 'upper', 'FAST', True, '000_cd604f43d63aca60.txt, Theorem 2', 'INFERRED FLAG', 2, 6),
         ('FAST.C3', 'FAST.C3', 'published', 'Strongly convex rate of FAST for m = n', 'order', 'FAST', False, '000_cd604f43d63aca60.txt, Corollary 3', 'PUBLISHED FLAG', 3, 7),
         ('FAST.C3@corrected', 'FAST.C3', 'corrected', 'Strongly convex rate of FAST for m = n (round condition R >= 20mL/mu)', 'order', 'FAST', True, '000_cd604f43d63aca60.txt, Corollary 3', 'INFERRED FLAG', 3, 8),
-        ('FAST.T1@repaired', 'FAST.T1', 'repaired', 'Non-convex convergence of FAST (repaired: first-order sampling term added)', 'upper', 'FAST', True, '000_cd604f43d63aca60.txt, Theorem 1, repaired (sampling term derived)', 'INFERRED UNRECOVERED', 2, 9),
-        ('FAST.T2@repaired', 'FAST.T2', 'repaired', 'Strongly convex convergence of FAST (repaired: arbitrary-round bias added)', 'upper', 'FAST', True, '000_cd604f43d63aca60.txt, Theorem 2, repaired (bias term derived)', 'INFERRED', 1, 10),
+    ),
+    'bounds.fast_repaired': (
+        ('FAST.T1@repaired', 'FAST.T1', 'repaired', 'Non-convex convergence of FAST (repaired: first-order sampling term added)', 'upper', 'FAST', True, '000_cd604f43d63aca60.txt, Theorem 1, repaired (sampling term derived)', 'INFERRED UNRECOVERED', 2, 0),
+        ('FAST.T2@repaired', 'FAST.T2', 'repaired', 'Strongly convex convergence of FAST (repaired: arbitrary-round bias added)', 'upper', 'FAST', True, '000_cd604f43d63aca60.txt, Theorem 2, repaired (bias term derived)', 'INFERRED', 1, 1),
     ),
     'bounds.f3ast': (
         ('F3AST.E3@p2', 'F3AST.E3', 'p2', 'Sampling objective H(r) sum p_k^2/r_k (uncorrelated / negatively correlated availability)', 'equality', 'F3AST', False, '001_5713ca58b34c1d5c.txt, Section III, eq. (3)', 'PUBLISHED', 1, 0),

@@ -396,11 +396,8 @@ Theorem 1's printed RHS is 90 eta_c^2 with every checkable hypothesis holding.""
 
 def builders() -> list[Callable[[], Result | list[Result]]]:
     """One function per result, in registration order (the registry builds only what is asked for)."""
-    from bounds.fast_repaired import theorem1_repaired, theorem2_repaired
-
     return [theorem1, corollary1, partial(corollary2, corrected=True), partial(corollary2, corrected=False),
-            remark2, theorem2, partial(theorem2, corrected=True), corollary3, partial(corollary3, corrected=True),
-            theorem1_repaired, theorem2_repaired]
+            remark2, theorem2, partial(theorem2, corrected=True), corollary3, partial(corollary3, corrected=True)]
 
 
 def results() -> list[Result]:

@@ -20,9 +20,11 @@ other result (``verify.scenarios.fast``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 
-from bounds.result import DERIVED, Kind, Provenance, Result, Status, Term
+from bounds.result import DERIVED, Kind, Provenance, Result, Status, Term, build_all
 from bounds.symbols import Domain, SymbolInfo, sym
 
 C_REPAIR = sp.Rational(8, 15)  # 1 / (2 - 1/8): the steady state's 1/(2 - a) at the step cap a = K eta_c L = 1/8
@@ -114,3 +116,12 @@ def theorem2_repaired() -> Result:
         example=(("mu", 0.1), ("L", 1), ("K", 5), ("m", 10), ("n", 10), ("eta_c", 0.001), ("sigma_G", 0.01),
                  ("sigma", 1), ("kappa", 1), ("R", 1000), ("q", 0.8)),
     )
+
+
+def builders() -> list[Callable[[], Result]]:
+    """The repaired statements, registered after FAST's own results (``bounds.registry.PAPER_MODULES``)."""
+    return [theorem1_repaired, theorem2_repaired]
+
+
+def results() -> list[Result]:
+    return build_all(builders())

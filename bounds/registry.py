@@ -1,7 +1,8 @@
 """Every encoded result, by key (``ID`` for the first variant of an ID, ``ID@variant`` for others).
 
-Paper modules (``bounds.fast``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl``) each define
-``results() -> list[Result]`` (their names are in ``PAPER_MODULES``); the first variant listed for an
+Paper modules (``bounds.fast``, ``bounds.fast_repaired``, ``bounds.f3ast``, ``bounds.ascaf``, ``bounds.dfl``,
+...) each define ``results() -> list[Result]`` (their names are in ``PAPER_MODULES``); the first variant listed
+for an
 ID is its default. Results of plugins
 (entry points ``convbound.results``, ``--plugin`` files, ``CONVBOUND_PLUGINS``) follow the built-ins,
 each with its ``origin`` recorded (:mod:`bounds.plugins`).
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "register", "summaries", "variants"]
 
-PAPER_MODULES = ("bounds.fast", "bounds.f3ast", "bounds.ascaf", "bounds.dfl", "bounds.scaffold", "bounds.survey")
+PAPER_MODULES = ("bounds.fast", "bounds.fast_repaired", "bounds.f3ast", "bounds.ascaf", "bounds.dfl", "bounds.scaffold", "bounds.survey")
 #: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
 #: index of the function in its module's ``builders()`` that makes the result.
 SUMMARY_FIELDS = ("key", "id", "variant", "title", "kind", "paper", "reconstructed", "source", "status", "flags")

@@ -392,3 +392,25 @@ def with_rests_on(d: Decision, rests_on: tuple[str, ...], decided: Mapping[str, 
 def rests_on_line(r: Mapping[str, Any]) -> str:
     """One carried decision in words: ``rests on FAST.T1: refuted unless ... fails``."""
     return f"rests on {r['id']}: {r['outcome']}"
+
+
+# Evidence read off a result and a PEP setting (here, beside the types they fill, so the store and the
+# sources share them without importing each other) ----------------------------------------------------------
+
+def hypotheses_at(res: Any) -> HypothesesAt:
+    """``res``'s hypotheses decided at its worked example (``no worked example`` when it has none)."""
+    if not res.example:
+        return HypothesesAt("no worked example")
+    report = res.check(res.example_values)
+    fails = tuple(c.name for c in report.conditions if c.holds is False)
+    return HypothesesAt(report.verdict, tuple(report.given), tuple(report.needs), fails)
+
+
+_NAMED = ("L", "mu", "zeta", "eta", "sigma", "Delta")
+
+
+def setting_name(setting: Any) -> str:
+    """A PEP setting in one line: method, sizes, constants, law (strongly convex or non-convex class)."""
+    d = setting.to_dict()
+    consts = " ".join(f"{k}={d[k]:g}" for k in _NAMED if isinstance(d.get(k), (int, float)))
+    return f"{d['method']} K={d['K']} R={d['R']} M={d['M']} {consts} {d['measure']}, {d['participation']}"

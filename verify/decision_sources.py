@@ -2,7 +2,7 @@
 
 **Sources**:
 
-- hypotheses at the worked example: :func:`hypotheses_at` (``bounds.Result.check``);
+- hypotheses at the worked example: :func:`verify.decision.hypotheses_at` (``bounds.Result.check``);
 - the evidence store (``verify.evidence``): the user's store (``--store``, ``$CONVBOUND_STORE`` or the default
   path) merged with the store shipped with the package, fresh records only (:func:`stored_evidence`): saved
   searches, orders rows, worst cases and verification records;
@@ -28,12 +28,13 @@ from verify.decision import (
     CONDITIONAL_PREFIX,
     Decision,
     Evidence,
-    HypothesesAt,
     Orders,
     SearchOutcome,
     VerificationCheck,
     WorstCaseRatio,
     decision_of,
+    hypotheses_at,
+    setting_name,
     with_rests_on,
 )
 from verify.evidence.records import StoredEvidence
@@ -53,15 +54,6 @@ class DecideOptions:
     live_pep: bool = True
     store: str | None = None
     use_store: bool = True
-
-
-def hypotheses_at(res: Any) -> HypothesesAt:
-    """``res``'s hypotheses decided at its worked example (``no worked example`` when it has none)."""
-    if not res.example:
-        return HypothesesAt("no worked example")
-    report = res.check(res.example_values)
-    fails = tuple(c.name for c in report.conditions if c.holds is False)
-    return HypothesesAt(report.verdict, tuple(report.given), tuple(report.needs), fails)
 
 
 def load_searches(paths: Sequence[str]) -> list[tuple[str, Any]]:
@@ -155,16 +147,6 @@ def verification_checks(stored: StoredEvidence | None) -> tuple[VerificationChec
 
 #: The constants a setting's one-line name shows, in order, where its class has them (the non-convex class has
 #: no mu and adds the initial gap Delta).
-_NAMED = ("L", "mu", "zeta", "eta", "sigma", "Delta")
-
-
-def setting_name(setting: Any) -> str:
-    """A PEP setting in one line: method, sizes, constants, law (strongly convex or non-convex class)."""
-    d = setting.to_dict()
-    consts = " ".join(f"{k}={d[k]:g}" for k in _NAMED if isinstance(d.get(k), (int, float)))
-    return f"{d['method']} K={d['K']} R={d['R']} M={d['M']} {consts} {d['measure']}, {d['participation']}"
-
-
 def worst_case_ratios(key: str, records: Iterable[tuple[str, Any]]) -> tuple[tuple[WorstCaseRatio, ...], str]:
     """The covering rows for ``key`` of every ``(source, WorstCase)``, and why none covers it (the last
     record's reason, or "no worst case given")."""

@@ -2,7 +2,6 @@
 reference pages quote are the records'."""
 
 import json
-import re
 
 from doc_blocks import ROOT
 from test_readme import PROVENANCE

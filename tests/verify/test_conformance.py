@@ -13,8 +13,8 @@ import pytest
 
 from verify.conformance import conform
 from verify.conformance import examples as ex
-from verify.conformance.claims import Setting, reference_algorithm, reference_pattern
-from verify.conformance.reference import exact_reference
+from verify.conformance.claims import Setting, reference_pattern
+from verify.conformance.reference import exact_reference, reference_algorithm
 
 
 def _cli(argv):

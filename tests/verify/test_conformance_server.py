@@ -9,7 +9,8 @@ import pytest
 
 from verify.conformance import conform
 from verify.conformance import examples as ex
-from verify.conformance.claims import Scenario, Setting, reference_algorithm, reference_pattern, scenarios
+from verify.conformance.claims import Scenario, Setting, reference_pattern, scenarios
+from verify.conformance.reference import reference_algorithm
 
 
 def fedavg_server_step_twice(x, cohort, K, rng, state):

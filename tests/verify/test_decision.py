@@ -18,8 +18,9 @@ from verify.decision import (
     Evidence,
     HypothesesAt,
     decision_of,
+    hypotheses_at,
 )
-from verify.decision_sources import gather, hypotheses_at, search_outcomes, worst_case_ratios
+from verify.decision_sources import gather, search_outcomes, worst_case_ratios
 
 KEY = "FAST.T2"
 

@@ -19,11 +19,11 @@ from typing import Any
 
 from bounds.core.errors import UserInputError, unknown
 
-from .claims import check_claim, reference_algorithm, reference_pattern, scenarios
+from .claims import check_claim, reference_pattern, scenarios
 from .compare import ALPHA, ConformanceResult, Departure, ScenarioReport, departures, describe, threshold, z_scores
 from .diagnose import diagnose
 from .limits import ROUND_SECONDS, check_seconds, check_sizes
-from .reference import quantity_names, reference_moments
+from .reference import quantity_names, reference_algorithm, reference_moments
 from .runners import FORMS, check_signature, draw_participation, run_function, run_torch
 
 # trials per scenario by form: the function and Flower forms run one trial at a time (Python loops over

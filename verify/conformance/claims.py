@@ -197,27 +197,6 @@ def scenarios(algorithm: str, law: str, rounds: int = 6) -> list[Scenario]:
     return out
 
 
-def reference_algorithm(algorithm: str, s: Setting) -> Any:
-    """The reference round of the claimed algorithm (:mod:`quadratics.local_methods`)."""
-    import quadratics as qd
-
-    if algorithm in ("fedavg", "fast"):
-        return qd.fedavg(s.eta, s.K, s.eta_g) if algorithm == "fedavg" else qd.fast(s.eta, s.K, s.eta_g)
-    if algorithm == "fedprox":
-        return qd.fedprox(s.eta, s.K, s.mu_prox, s.eta_g)
-    if algorithm == "scaffold":
-        return qd.scaffold(s.eta, s.K, s.eta_g)
-    if algorithm in SERVER_OPTIMISERS:
-        from .server import server_optimiser
-
-        return server_optimiser(algorithm, s)
-    if algorithm == "f3ast":
-        return qd.f3ast(s.eta, s.K, s.eta_g)
-    if algorithm == "amplified_fedavg":
-        return qd.amplified_fedavg(s.eta, s.K, s.gamma, s.P, s.eta_g)
-    return qd.amplified_scaffold(s.eta, s.K, s.gamma, s.P, s.eta_g)
-
-
 def reference_pattern(s: Setting) -> Any:
     """The claimed law as a :class:`quadratics.participation.Pattern` (what the harness and the reference draw)."""
     import quadratics as qd

@@ -22,6 +22,9 @@ import torch
 
 from bounds.core import seeds
 
+from .claims import SERVER_OPTIMISERS, Setting
+from .server import server_optimiser
+
 
 @dataclass(frozen=True)
 class ReferenceMoments:
@@ -126,3 +129,23 @@ def reference_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, *
         return simulated_reference(problem, algorithm, pattern, rounds, trials, seed, got)
     sim = simulated_reference(problem, algorithm, pattern, rounds, var_trials, seed, "")
     return ReferenceMoments(got.values, got.se, sim.var, got.method, "", var_trials, got.law)
+
+
+def reference_algorithm(algorithm: str, s: Setting) -> Any:
+    """The reference round of the claimed algorithm (:mod:`quadratics.local_methods`; the server optimisers:
+    :mod:`verify.conformance.server`)."""
+    import quadratics as qd
+
+    if algorithm in ("fedavg", "fast"):
+        return qd.fedavg(s.eta, s.K, s.eta_g) if algorithm == "fedavg" else qd.fast(s.eta, s.K, s.eta_g)
+    if algorithm == "fedprox":
+        return qd.fedprox(s.eta, s.K, s.mu_prox, s.eta_g)
+    if algorithm == "scaffold":
+        return qd.scaffold(s.eta, s.K, s.eta_g)
+    if algorithm in SERVER_OPTIMISERS:
+        return server_optimiser(algorithm, s)
+    if algorithm == "f3ast":
+        return qd.f3ast(s.eta, s.K, s.eta_g)
+    if algorithm == "amplified_fedavg":
+        return qd.amplified_fedavg(s.eta, s.K, s.gamma, s.P, s.eta_g)
+    return qd.amplified_scaffold(s.eta, s.K, s.gamma, s.P, s.eta_g)

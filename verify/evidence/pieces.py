@@ -60,7 +60,7 @@ def plan(key: str, *, budget: int) -> list[Piece]:
 
 
 def _covering_settings(key: str) -> list[tuple[int, str]]:
-    from verify.decision_sources import setting_name
+    from verify.decision import setting_name
     from verify.pep.compare import rule
     from verify.pep.core import report_settings
 

@@ -71,7 +71,7 @@ def worst_case_records(wc: Any, *, piece: str = "", keys: Iterable[str] | None =
 
 
 def _setting(wc: Any) -> str:
-    from verify.decision_sources import setting_name
+    from verify.decision import setting_name
 
     return setting_name(wc.setting)
 
@@ -87,8 +87,8 @@ def verification_record(v: Any, *, piece: str = "") -> StoredRecord | None:
 
 
 def hypotheses_record(res: Any, *, piece: str = "") -> StoredRecord:
-    """The result's hypotheses at its worked example (``verify.decision_sources.hypotheses_at``)."""
-    from verify.decision_sources import hypotheses_at
+    """The result's hypotheses at its worked example (``verify.decision.hypotheses_at``)."""
+    from verify.decision import hypotheses_at
 
     body = {**asdict(hypotheses_at(res)), "piece": piece or "hypotheses"}
     return new_record(HYPOTHESES, res.key, body, seed=None)
