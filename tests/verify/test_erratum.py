@@ -234,3 +234,17 @@ def test_docs_search_counts_are_the_saved_records():
         recs = [rec for _, rec in shipped[key].searches if rec.result == key]
         assert {"Twelve": 12, "Five": 5}[words.split()[0]] == len(recs) and words in page
         assert all(r.confirmation["verdict"] == "holds" for r in recs)
+
+
+def test_without_files_the_erratum_reads_the_store_and_its_command_names_no_file(monkeypatch, tmp_path):
+    """No --search: the refutation comes from the evidence store (here the shipped one alone), so an installed
+    copy has it too, and the command that reproduces the erratum is the bare one."""
+    from verify.erratum.document import erratum
+    from verify.erratum.render import command
+
+    monkeypatch.chdir(tmp_path)  # nothing of the checkout is read by path
+    doc = erratum("FAST.T2@corrected")
+    assert doc["refutation"]["record"].startswith("stored ") and doc["given"] == {"searches": [],
+                                                                                   "repaired_searches": []}
+    assert doc["refutation"]["verdict"] == "violated"
+    assert command(doc) == "convbound erratum FAST.T2@corrected --out erratum-out"

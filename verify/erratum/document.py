@@ -29,27 +29,29 @@ _TOP = {"probability": 1}  # a domain's top end, by Domain.value[0]: a '>=' cond
 
 def refutations(key: str, paths: Sequence[str] | None) -> list[tuple[str, dict[str, Any]]]:
     """(source, record) of every falsify record about ``key`` whose confirmation is a violation (conditional or
-    not): the files ``paths``, else the repository's saved runs."""
-    # the checkout's saved runs (their raw JSON carries the shrink and the confirmation this erratum quotes);
-    # the evidence store holds them too, as decisions read them
-    saved_runs = Path(__file__).resolve().parents[2] / "tests" / "benchmarks" / "falsify_runs"
-    SAVED_RUNS = saved_runs
+    not): the files ``paths``, else the fresh search records of the evidence store (the user's and the shipped
+    one; ``$CONVBOUND_STORE`` chooses the user's), whose bodies are the records as falsify wrote them."""
+    if paths:
+        found = []
+        for f in (Path(p) for p in paths):
+            try:
+                data = json.loads(f.read_text())
+            except (OSError, ValueError) as exc:
+                raise UserInputError(f"--search {f}: not readable as JSON ({exc}); give a record written by "
+                                     f"'convbound falsify ID --json'") from None
+            if isinstance(data, dict) and data.get("result") == key:
+                _check(data, str(f))
+                found.append((str(f), data))
+    else:
+        from verify.evidence.store import SEARCH, fresh, read_all
 
-    files = [Path(p) for p in paths] if paths else sorted(SAVED_RUNS.rglob("*.json")) if SAVED_RUNS.is_dir() else []
-    out = []
-    for f in files:
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, ValueError) as exc:
-            raise UserInputError(f"--search {f}: not readable as JSON ({exc}); give a record written by "
-                                 f"'convbound falsify ID --json'") from None
-        if not isinstance(data, dict) or data.get("result") != key:
-            continue
-        _check(data, str(f))
-        verdict = str((data.get("confirmation") or {}).get("verdict", ""))
-        if verdict == "violated" or verdict.startswith("violated unless"):
-            out.append((str(f), data))
-    return out
+        found = [(f"stored {r.id}", dict(r.body)) for r in read_all(result_key=key, kind=SEARCH) if fresh(r)]
+    return [(src, data) for src, data in found if _violation(data)]
+
+
+def _violation(data: Mapping[str, Any]) -> bool:
+    verdict = str((data.get("confirmation") or {}).get("verdict", ""))
+    return verdict == "violated" or verdict.startswith("violated unless")
 
 
 def _check(data: Mapping[str, Any], where: str) -> None:
@@ -157,6 +159,9 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
     src = SOURCES.get(res.id)
     doc: dict[str, Any] = {
         "schema": SCHEMA, "result": key, "title": res.title,
+        # the files the user gave (none: the evidence store was read, and the same command reads it again)
+        "given": {"searches": [_relative(p) for p in searches or ()],
+                  "repaired_searches": [_relative(p) for p in repaired_searches or ()]},
         "paper": {"title": src.title, "authors": src.authors, "seed": src.seed, "locator": src.locator}
         if src else {"seed": res.provenance.seed, "locator": res.provenance.locator},
         "source_lines": [{"line": n, "text": t} for n, t in (src.lines.items() if src else ())],

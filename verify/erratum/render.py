@@ -13,10 +13,11 @@ __all__ = ["command", "latex", "markdown", "text"]
 
 
 def command(doc: Mapping[str, Any], out: str = "erratum-out") -> str:
-    """The one command that reproduces the erratum (its search records named)."""
-    recs = " ".join(f"--search {r}" for r in doc["refutation"].get("records", []))
-    rep = " ".join(f"--repaired-search {r}" for r in (doc.get("repair", {}).get("decision", {}).get("searches") or [])
-                   if not r.startswith("saved "))
+    """The one command that reproduces the erratum: the search files the user gave, if any (without them the
+    erratum read the evidence store, and so does the same command)."""
+    given = doc.get("given") or {}
+    recs = " ".join(f"--search {r}" for r in given.get("searches") or ())
+    rep = " ".join(f"--repaired-search {r}" for r in given.get("repaired_searches") or ())
     return " ".join(x for x in (f"convbound erratum {doc['result']}", recs, rep, f"--out {out}") if x)
 
 
