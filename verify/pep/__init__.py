@@ -18,10 +18,11 @@ cvxpy, Clarabel and PEPit are imported inside the functions: `convbound --help` 
 """
 
 from verify.pep.compare import coverage
-from verify.pep.core import SOLVERS, WorstCase, report_records, report_settings, solve
+from verify.pep.core import SOLVERS, WorstCase, solve
 from verify.pep.replay import replay_quadratic, worst_curvature
 from verify.pep.setting import LAW_SYNTAX, MEASURES, METHODS, Law, Setting, parse_law, snapshot_schedule, validate
 from verify.pep.size import MAX_SECONDS, Size, check_size, estimate
+from verify.pep.sweep import report_records, report_settings
 
 
 def estimate_cost(s: Setting) -> tuple[float, float]:

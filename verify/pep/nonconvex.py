@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from bounds.core.errors import UserInputError
-from verify.pep.banded import Key
+from verify.pep.banded_build import Key
 from verify.pep.setting import MAX_REAL, Law, _validate_law
 
 NC_METHODS = ("local_gd", "scaffold")
@@ -174,11 +174,3 @@ class NCProblem:
     def vec(self) -> Vec:
         self.d += 1
         return {self.d - 1: Fraction(1)}
-
-
-def build_nc(s: NCSetting, window: int | None = None) -> NCProblem:
-    """The PEP of ``s`` with exact coefficients; ``window``: keep the interpolation pairs at most this many
-    steps apart along each client's chain of points (None: every pair, the full PEP)."""
-    from verify.pep.nonconvex_rows import Builder
-
-    return Builder(s, window).run()
