@@ -64,7 +64,7 @@ def _covering_settings(key: str) -> list[tuple[int, str]]:
     from verify.pep.compare import rule
     from verify.pep.sweep import report_settings
 
-    return [(i, setting_name(s)) for i, s in enumerate(report_settings()) if rule(key, s)[0] != "no"]
+    return [(i, setting_name(s)) for i, s in enumerate(report_settings()) if rule(key, s).covers != "no"]
 
 
 def _groups(key: str) -> list[str]:
