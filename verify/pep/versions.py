@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import contextlib
 import platform
-from importlib.metadata import PackageNotFoundError, version
 
 PACKAGES = ("convbound", "numpy", "scipy", "cvxpy", "clarabel", "scs", "pepit")
 
 
 def record_versions() -> dict[str, str]:
     """Python's version and that of every installed package of :data:`PACKAGES` (absent ones left out)."""
+    # imported here: importlib.metadata reads every distribution's metadata, which `check` and `show` never need
+    # (they import the worst-case record type to read stored evidence)
+    from importlib.metadata import PackageNotFoundError, version
+
     out = {"python": platform.python_version()}
     for dist in PACKAGES:
         with contextlib.suppress(PackageNotFoundError):
