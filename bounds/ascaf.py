@@ -15,15 +15,22 @@ Table 1: one ID per row, ``ASCAF.TAB1.<SETTING>.<METHOD>`` with SETTING in IID, 
 in FEDAVG, SCAFFOLD, AFEDAVG (Amplified FedAvg), ASCAF (Amplified SCAFFOLD); the R column is the
 result's terms (UNRECOVERED factors flagged), the RI column and the marks "reduced communication"
 and "unaffected by heterogeneity" are in ``notes`` (and :data:`TABLE1_MARKS`).
+
+**Worst cases** (:func:`pep_rule`): with window P = 1 and full participation (q = 1/N, rho^2 = 1/N) Amplified
+SCAFFOLD is SCAFFOLD (option II control variates, initialised at 0) with server step eta_g = gamma (spec
+amplified_scaffold.md ASCAF.ALG1, lines 8, 12-19); its LHS averages x_0..x_{R-1} (ASCAF.XHAT), and the non-convex
+PEP class of ``verify.pep`` (smoothness, F(x_0) - inf f <= Delta) contains its class.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 
 import sympy as sp
 
+from bounds.pep_cover import NONCONVEX, WHY_AVG0, Cover, NonconvexSetting, PepRule
 from bounds.result import (
     Citation,
     Hypothesis,
@@ -424,3 +431,23 @@ def builders() -> list[Callable[[], Result | list[Result]]]:
 
 def results() -> list[Result]:
     return build_all(builders())
+
+
+def _t1_at(s: NonconvexSetting) -> Cover:
+    """Theorem 1 at P = 1, gamma = eta_g, full participation: SCAFFOLD (module doc)."""
+    if s.method == "scaffold" and s.measure == "avg_grad_sq0" and s.full():
+        return Cover("order", "Amplified SCAFFOLD with P = 1, gamma = eta_g, full participation is SCAFFOLD (module "
+                              "doc)", {"Delta": s.Delta, "L": s.L, "rho": 1 / math.sqrt(s.M), "sigma": s.sigma,
+                                       "R": s.R, "I": s.K, "P": 1, "gamma": s.eta_g, "eta": s.eta, "p_min": 1.0})
+    return Cover("no", "Amplified SCAFFOLD at P = 1: method scaffold, " + WHY_AVG0)
+
+
+def pep_rule(key: str) -> PepRule | None:
+    """Amplified SCAFFOLD's results at a worst-case setting (:mod:`bounds.pep_cover`): Theorem 1 is compared by the
+    non-convex worst case; the others are non-convex order results whose heterogeneity is bounded everywhere."""
+    if key.split("@")[0] == "ASCAF.T1":
+        return PepRule(convex=Cover("no", NONCONVEX), nonconvex=_t1_at if key == "ASCAF.T1" else None)
+    if key.startswith("ASCAF."):
+        return PepRule(convex=Cover("no", "non-convex order result on ||grad f||^2 (hidden constants; heterogeneity "
+                                          "bounded everywhere)"))
+    return None

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from bounds.pep_cover import WHY_AVG0, Cover, NonconvexSetting, PepRule
 from bounds.result import (
     Citation,
     Hypothesis,
@@ -109,3 +110,19 @@ def builders() -> list[Callable[[], Result | list[Result]]]:
 
 def results() -> list[Result]:
     return build_all(builders())
+
+
+def _t1_at(s: NonconvexSetting) -> Cover:
+    """Theorem 1 without staleness (Gamma_max = 0), every client Q = K local steps, all M selected: FedAvg; its
+    measure averages a uniformly chosen iterate (at a strongly convex setting the declared convention answers)."""
+    if s.method == "local_gd" and s.measure == "avg_grad_sq0" and s.full():
+        vals = {"K": s.M, "Q_max": s.K, "Q_min": s.K, "R": s.R, "Gamma_max": 0, "sigma_G": s.zeta,
+                "eta_0": s.eta} if s.sigma == 0 else None
+        return Cover("order" if vals else "no", "Democratic FL without staleness (Gamma_max = 0), every client K "
+                                                "local steps, all M selected: FedAvg", vals)
+    return Cover("no", "Democratic FL at Gamma_max = 0: local_gd, no noise, " + WHY_AVG0)
+
+
+def pep_rule(key: str) -> PepRule | None:
+    """Democratic FL's results at a worst-case setting (:mod:`bounds.pep_cover`)."""
+    return PepRule(nonconvex=_t1_at) if key == "DFL.T1" else None

@@ -63,6 +63,7 @@ from bounds.f3ast_notation import (
     static_rate,
     var_s,
 )
+from bounds.pep_cover import ConvexSetting, Cover, PepRule
 from bounds.result import (
     Aggregate,
     Assumption,
@@ -444,3 +445,34 @@ def builders() -> list[Callable[[], Result | list[Result]]]:
 
 def results() -> list[Result]:
     return build_all(builders())
+
+
+# Worst cases (verify.pep): Lemma B.2 (operative variant) is one full-participation FedAvg round; with E = K = 1 and
+# sigma = 0 its V1 is 6 L Gamma, evaluated at Gamma = zeta^2/(2 mu), the supremum of Gamma over the PEP class (a
+# comparison, not a per-instance check). Theorem 3.5 and Lemma B.2 need bounded stochastic gradients, which the PEP
+# class (heterogeneity at x* only) does not bound; the others are identities, bounds on the sampling variance or
+# thresholds, not trajectory worst cases.
+def _lemma_b2_at(s: ConvexSetting) -> Cover:
+    if s.method == "scaffold" or not s.full_every_round() or s.sigma > 0 or s.K != 1 or s.R != 1 \
+            or s.measure != "dist_sq" or s.mu <= 0 or s.eta_g != 1.0:
+        return Cover("no", "Lemma B.2 is one full-participation FedAvg round; compared only for K = R = 1, mu > 0, "
+                           "dist_sq")
+    gamma = s.zeta**2 / (2 * s.mu)
+    return Cover("comparison", "one full-participation round with E = K = 1 and sigma = 0 makes V1 = 6 L Gamma; the "
+                               "bound is evaluated at Gamma = zeta^2/(2 mu), the supremum of Gamma over the PEP class, "
+                               "so it bounds every instance's own RHS from above: a comparison, not a per-instance "
+                               "check", {"eta": s.eta, "mu": s.mu, "D": s.D0, "V1": 6 * s.L * gamma})
+
+
+def pep_rule(key: str) -> PepRule | None:
+    """F3AST's results at a worst-case setting (:mod:`bounds.pep_cover`; the comment above says why)."""
+    if key == "F3AST.LB.2@operative":
+        return PepRule(convex=_lemma_b2_at)
+    if key.split("@")[0] in ("F3AST.T3.5", "F3AST.LB.2"):
+        return PepRule(convex=Cover("no", "needs bounded stochastic gradients E||g||^2 <= G^2 and (T3.5) decreasing "
+                                          "step sizes; the PEP class bounds heterogeneity only at x*, so G is "
+                                          "unbounded over it"))
+    if key.startswith("F3AST."):
+        return PepRule(convex=Cover("no", "a sampling-variance identity/bound or burn-in threshold, not a trajectory "
+                                          "worst case"))
+    return None

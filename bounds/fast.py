@@ -16,6 +16,7 @@ from functools import partial
 
 import sympy as sp
 
+from bounds.fast_pep import pep_rule  # noqa: F401 (FAST's worst-case coverage rules, read by bounds.registry.pep_rule)
 from bounds.result import (
     Citation,
     Hypothesis,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from bounds.fast_pep import pep_rule  # noqa: F401 (the repaired statements share FAST's worst-case coverage rules)
 from bounds.result import DERIVED, Kind, Provenance, Result, Status, Term, build_all
 from bounds.symbols import Domain, SymbolInfo, sym
 

@@ -33,9 +33,11 @@ from bounds.catalogue import CATALOGUE
 from bounds.core.errors import UserInputError, unknown
 
 if TYPE_CHECKING:
+    from bounds.pep_cover import PepRule
     from bounds.result import Result
 
-__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "register", "summaries", "variants"]
+__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "pep_rule", "register", "summaries",
+           "variants"]
 
 PAPER_MODULES = ("bounds.fast", "bounds.fast_repaired", "bounds.f3ast", "bounds.ascaf", "bounds.dfl", "bounds.scaffold", "bounds.survey")
 #: Fields of a catalogue row, in order (what `convbound list` shows of a result); each row ends with the
@@ -255,6 +257,18 @@ def get(key: str | Result) -> Result:
         raise unknown(f"variant of {base}", variant, [r.variant for r in found])
     keys = [row[0] for row in _builtin_rows()]
     raise unknown("result ID", key, list(dict.fromkeys(_ids(plugged) + keys + list(plugged))))
+
+
+def pep_rule(res: Result) -> PepRule | None:
+    """How ``res`` relates to a worst-case (PEP) setting (:mod:`bounds.pep_cover`): the rule the result carries
+    (``Result.pep``), else the one its paper module declares (``pep_rule(key)`` beside ``results()``), else None."""
+    if res.pep is not None:
+        return res.pep
+    where = _index().get(res.key) if res.origin == plugins.BUILT_IN else None
+    if where is None:
+        return None
+    declare = getattr(importlib.import_module(where[0]), "pep_rule", None)
+    return None if declare is None else declare(res.key)
 
 
 if __name__ == "__main__":

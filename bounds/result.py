@@ -9,7 +9,7 @@ one of them was never looked at), ``solve``, ``latex``, ``text``, ``to_dict``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sympy as sp
@@ -87,7 +87,7 @@ class Result(Statement):
         return result_to_dict(self)
 
 
-def build_all(builders: list[Callable[[], Result | list[Result]]]) -> list[Result]:
+def build_all(builders: Sequence[Callable[[], Result | list[Result]]]) -> list[Result]:
     """Every result a paper module's ``builders()`` make, in order (a builder may make several)."""
     out: list[Result] = []
     for build in builders:

@@ -22,6 +22,10 @@ only D = ||x0 - x*|| (unsquared) makes those terms dimensionless, so D is encode
 clash is a flag. Every T1/T3/T4 result is a rounds count R (hidden constants and log factors), so each
 term must be invariant under rescaling x -> c x and f -> d f; the terms that are not (as transcribed)
 are flagged by name (tests/bounds/test_scaffold.py checks the scaling of every term).
+
+**Worst cases** (:func:`pep_rule`): the non-convex PEP class of ``verify.pep`` bounds the dissimilarity at the
+evaluated points only, so it contains the (G, B = 1) class: (1/N) sum ||grad f_i||^2 = ||grad f||^2 + (1/N) sum
+||grad f_i - grad f||^2 <= zeta^2 + ||grad f||^2, so G = zeta, B = 1. Full participation is S = N = M.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from functools import partial
 
 import sympy as sp
 
+from bounds.pep_cover import NO_RULE, NONCONVEX, WHY_AVG0, Cover, NonconvexSetting, PepRule
 from bounds.result import (
     Assumption,
     Citation,
@@ -325,3 +330,34 @@ def builders() -> list[Callable[[], Result | list[Result]]]:
 
 def results() -> list[Result]:
     return build_all(builders())
+
+
+def _scaffold_values(s: NonconvexSetting) -> dict[str, float]:
+    """The (G, B = 1) inputs of a non-convex worst case with full participation (module doc)."""
+    return {"beta": s.L, "sigma": s.sigma, "G": s.zeta, "B": 1.0, "K": s.K, "S": s.M, "N": s.M, "F": s.Delta}
+
+
+def _fedavg_at(s: NonconvexSetting) -> Cover:
+    """Theorem 1 (non-convex): FedAvg, server step 1, a uniformly chosen iterate, full participation."""
+    fedavg = s.method == "local_gd" and s.measure == "avg_grad_sq0" and s.full()
+    vals = _scaffold_values(s) if fedavg and s.eta_g == 1.0 else None
+    return Cover("order" if vals else "no", "FedAvg (local_gd, server step 1) with G = zeta, B = 1 (module doc)"
+                 if fedavg else "SCAFFOLD paper's FedAvg theorem: " + WHY_AVG0, vals)
+
+
+def _scaffold_at(s: NonconvexSetting) -> Cover:
+    """Theorem 3 (non-convex): SCAFFOLD (option II control variates), a uniformly chosen iterate, S = N = M."""
+    if s.method == "scaffold" and s.measure == "avg_grad_sq0" and s.full():
+        vals = {k: v for k, v in _scaffold_values(s).items() if k not in ("G", "B")}
+        return Cover("order", "SCAFFOLD (option II control variates) with S = N = M", vals)
+    return Cover("no", "SCAFFOLD's theorem: method scaffold, " + WHY_AVG0)
+
+
+def pep_rule(key: str) -> PepRule | None:
+    """SCAFFOLD's results at a worst-case setting (:mod:`bounds.pep_cover`): the non-convex theorems are compared by
+    the non-convex worst case; the others have no rule that relates them to deterministic local methods."""
+    if key == "SCAF.T1@nonconvex":
+        return PepRule(convex=Cover("no", NONCONVEX), nonconvex=_fedavg_at)
+    if key == "SCAF.T3@nonconvex":
+        return PepRule(convex=Cover("no", NONCONVEX), nonconvex=_scaffold_at)
+    return PepRule(convex=Cover("no", NO_RULE)) if key.startswith("SCAF.") else None

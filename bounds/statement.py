@@ -23,6 +23,8 @@ from bounds.symbols import SymbolInfo
 if TYPE_CHECKING:
     import numpy as np
 
+    from bounds.pep_cover import PepRule
+
 
 class Kind(Enum):
     """What relation the conclusion asserts, which decides how it is checked."""
@@ -273,6 +275,9 @@ class Statement:
         assumptions: other hypotheses the inputs cannot decide (see :class:`Assumption`).
         origin: where the result was registered from: ``built-in``, ``entry point NAME (DIST)`` or
             ``file PATH`` (set by the registry, see :mod:`bounds.plugins`).
+        pep: how the result relates to a worst-case (PEP) setting (:class:`bounds.pep_cover.PepRule`); a built-in
+            result's rule is declared by its paper module instead (``pep_rule(key)``, read by
+            :func:`bounds.registry.pep_rule`).
     """
 
     id: str
@@ -300,6 +305,7 @@ class Statement:
     # fresh cache, so a copy with other terms never runs this result's compiled functions.
     _cache: dict[Any, Any] = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
     origin: str = field(default="built-in", compare=False)
+    pep: PepRule | None = field(default=None, compare=False, repr=False)
 
     # Structure
     @property

@@ -1,4 +1,4 @@
-"""The package stack stays a stack: no package imports one below it.
+"""The package stack stays a stack: no package imports one below it, and verify.pep has no import circle.
 
 Order (top imports nothing of ours): bounds -> rate_region -> quadratics -> verify -> reports.
 Inside them: ``bounds.core`` (errors, strict JSON, seeds, statistics) is the ground floor and imports
@@ -93,3 +93,53 @@ def test_no_module_is_a_deprecation_shim():
     shims = [str(p.relative_to(ROOT)) for pkg in STACK for p in (ROOT / pkg).rglob("*.py")
              if is_shim(p.read_text(encoding="utf-8"))]
     assert shims == []
+
+
+def _pep_import_graph() -> dict[str, set[str]]:
+    """verify.pep's modules and the verify.pep modules each imports, at module level or inside functions."""
+    folder = ROOT / "verify" / "pep"
+    mods = {("verify.pep" if p.stem == "__init__" else f"verify.pep.{p.stem}"): p for p in folder.glob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for m, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            graph[m] |= {t for t in targets if t in mods and t != m}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (a list of modules, the first repeated last), or [] when it has none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def visit(v: str) -> list[str]:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(graph[v]):
+            if state.get(w) == 1:
+                return path[path.index(w):] + [w]
+            if w not in state and (found := visit(w)):
+                return found
+        state[v] = 2
+        path.pop()
+        return []
+
+    for v in sorted(graph):
+        if v not in state and (found := visit(v)):
+            return found
+    return []
+
+
+def test_verify_pep_imports_form_no_circle():
+    # types and settings below, solvers above them, sweeps, coverage and brackets on top: function-level imports
+    # count too, so a circle cannot hide inside a function
+    graph = _pep_import_graph()
+    assert {"verify.pep.core", "verify.pep.sweep", "verify.pep.banded"} <= set(graph)
+    assert "verify.pep.fixed_point" in graph["verify.pep.banded"]  # the walk sees imports (the bracket's)
+    assert _cycle(graph) == []
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]  # and the search finds one

@@ -170,7 +170,8 @@ def worst_case_ratios(key: str, records: Iterable[tuple[str, Any]]) -> tuple[tup
 def live_worst_cases() -> list[tuple[str, Any]]:
     """The report's FAST.T2 tightness setting (the last of ``verify.pep.report_settings``: local GD inside
     FAST.T2's hypotheses, K = 2, R = 3, M = 2; the quick report's live worst case), solved now (about 2 s)."""
-    from verify.pep.core import report_settings, solve
+    from verify.pep.core import solve
+    from verify.pep.sweep import report_settings
 
     wc = solve(report_settings()[-1])
     return [(f"solved now ({wc.solver}, {wc.solve_seconds:.2f} s)", wc)]

@@ -16,7 +16,9 @@ import pytest
 
 from bounds.core.errors import UserInputError
 from verify.pep import Law, Setting, solve
-from verify.pep.banded import build_banded, chordal_cliques, recheck_banded, solve_banded, solve_banded_sdp
+from verify.pep.banded import solve_banded
+from verify.pep.banded_build import build_banded, chordal_cliques
+from verify.pep.banded_sdp import recheck_banded, solve_banded_sdp
 from verify.pep.lower import one_dimensional, power_sum, two_dimensional
 
 BASE = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.1, M=2)

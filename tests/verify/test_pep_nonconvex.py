@@ -13,8 +13,9 @@ pytest.importorskip("PEPit")
 
 from bounds.core.errors import UserInputError  # noqa: E402
 from verify.pep import Law  # noqa: E402
-from verify.pep.nonconvex import NCSetting, build_nc  # noqa: E402
+from verify.pep.nonconvex import NCSetting  # noqa: E402
 from verify.pep.nonconvex_core import NCWorstCase, solve_nc  # noqa: E402
+from verify.pep.nonconvex_rows import build_nc  # noqa: E402
 from verify.pep.nonconvex_solve import pattern, recheck, solve_clarabel  # noqa: E402
 
 

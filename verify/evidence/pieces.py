@@ -6,7 +6,7 @@
 2. ``orders:SCENARIO:AXIS``: the orders rows along one scale axis of each scenario of the result
    (``verify.search.orders.order_table`` restricted to the axis, ``points`` evaluations per ray; exact scoring
    only, seconds to a minute each); one record per axis, so an interrupted table keeps its finished axes;
-3. ``worst-case:SETTING``: each PEP setting of ``verify.pep.core.report_settings`` that a paper module's rule
+3. ``worst-case:SETTING``: each PEP setting of ``verify.pep.sweep.report_settings`` that a paper module's rule
    says covers the result (a certified worst case, seconds); one solve writes a record for every result it
    covers. The non-convex worst case is not gathered here yet (its record type differs: ``worst-case
    --nonconvex --json`` files are not read by ``decide``);
@@ -62,9 +62,9 @@ def plan(key: str, *, budget: int) -> list[Piece]:
 def _covering_settings(key: str) -> list[tuple[int, str]]:
     from verify.decision import setting_name
     from verify.pep.compare import rule
-    from verify.pep.core import report_settings
+    from verify.pep.sweep import report_settings
 
-    return [(i, setting_name(s)) for i, s in enumerate(report_settings()) if rule(key, s)[0] != "no"]
+    return [(i, setting_name(s)) for i, s in enumerate(report_settings()) if rule(key, s).covers != "no"]
 
 
 def _groups(key: str) -> list[str]:
@@ -102,7 +102,8 @@ def _gather(kind: str, key: str, label: str, seed: int, args: dict[str, Any], bu
     elif kind == ORDERS:
         out = [_orders(key, label, seed, args, points)]
     elif kind == WORST_CASE:
-        from verify.pep.core import report_settings, solve
+        from verify.pep.core import solve
+        from verify.pep.sweep import report_settings
 
         out = rec.worst_case_records(solve(report_settings()[int(args["setting"])]), piece=label)
     elif kind == VERIFICATION:

@@ -16,18 +16,19 @@ Under a sampling law the fraction of clients sampled changes the value, so M is 
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bounds.core.errors import UserInputError
 from bounds.core.face import notebook_face, short
 from bounds.core.record import BadRecord, Record, describe, number, register
+from verify.pep.nonconvex_record import NONCONVEX_CLASS, NCWorstCase
 from verify.pep.setting import LAW_SYNTAX, Law, Setting, parse_law, validate, validate_scale
 from verify.pep.size import MAX_SECONDS, check_size, swap_symmetric
+from verify.pep.versions import record_versions
 
 SOLVERS = ("CLARABEL", "SCS")
 # ``certified`` with a solver status other than ``optimal`` (Clarabel's ``optimal_inaccurate``) needs the proved
@@ -41,10 +42,6 @@ def _worst_summary(w: WorstCase) -> str:
     s = w.setting
     return (f"{s.method} (L={short(s.L)}, mu={short(s.mu)}, K={s.K}, R={s.R}, M={s.M}): worst {s.measure} "
             f"{short(w.value)}, certificate {w.certificate.get('status')}")
-
-
-# The class name a non-convex worst-case record carries (NCWorstCase.to_dict writes it; the reader dispatches on it).
-NONCONVEX_CLASS = "L-smooth (non-convex)"
 
 
 @register
@@ -101,9 +98,7 @@ class WorstCase(Record):
         from verify.search.saved import check_worst_case
 
         check_worst_case(data, where)
-        if data.get("class") == NONCONVEX_CLASS:  # the non-convex class has its own setting (verify.pep.nonconvex_core)
-            from verify.pep.nonconvex_core import NCWorstCase
-
+        if data.get("class") == NONCONVEX_CLASS:  # the non-convex class has its own setting (verify.pep.nonconvex_record)
             try:
                 return NCWorstCase.from_dict(data)  # type: ignore[return-value]
             except (KeyError, TypeError, ValueError) as exc:
@@ -207,7 +202,7 @@ def solve(s: Setting, *, solver: str = "CLARABEL", with_coverage: bool = True,
                      "rechecked on the full problem)")
     if rc.get("ok"):
         notes.append("the exact recheck reads each constant as its shortest decimal (eta = 0.3 as 3/10)")
-    vers = {**_versions(), **_solver_versions()}
+    vers = record_versions()
     cov: tuple[Mapping[str, Any], ...] = ()
     if with_coverage and value is not None:
         from verify.pep.compare import coverage
@@ -251,48 +246,3 @@ def _certificate(sol: Any, rc: Mapping[str, Any]) -> dict[str, Any]:
             "trace_weight": sol.delta, "worst_dual_error": worst,
             **{k: rc[k] for k in ("min_eig_float", "t", "frobenius_residual", "balance_fix", "negative_multipliers",
                                   "gram_rows", "seconds", "bound_exact") if k in rc}}
-
-
-def _versions() -> dict[str, str]:
-    """Python's version; the packages' come from :func:`_solver_versions`. (verify.suite.versions would import
-    the verify package and torch, 2.4 s measured, for a record that uses neither.)"""
-    import platform
-
-    return {"python": platform.python_version()}
-
-
-def _solver_versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for dist in ("convbound", "numpy", "scipy", "cvxpy", "clarabel", "scs", "pepit"):
-        with contextlib.suppress(PackageNotFoundError):
-            out[dist] = version(dist)
-    return out
-
-
-# Report ------------------------------------------------------------------------------------------------
-
-def report_settings() -> list[Setting]:
-    """The worst cases the HTML report shows (each solves in seconds): the GD closed form, local GD and
-    SCAFFOLD under heterogeneity at the same constants, a FAST snapshot schedule, FAST's snapshot coin,
-    and local GD inside FAST.T2's hypotheses (its tightness)."""
-    def at(method: str, **over: Any) -> Setting:
-        base: dict[str, Any] = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=3, M=2)
-        return Setting(method, **{**base, **over})
-
-    return [
-        at("local_gd", zeta=0.0, eta=1.5, K=1, R=1, M=1),
-        at("local_gd"),
-        at("scaffold"),
-        at("fast", I=2, S=1),
-        at("fast", R=2, law=Law("snapshot", q=0.5, m=2, other="cohort", n=1)),
-        at("local_gd", zeta=0.1, eta=0.003),
-    ]
-
-
-def report_records(settings: Sequence[Setting] | None = None) -> list[WorstCase]:
-    """Solve :func:`report_settings` (or ``settings``) with their horizon sweeps, for the report."""
-    from verify.pep.sweep import report_record
-
-    return [report_record(s) for s in (report_settings() if settings is None else settings)]

@@ -4,7 +4,7 @@
 method never moves, so ||x_R - x*||^2 = ||x_bar - x*||^2 for every R: the largest such distance (capped by
 D0) bounds the worst case from below at every R, and at long horizons (when the method has forgotten x_0)
 it is close to it (measured: verify.pep.banded's bound lies 6e-5 above it at K x R = 1,000).
-**The one-round PEP**: verify.pep.banded.build_banded with ``fixed_point=True`` (x_1 = x_0 built into the basis)
+**The one-round PEP**: verify.pep.banded_build.build_banded with ``fixed_point=True`` (x_1 = x_0 built into the basis)
 and every pair of points kept, so by the interpolation theorem (Taylor, Hendrickx & Glineur) every feasible
 Gram matrix and value vector is an instance: the problem is exact, and its value is the farthest fixed point.
 **Proof of a lower bound**: the solver's Gram matrix G* is feasible only up to its accuracy. It is made
@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from verify.pep.banded_build import build_banded, chordal_cliques
+from verify.pep.banded_sdp import solve_banded_sdp
 from verify.pep.setting import Setting
 
 _FACTOR_GRID = 2**30  # the Gram factor is rounded to this grid
@@ -78,8 +80,6 @@ def _bellman_ford(n: int, edges: list[tuple[int, int, Fraction]]) -> bool:
 def fixed_point_lower_bound(s: Setting) -> tuple[Fraction | None, dict[str, Any]]:
     """(proved lower bound or None, details) for ``s`` (local GD, full participation, two clients, mu < L; see the
     module doc). The details hold the solver's primal value, its status and relative primal residual."""
-    from verify.pep.banded import build_banded, chordal_cliques, solve_banded_sdp
-
     if s.M != 2 or s.zeta == 0:
         return None, {"reason": "needs two clients with heterogeneity (else the only fixed point is x*)"}
     pb = build_banded(s, s.K, fixed_point=True)

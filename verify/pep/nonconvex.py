@@ -5,15 +5,15 @@ F(x_0) - F_inf <= Delta (``initial = "F_inf"``) or, as PEPit's non-convex exampl
 Delta (``initial = "F_R"``, a larger class: the value bounds the F_inf class too). Heterogeneity: bounded gradient
 dissimilarity ||grad f_i(y) - grad F(y)|| <= zeta, imposed at every point where all clients are evaluated:
 ``hetero = "evaluated"`` evaluates every client at every point any client visits (the bound then holds at every
-evaluated point), ``hetero = "rounds"`` only at the global models x_r. The theorems encoded here (FAST A3,
-Amplified SCAFFOLD, DFL A3) assume it everywhere, so both are relaxations of their class (upper bounds on it).
+evaluated point), ``hetero = "rounds"`` only at the global models x_r. The published results compared with it
+(bounds.pep_cover) assume it everywhere, so both are relaxations of their classes (upper bounds on them).
 **Algorithm**: as verify.pep.sdp: K local steps y <- y - eta (g + xi) (SCAFFOLD: g - c_i + c, option II control
 variates), the server x <- x + eta_g mean of the participants' moves, participation drawn from a
 :class:`~verify.pep.setting.Law` every round (a tree of branches, exact for the finite law), noise xi with
 E[xi | past] = 0, E||xi||^2 <= sigma^2 (an upper bound, as verify.pep.sdp).
 **Quantity** (``measure``): ``min_grad_sq`` E min_{r=0..R} ||grad F(x_r)||^2; ``avg_grad_sq`` (1/R) sum_{r=1..R}
-E||grad F(x_r)||^2 (FAST.T1's LHS); ``avg_grad_sq0`` (1/R) sum_{r=0..R-1} (a uniformly chosen iterate among
-x_0..x_{R-1}: SCAFFOLD's, DFL's); ``gap`` E F(x_R) - F_inf.
+E||grad F(x_r)||^2 (the average over the rounds' models after each round); ``avg_grad_sq0`` (1/R)
+sum_{r=0..R-1} (a uniformly chosen iterate among x_0..x_{R-1}); ``gap`` E F(x_R) - F_inf.
 **Statement**: the PEP's value bounds the worst case over the class from above. Interpolation (Taylor, Hendrickx &
 Glineur 2017, Thm 3.10): an L-smooth f with f(x_p) = f_p, grad f(x_p) = g_p exists iff for all ordered pairs
 f_p - f_q >= -L/4 ||x_p - x_q||^2 + 1/2 <g_p + g_q, x_p - x_q> + 1/(4L) ||g_p - g_q||^2. F >= F_inf is imposed
@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from bounds.core.errors import UserInputError
-from verify.pep.banded import Key
+from verify.pep.banded_build import Key
 from verify.pep.setting import MAX_REAL, Law, _validate_law
 
 NC_METHODS = ("local_gd", "scaffold")
@@ -174,11 +174,3 @@ class NCProblem:
     def vec(self) -> Vec:
         self.d += 1
         return {self.d - 1: Fraction(1)}
-
-
-def build_nc(s: NCSetting, window: int | None = None) -> NCProblem:
-    """The PEP of ``s`` with exact coefficients; ``window``: keep the interpolation pairs at most this many
-    steps apart along each client's chain of points (None: every pair, the full PEP)."""
-    from verify.pep.nonconvex_rows import Builder
-
-    return Builder(s, window).run()

@@ -13,13 +13,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from bounds.core.errors import UserInputError
-from bounds.core.face import notebook_face, short
-from verify.pep.core import NONCONVEX_CLASS
-from verify.pep.nonconvex import NCSetting, build_nc, validate_nc
+from verify.pep.nonconvex import NCSetting, validate_nc
+from verify.pep.nonconvex_bracket import full_pair_check, instance_lower_bound
+from verify.pep.nonconvex_record import NCWorstCase
+from verify.pep.nonconvex_rows import build_nc
+from verify.pep.nonconvex_solve import DELTAS, pattern, solve_clarabel
+from verify.pep.nonconvex_solve import recheck as exact_recheck
+from verify.pep.setting import Law
+from verify.pep.versions import record_versions
 
 # measured on the shared 2-core machine under load 13-18 (tests/benchmarks/bench_pep_nonconvex.py): the dense route
 # (one PSD cone) 2.1 s at d = 30, 109 s at d = 62 (uniform 1 of 2, R = 3, 4): about 0.22 s at d = 20 growing like
@@ -31,79 +35,8 @@ BAND_PER_ROW = 1.0e-2
 MAX_SECONDS = 600.0
 
 
-def _summary(w: NCWorstCase) -> str:
-    s = w.setting
-    return (f"{s.method} on L-smooth clients (L={short(s.L)}, K={s.K}, R={s.R}, M={s.M}): worst {s.measure} "
-            f"{short(w.value)}, certificate {w.certificate.get('status')}")
-
-
-@notebook_face(_summary, rows=lambda w: [("value", short(w.value)), ("certificate", w.certificate.get("status")),
-                                         ("exactness", w.exactness), ("window", w.window),
-                                         *((c.get("key", ""), c.get("ratio", c.get("reason", ""))) for c in w.coverage)])
-@dataclass(frozen=True)
-class NCWorstCase:
-    """The worst case of one non-convex setting.
-
-    Args: setting; value: the proved upper bound when certified, else the solver's value; primal_value: the
-    objective at the solver's point (attained in floating point by the solved PEP); certificate: status and
-    residuals; solve_seconds; window: None (full PEP) or the window; exactness; notes; versions; size;
-    coverage: tightness of every non-convex result (verify.pep.nonconvex_cover), when asked; sweep, trend: the
-    tightness along the horizon and its fitted exponents (verify.pep.nonconvex_sweep), when asked.
-    """
-
-    setting: NCSetting
-    value: float | None
-    primal_value: float | None
-    solver_status: str
-    certificate: Mapping[str, Any]
-    solve_seconds: float
-    window: int | None = None
-    exactness: str = "upper bound"
-    notes: tuple[str, ...] = ()
-    versions: Mapping[str, str] = field(default_factory=dict)
-    size: Mapping[str, Any] = field(default_factory=dict)
-    coverage: tuple[Mapping[str, Any], ...] = ()
-    sweep: tuple[Mapping[str, Any], ...] = ()
-    trend: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def certified(self) -> bool:
-        """The value is a proved upper bound (the exact recheck passed)."""
-        return self.certificate.get("status") == "certified" and self.value is not None
-
-    @property
-    def success(self) -> bool:
-        return self.value is not None and self.certificate.get("status") in ("certified", "approximate")
-
-    def ratio(self, bound: float) -> float | None:
-        """worst case / ``bound`` (None when either is missing or bound <= 0); a proof of the bound at this setting
-        only when ``certified`` and the ratio is <= 1."""
-        if self.value is None or not bound or bound <= 0 or not math.isfinite(bound):
-            return None
-        return self.value / bound
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": "worst-case", "class": NONCONVEX_CLASS, "method": self.setting.method,
-                "parameters": self.setting.to_dict(), "value": self.value, "primal_value": self.primal_value,
-                "certified": self.certified, "success": self.success, "solver": "CLARABEL",
-                "solver_status": self.solver_status, "certificate": dict(self.certificate),
-                "solve_seconds": self.solve_seconds, "window": self.window, "exactness": self.exactness,
-                "notes": list(self.notes), "versions": dict(self.versions), "size": dict(self.size),
-                "seeds": "n/a (deterministic SDP)", "coverage": [dict(c) for c in self.coverage],
-                "sweep": [dict(r) for r in self.sweep], "trend": dict(self.trend)}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> NCWorstCase:
-        return cls(NCSetting.from_dict(d["parameters"]), d["value"], d.get("primal_value"), d["solver_status"],
-                   dict(d["certificate"]), d["solve_seconds"], d.get("window"), d.get("exactness", "upper bound"),
-                   tuple(d.get("notes", ())), dict(d.get("versions", {})), dict(d.get("size", {})),
-                   tuple(d.get("coverage", ())), tuple(d.get("sweep", ())), dict(d.get("trend", {})))
-
-
 def estimate_nc(s: NCSetting, window: int | None) -> dict[str, float]:
     """Gram rows, clique size and the estimated seconds, from the setting's numbers alone (logs, no overflow)."""
-    from verify.pep.setting import Law
-
     P = (s.law or Law("full")).pattern_count(s.M)  # a float, inf when astronomically large
     if P <= 1:
         nodes = float(s.R + 1)
@@ -125,9 +58,6 @@ def solve_nc(s: NCSetting, *, window: int | None = None, max_seconds: float = MA
              recheck: bool = True) -> NCWorstCase:
     """The worst case of ``s`` (validated; refused before anything is built when the estimate exceeds
     ``max_seconds``) with its certificate (module doc)."""
-    from verify.pep.nonconvex_solve import DELTAS, pattern, solve_clarabel
-    from verify.pep.nonconvex_solve import recheck as exact_recheck
-
     validate_nc(s)
     if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
         raise UserInputError(f"window={window} must be an integer >= 1 (chain links kept) or omitted (every pair)")
@@ -169,18 +99,14 @@ def solve_nc(s: NCSetting, *, window: int | None = None, max_seconds: float = MA
     _bracket(s, pb, sol, filled, window, cert, notes)
     size = {**est, "gram_rows": pb.d, "rows": len(pb.rows), "cliques": len(cliques),
             "largest_clique": max(len(c) for c in cliques), "gradients": pb.gradients}
-    from verify.pep.core import _solver_versions, _versions
-
     return NCWorstCase(s, value, sol.primal, sol.status, cert, seconds, window, exactness, tuple(notes),
-                       {**_versions(), **_solver_versions()}, size)
+                       record_versions(), size)
 
 
 def _bracket(s: NCSetting, pb: Any, sol: Any, filled: Any, window: int | None, cert: dict[str, Any],
              notes: list[str]) -> None:
     """The lower end: a closed-form instance (proved) and, with a window, whether the windowed optimum is feasible
     for the full PEP (attained in floating point); verify.pep.nonconvex_bracket."""
-    from verify.pep.nonconvex_bracket import full_pair_check, instance_lower_bound
-
     inst = instance_lower_bound(s)
     up = cert.get("proved_upper_bound")
     if inst is not None:

@@ -242,3 +242,9 @@ class Builder:
                     rows.append(pb.add("min epigraph t <= ||grad F(x_r)||^2", q, {t: ONE}, Fraction(0)))
                     n = self.nodes[n][0]
                 pb.solve_for.append((t, rows))
+
+
+def build_nc(s: NCSetting, window: int | None = None) -> NCProblem:
+    """The PEP of ``s`` with exact coefficients; ``window``: keep the interpolation pairs at most this many
+    steps apart along each client's chain of points (None: every pair, the full PEP)."""
+    return Builder(s, window).run()

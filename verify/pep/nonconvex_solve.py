@@ -1,7 +1,7 @@
 """Solve the non-convex PEP (verify.pep.nonconvex) and recheck its dual certificate in exact arithmetic.
 
 **Solver**: Clarabel called directly on the Gram entries of a chordal pattern: one PSD cone per clique of the
-pattern's chordal extension (elimination in basis order, verify.pep.banded.chordal_cliques); a partial Gram
+pattern's chordal extension (elimination in basis order, verify.pep.banded_build.chordal_cliques); a partial Gram
 matrix whose clique blocks are PSD has a PSD completion (Grone et al. 1984), so this is the SDP itself. Without
 a window (the full PEP) or with noise (its orthogonality rows touch every earlier vector) the pattern is dense:
 one cone. The objective carries a trace weight delta (S >= delta I at the optimum, the margin the rounding
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from verify.pep.banded import Key, chordal_cliques
+from verify.pep.banded_build import Key, chordal_cliques
 from verify.pep.nonconvex import NCProblem
 from verify.pep.psd import GRID, clarabel_min, clique_cones, float_above, prove_psd
 

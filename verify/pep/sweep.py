@@ -1,4 +1,5 @@
-"""Tightness against the horizon: worst case / bound of every covering result, R = 1 to 1,000, and a replay.
+"""Tightness against the horizon: worst case / bound of every covering result, R = 1 to 1,000, a replay, and
+the worst cases the report shows (:func:`report_settings`, solved with both by :func:`report_records`).
 
 For each horizon R the worst case is the exact finite-R PEP where its estimated solve time is at most
 ``exact_seconds``, otherwise the per-round certificate's bound (verify.pep.lyapunov: an upper bound on
@@ -10,11 +11,16 @@ otherwise.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from verify.pep.compare import coverage
 from verify.pep.core import WorstCase, solve
-from verify.pep.setting import Setting
+from verify.pep.lyapunov import certificate, horizon_bound, supports
+from verify.pep.replay import replay_gram, replay_quadratic, worst_curvature
+from verify.pep.sdp import build, solve_sdp
+from verify.pep.setting import Law, Setting
 from verify.pep.size import estimate
 
 HORIZONS = (1, 2, 3, 5, 10, 30, 100, 1000)
@@ -23,9 +29,6 @@ HORIZONS = (1, 2, 3, 5, 10, 30, 100, 1000)
 def horizon_sweep(s: Setting, horizons: tuple[int, ...] = HORIZONS, exact_seconds: float = 5.0) -> list[dict]:
     """One row per horizon: ``R``, ``kind`` (``exact`` | ``per-round bound`` | ``none``), ``value``, and per
     covering result its ``bound``, ``ratio`` and ``hypotheses_hold``."""
-    from verify.pep.compare import coverage
-    from verify.pep.lyapunov import certificate, horizon_bound, supports
-
     lines = None
     rows: list[dict[str, Any]] = []
     for R in horizons:
@@ -65,8 +68,6 @@ def replay(wc: WorstCase) -> dict[str, Any]:
         return {"status": "not replayed", "reason": "the worst instance is known here as a 1-D quadratic (no "
                                                     "heterogeneity, no noise, full participation) or, for mu = L, "
                                                     "read off the Gram matrix; this setting is neither"}
-    from verify.pep.replay import replay_quadratic, worst_curvature
-
     h = worst_curvature(s, [s.mu, s.L])
     engine = replay_quadratic(replace(s, M=min(s.M, 2)), h)
     ok = wc.value is not None and abs(engine - wc.value) <= 1e-6 * max(1.0, abs(wc.value))
@@ -76,9 +77,6 @@ def replay(wc: WorstCase) -> dict[str, Any]:
 
 def _replay_quadratic_class(wc: WorstCase) -> dict[str, Any]:
     """mu = L: the worst instance read off the Gram matrix, run in the engine (verify.pep.replay.replay_gram)."""
-    from verify.pep.replay import replay_gram
-    from verify.pep.sdp import build, solve_sdp
-
     s = wc.setting
     sol = solve_sdp(build(s))
     if sol.G is None or wc.value is None:
@@ -95,3 +93,29 @@ def report_record(s: Setting, horizons: tuple[int, ...] = HORIZONS) -> WorstCase
     """``solve(s)`` with its horizon sweep and engine replay attached (the report's worst-case rows)."""
     wc = solve(s)
     return replace(wc, sweep=tuple(horizon_sweep(s, horizons)), replay=replay(wc))
+
+
+# Report ------------------------------------------------------------------------------------------------
+
+def report_settings() -> list[Setting]:
+    """The worst cases the HTML report shows (each solves in seconds): the GD closed form, local GD and
+    SCAFFOLD under heterogeneity at the same constants, a FAST snapshot schedule, FAST's snapshot coin,
+    and local GD at a small step with mild heterogeneity, inside the step-size hypotheses of the results that
+    cover it (its tightness)."""
+    def at(method: str, **over: Any) -> Setting:
+        base: dict[str, Any] = dict(L=1.0, mu=0.1, zeta=0.5, eta=0.3, K=2, R=3, M=2)
+        return Setting(method, **{**base, **over})
+
+    return [
+        at("local_gd", zeta=0.0, eta=1.5, K=1, R=1, M=1),
+        at("local_gd"),
+        at("scaffold"),
+        at("fast", I=2, S=1),
+        at("fast", R=2, law=Law("snapshot", q=0.5, m=2, other="cohort", n=1)),
+        at("local_gd", zeta=0.1, eta=0.003),
+    ]
+
+
+def report_records(settings: Sequence[Setting] | None = None) -> list[WorstCase]:
+    """Solve :func:`report_settings` (or ``settings``) with their horizon sweeps, for the report."""
+    return [report_record(s) for s in (report_settings() if settings is None else settings)]

@@ -40,7 +40,7 @@ from bounds.core.errors import UserInputError
 from verify.pep.setting import Setting, validate
 from verify.pep.size import MAX_SECONDS
 
-GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact and verify.pep.banded)
+GRID = 2**40  # multipliers are rounded to this grid (as verify.pep.exact and verify.pep.banded_sdp)
 DELTA = 3e-9  # trace weight: S >= DELTA I at the solver's optimum, the margin the exact check needs
 RETRY_DELTAS = (1e-8, 1e-7, 1e-6)
 TOL = 1e-8  # Clarabel's gap and feasibility tolerances
@@ -126,7 +126,7 @@ def _sym(T: np.ndarray) -> np.ndarray:
 
 def build_tree(s: Setting) -> TreePEP:
     """The path-restricted PEP of ``s`` (validated and supported; units L = D0 = 1 or not), exact coefficients."""
-    from verify.pep.banded import chordal_cliques
+    from verify.pep.banded_build import chordal_cliques
     from verify.pep.sdp import build
 
     pb = build(s, exact=True)

@@ -21,7 +21,6 @@ import numpy as np
 from verify.checks import Group, Sweep
 from verify.scenario import Instance, Param, Scenario
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
-from verify.scenarios.pep_words import NONCONVEX, Cover
 from verify.verdict import UNVERIFIED, VIOLATED
 
 LOST = ("lost constant c_w: the lower bound on C is conditional on c_w >= N max_i E[w^i] of this instance",
@@ -259,14 +258,3 @@ CHECKS = [
                      "violated for FedAvg",)),
     )),
 ]
-
-
-def pep_coverage(key: str, s: Any) -> Cover | None:
-    """Amplified SCAFFOLD's results at a worst-case setting (``verify.scenarios.pep_words``; read by
-    ``verify.pep.compare``): Theorem 1 is compared by the non-convex worst case; the others are non-convex
-    order results whose heterogeneity is bounded everywhere. None for other papers' keys."""
-    if key.split("@")[0] == "ASCAF.T1":
-        return "no", NONCONVEX, None
-    if key.startswith("ASCAF."):
-        return "no", "non-convex order result on ||grad f||^2 (hidden constants; heterogeneity bounded everywhere)", None
-    return None

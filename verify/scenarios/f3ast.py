@@ -22,7 +22,6 @@ import numpy as np
 from bounds.f3ast import SGD_CLIENTS
 from verify.checks import Certify, Control, Exact, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round
-from verify.scenarios.f3ast_pep import pep_coverage  # noqa: F401 (this paper's PEP coverage rules, verify.pep.compare)
 from verify.scenarios.f3ast_sampling import LOCAL_E, UPDATE_ETA, sampling_variance_lb5, selection_instance  # noqa: F401 (re-exported)
 from verify.scenarios.families import FAMILY_AXES, STRONGLY_CONVEX, strongly_convex
 from verify.verdict import VIOLATED

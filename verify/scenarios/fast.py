@@ -30,7 +30,6 @@ from verify.scenarios.families import (
     refuse_costly_build,
     strongly_convex,
 )
-from verify.scenarios.fast_pep import pep_coverage  # noqa: F401 (this paper's PEP coverage rules, verify.pep.compare)
 from verify.scenarios.fast_space import DIMENSION, G_ASSUMED, PER_POINT, Q_MIN, T1_SPACE  # noqa: F401 (re-exported)
 from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS

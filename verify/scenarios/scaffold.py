@@ -62,7 +62,6 @@ import bounds
 from verify.checks import Group, Sweep
 from verify.scenario import Instance, Param, Scenario, mean_over_rounds
 from verify.scenarios.fast import R_EXACT
-from verify.scenarios.pep_words import NO_RULE, NONCONVEX, Cover
 from verify.verdict import UNVERIFIED, VIOLATED
 
 N_CLIENTS, K_STEPS, ETA, D = 20, 2, 0.5, 4
@@ -492,9 +491,3 @@ CHECKS = [
               y_label="(1/T) sum E||grad f||^2", notes=SURVEY_NOTES),
     ), title="The survey's stated rates on the engine"),
 ]
-
-
-def pep_coverage(key: str, s: Any) -> Cover | None:
-    """SCAFFOLD's results at a worst-case setting (verify.pep.compare); None for other papers' keys."""
-    return ("no", NONCONVEX if key in ("SCAF.T1@nonconvex", "SCAF.T3@nonconvex") else NO_RULE, None) \
-        if key.startswith("SCAF.") else None
