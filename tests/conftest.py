@@ -68,6 +68,19 @@ def _own_evidence_store(monkeypatch, tmp_path_factory):
     monkeypatch.setattr("verify.evidence.store.default_path", lambda: path)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _session_results_stay_in_their_module():
+    """Results a test module registers in this process (a scenario registers its result when built) are removed
+    when the module ends. Why: under xdist another module may run next in the same worker, and a test that walks
+    every registered result would then see, say, TEST.CORNERS."""
+    from bounds import registry
+
+    before = dict(registry._session)
+    yield
+    registry._session.clear()
+    registry._session.update(before)
+
+
 class Run:
     """One in-process ``convbound`` run: ``code`` (exit status), ``out``, ``err``; ``json()`` parses out."""
 
