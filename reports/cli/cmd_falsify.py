@@ -251,9 +251,9 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
                          stop_at_violation=stop_at_violation, terms=terms)
     # before minutes of search, not after (an empty path is refused, never skipped)
     check_output_paths(force, {"--out": out_path, "--instance-out": instance_out, "--trace": trace_path})
-    _check_searchable(sc, opts)
+    prepared = _check_searchable(sc, opts)
     announce_workers()
-    rec = _run_search(sc, opts, scheduler, workers)
+    rec = _run_search(sc, prepared, scheduler, workers)
     doc = rec.to_dict()
     shrunk: list[str] = []
     if is_finding(str(rec.confirmation.get("verdict"))) and not no_shrink:  # the record keeps both points
@@ -279,18 +279,19 @@ def falsify_cmd(scenario_id, budget, time_limit, seed, trials, confirm_trials, o
     return 0
 
 
-def _check_searchable(sc, opts) -> None:
-    """The library's refusals for this scenario (families, sizes, then result kind, optimiser and terms)."""
+def _check_searchable(sc, opts):
+    """The library's refusals for this scenario (families, sizes, then result kind, optimiser and terms); returns
+    the prepared search (``verify.search.search_options.Prepared``: the optimiser built once)."""
     from verify.search.confirmation import plugin_guard
-    from verify.search.search_options import check_searchable, search_space
+    from verify.search.search_options import prepare, search_space
 
     search_space(sc, opts.problems)  # unknown family names fail here, not after the cluster starts
     with plugin_guard(sc):  # sizing builds the instance: a plugin's crash there is one line naming its file
         _refuse_absurd_sizes(sc, opts.budget, opts.time_limit, opts.trials, opts.confirm_trials)
-    check_searchable(sc, opts)  # the result's kind, the optimiser and its terms (builds the optimiser once)
+    return prepare(sc, opts)  # the result's kind, the optimiser and its terms (builds the optimiser, once)
 
 
-def _run_search(sc, opts, scheduler, workers):
+def _run_search(sc, prepared, scheduler, workers):
     """``verify.search.falsify.search`` under a progress bar, its generations sent to the executor when one is asked for."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
@@ -299,7 +300,7 @@ def _run_search(sc, opts, scheduler, workers):
 
     with progress_bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                       TimeElapsedColumn()) as bar:
-        task = bar.add_task(f"falsify {sc.id}", total=opts.budget)
+        task = bar.add_task(f"falsify {sc.id}", total=prepared.options.budget)
 
         def progress(done: int, total: int, best: float | None) -> None:
             shown = "-" if best is None else f"{best:.3g}"
@@ -307,7 +308,8 @@ def _run_search(sc, opts, scheduler, workers):
 
         sample = [Task("verify.search.falsify:evaluate_points", {}, key="sample")]
         with session(scheduler, workers, sample) as where:
-            return search(sc, opts, progress=progress, map_points=None if where is None else executor_map(where))
+            return search(sc, progress=progress, map_points=None if where is None else executor_map(where),
+                          prepared=prepared)
 
 
 def _write_outputs(rec, doc, *, out_path, instance_out, trace_path, force) -> None:

@@ -1,7 +1,7 @@
 """`convbound campaign ID --seed s` from an empty store: what it decides, and its CPU time, wall time and peak memory.
 
 Run: ``PYTHONPATH=. python tests/benchmarks/bench_campaign.py --ids FAST.T1 --seeds 0 1 2 --out FILE.json`` from
-the repository root. Each (ID, seed) runs in a fresh interpreter under ``/usr/bin/time -v`` with its own empty
+the repository root (``--ids all`` records every result's decision). Each (ID, seed) runs in a fresh interpreter under ``/usr/bin/time -v`` with its own empty
 store (``--no-shipped``: the decision comes from what the campaign gathered itself), then the store is read:
 the pieces gathered with their CPU seconds, and the decision. The record keeps the load before and after
 (``os.getloadavg``), the command, the seed and the versions. The acceptance it checks: from an empty store,
@@ -47,8 +47,11 @@ def run_one(key: str, seed: int, store: Path) -> dict:
         out["pieces"] = [{"piece": r.piece, "kind": r.kind, "cpu_s": r.body.get("cpu_s"),
                           "wall_s": r.body.get("seconds")} for r in s.records()]
     decisions = json.loads(run.stdout) if run.returncode == 0 else []
-    out["decision"] = decisions[0]["outcome"] if decisions else None
-    out["why"] = decisions[0]["why"] if decisions else run.stderr[-2000:]
+    out["decision"] = decisions[0]["outcome"] if len(decisions) == 1 else None
+    out["why"] = decisions[0]["why"] if len(decisions) == 1 else ("" if decisions else run.stderr[-2000:])
+    if len(decisions) > 1:  # `all`: every result's decision, and what an open one lacks
+        out["decisions"] = [{"id": d["id"], "outcome": d["outcome"], "missing": d.get("missing", [])}
+                            for d in decisions]
     return out
 
 

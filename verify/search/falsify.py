@@ -30,7 +30,7 @@ from verify.instance import INSTANCE_FORMAT, load_instance  # re-exported: insta
 from verify.scenario import Scenario, evaluate_point
 from verify.search.confirmation import confirm, plugin_guard, plugin_record
 from verify.search.proposal import Proposal, Stratum
-from verify.search.search_options import SearchOptions, check_searchable
+from verify.search.search_options import Prepared, SearchOptions, prepare
 from verify.search.search_record import SearchRecord, finding
 from verify.verdict import HOLDS, NO_ADMISSIBLE, NOT_CONFIRMED, VIOLATED, confirmed, finding_kind
 
@@ -156,7 +156,8 @@ def _objective(ev: Mapping[str, Any], floor: float) -> float:
 
 def search(scenario: Scenario, options: SearchOptions | None = None, *,
            progress: Callable[[int, int, float | None], None] | None = None,
-           map_points: Callable[..., list[dict[str, Any]]] | None = None, **keywords: Any) -> SearchRecord:
+           map_points: Callable[..., list[dict[str, Any]]] | None = None, prepared: Prepared | None = None,
+           **keywords: Any) -> SearchRecord:
     """Search ``scenario`` for the largest LHS/RHS within the options' budget (and time limit), then confirm.
 
     Args:
@@ -167,11 +168,15 @@ def search(scenario: Scenario, options: SearchOptions | None = None, *,
             KeyboardInterrupt (the search then keeps its best point and stops).
         map_points: ``(scenario_id, points, seeds, trials, device) -> summaries`` (default in-process
             ``evaluate_points``; an executor can distribute generations, see :func:`executor_map`).
+        prepared: what :func:`verify.search.search_options.prepare` returned for this scenario (its options
+            are the search's; ``options`` and ``keywords`` must then be absent): the optimiser is not built again.
     Returns: a :class:`SearchRecord` (``interrupted`` when Ctrl-C stopped it: no confirmation then). With
     ``stop_at_violation`` the first confirmed violation stops it (``first_violation`` records its evaluation
     and time); at most :data:`MAX_CLAIMS` such confirmations, a refuted claim is counted and the search goes on.
     """
-    run = _Search(scenario, SearchOptions.of(options, keywords).sized(), map_points)
+    if prepared is not None and (options is not None or keywords):
+        raise TypeError("search(prepared=...) takes its options from the prepared search; give one or the other")
+    run = _Search(scenario, prepared or prepare(scenario, SearchOptions.of(options, keywords)), map_points)
     try:
         run.loop(progress)
     except KeyboardInterrupt:
@@ -182,16 +187,16 @@ def search(scenario: Scenario, options: SearchOptions | None = None, *,
 class _Search:
     """One search between generations: its optimiser, seeds, record and best point so far."""
 
-    def __init__(self, scenario: Scenario, opts: SearchOptions,
+    def __init__(self, scenario: Scenario, prepared: Prepared,
                  map_points: Callable[..., list[dict[str, Any]]] | None) -> None:
         from verify.suite import versions
 
+        opts = prepared.options
         self.sc, self.opts = scenario, opts
-        # from before the optimiser is built: its set-up (corners' pool, stratified probes) is search time
-        self.t0 = time.perf_counter()
+        # from before the optimiser was built: its set-up (corners' pool, stratified probes) is search time
+        self.t0 = prepared.started
         self.seeds, self.conf_seed = search_seeds(opts.seed, opts.budget)
-        deadline = None if opts.time_limit is None else self.t0 + opts.time_limit
-        searched, self.opt = check_searchable(scenario, opts, deadline)
+        searched, self.opt = prepared.searched, prepared.optimiser
         self.map = map_points or evaluate_points
         # in-process, the object itself: a scenario built in a cell is in no registry
         self.target: Scenario | str = scenario if map_points is None else scenario.id
