@@ -203,7 +203,8 @@ def test_cli_refuses_to_overwrite_before_searching(tmp_path):
 
 def test_search_on_a_local_cluster_gives_the_in_process_record():
     pytest.importorskip("distributed")
-    args = ("falsify", "FAST.T1", "--budget", "4", "--population", "2", "--trials", "8", "--confirm-trials", "16",
+    # ASCAF.T1: a Monte Carlo estimate at every point (its seeds matter) for a third of FAST.T1's set-up and points
+    args = ("falsify", "ASCAF.T1", "--budget", "4", "--population", "2", "--trials", "8", "--confirm-trials", "16",
             "--json")
     here, there = _cli(*args), _cli(*args, "--workers", "2")
     assert here.returncode == 0 and there.returncode == 0, here.stderr + there.stderr
