@@ -12,6 +12,13 @@ EXAMPLE = "docs/examples/fedavg_local_sgd.py"
 CAP = 1.5  # the space's step reaches 1.5/L, the result's hypothesis eta <= 1/L: eta_frac <= 2/3 is admissible
 
 
+@pytest.fixture(autouse=True)
+def _session_results(monkeypatch):
+    """The corners' set-up registers TEST.CORNERS for this session (``Scenario.register_result``): for this test
+    only, or a later test of the same worker would find a searchable result with no scenario."""
+    monkeypatch.setattr("bounds.registry._session", {})
+
+
 def _scenario():
     """USER.FEDAVG's space with its step axis wider than the hypothesis (so some corners are not admissible), and
     M, d, zeta fixed (small instances, cheap builds): six corner factors."""

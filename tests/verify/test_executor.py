@@ -64,40 +64,6 @@ def test_summary_of_a_complete_run():
 
 
 # Dask clusters
-@pytest.fixture(scope="module")
-def local_cluster():
-    pytest.importorskip("distributed")
-    import logging
-
-    from distributed import LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                           silence_logs=logging.ERROR)
-    try:
-        yield cluster
-    finally:
-        cluster.close()
-
-
-@pytest.mark.xdist_group("quick_suite")
-def test_verify_quick_json_identical_inprocess_and_on_a_local_cluster(local_cluster, convbound, quick_suite):
-    """The whole quick suite gives the same JSON on 2 workers as in this process.
-
-    The in-process side is conftest's shared ``quick_suite`` (the same ``run_suite`` call that
-    ``verify all --quick --device cpu`` makes, seed 0 being the CLI's default), written as the CLI writes it.
-    """
-    from reports.cli.common import dumps
-    from verify.suite import all_ok
-
-    code_a, out_a = (0 if all_ok(quick_suite) else 1), dumps([v.to_dict() for v in quick_suite])
-    code_b, out_b, _ = _cli(convbound, "verify", "all", "--quick", "--json", "--device", "cpu",
-                            "--scheduler", local_cluster.scheduler_address)
-    a, b = json.loads(out_a), json.loads(out_b)
-    assert code_a == code_b
-    assert len(a) >= 30 and [r["id"] for r in a] == [r["id"] for r in b]
-    assert _numbers(a) == _numbers(b)
-
-
 @pytest.mark.xdist_group("quick_suite")
 def test_workers_option_starts_its_own_cluster_with_the_same_numbers(convbound, quick_groups):
     """``--workers 2`` gives what this process gives (the in-process side: the shared quick run's groups)."""
@@ -215,14 +181,16 @@ def tcp_cluster():
 
 @pytest.mark.xdist_group("quick_suite")
 def test_existing_cluster_by_address_and_a_worker_killed_mid_sweep(tcp_cluster, quick_groups):
-    """`dask scheduler` + 2 `dask worker` processes; one worker is SIGKILLed after the first group completes.
-    The in-process reference is these groups of the shared quick run (seed 0, as below)."""
+    """The whole quick suite on `dask scheduler` + 2 `dask worker` processes gives the in-process numbers, though
+    one worker is SIGKILLed after the first group completes. The in-process reference is the shared quick run
+    (seed 0, as below). One cluster run for both properties: every group's task runs in another process, and a
+    lost task is moved (the --scheduler option of the command reaches the same ``run_suite``)."""
     from verify.suite import run_suite
 
     address, workers = tcp_cluster
-    # the kill after the first group lands while the longer ones (FAST.T1, ASCAF.T1, ...) still run; F3AST.LB.5
-    # stands for F3AST.T3.5, whose quick T sweep costs more than the six others together, for no more checked here
-    ids = ["FAST.T1", "FAST.T2", "FAST.C2.rate", "FAST.C3.rate", "F3AST.LB.5", "ASCAF.T1", "ASCAF.LS.rate"]
+    # suite order: the long groups are sent first (suite.LONG_GROUPS), so the kill after the first group lands
+    # while the killed worker still holds one
+    ids = list(quick_groups)
     ref = [v.to_dict() for g in ids for v in quick_groups[g]]
     killed = []
 
@@ -233,6 +201,7 @@ def test_existing_cluster_by_address_and_a_worker_killed_mid_sweep(tcp_cluster, 
 
     got = [v.to_dict() for v in run_suite(ids, quick=True, device="cpu", scheduler=address, progress=kill_one)]
     assert killed and workers[0].wait(timeout=15) == -signal.SIGKILL
+    assert len(got) >= 30 and [r["id"] for r in got] == [r["id"] for r in ref]
     assert _numbers(got) == _numbers(ref)  # complete after the scheduler moved the lost task
     assert not any(n.startswith("INCOMPLETE") for v in got for n in v["notes"])
 

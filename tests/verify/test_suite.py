@@ -106,22 +106,17 @@ def test_quick_suite_acceptance(quick_suite):
     assert [v.id for v in results if v.verdict == "pending"] == []
 
 
-def test_cli_json_and_exit_codes():
-    import subprocess
-    import sys
-
-    ok = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "F3AST.LB.5", "--quick", "--trials",
-                         "2000", "--json"], capture_output=True, text=True, timeout=120)
-    assert ok.returncode == 0, ok.stderr
-    data = json.loads(ok.stdout)
+def test_cli_json_and_exit_codes(convbound):
+    # the command in this process (a subprocess is not the point): a traceback would fail the test as an exception
+    ok = convbound("verify", "F3AST.LB.5", "--quick", "--trials", "2000", "--json")
+    assert ok.code == 0, ok.err
+    data = ok.json()
     assert {d["id"] for d in data} == {"F3AST.LB.5", "F3AST.LB.5.control:other-law", "F3AST.LB.5.exact",
                                        "F3AST.LB.5.exact.control:other-law"}
     for d in data:
         for key in ("id", "verdict", "lhs", "ci", "rhs", "ratio", "instance", "control"):
             assert key in d
-    bad = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "NOPE"], capture_output=True,
-                         text=True, timeout=60)
-    assert bad.returncode == 2 and "unknown check id" in bad.stderr and "Traceback" not in bad.stderr
-    bad_trials = subprocess.run([sys.executable, "-m", "reports.cli.main", "verify", "FAST.T2", "--trials", "1"],
-                                capture_output=True, text=True, timeout=60)
-    assert bad_trials.returncode == 2 and "Traceback" not in bad_trials.stderr
+    bad = convbound("verify", "NOPE")
+    assert bad.code == 2 and "unknown check id" in bad.err and "Traceback" not in bad.err
+    bad_trials = convbound("verify", "FAST.T2", "--trials", "1")
+    assert bad_trials.code == 2 and "Traceback" not in bad_trials.err
