@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
@@ -315,7 +316,7 @@ def _unevaluated(result: Statement, hyp: Hypothesis, bound: Mapping[str, Any]) -
     unrec = [n for n in absent if result.symbol_map[n].unrecovered]
     if unrec:
         return ConditionCheck(
-            hyp.name, sp.sstr(hyp.relation), None,
+            hyp.name, _relation_text(hyp.relation), None,
             reason=f"unverified: needs {', '.join(unrec)}, constants the sources do not give (supply them to check)",
             open="constants", needs=tuple(unrec),
         )
@@ -336,6 +337,14 @@ def _decided(margin: Any, scale: Any, strict: bool) -> Any:
     return margin > 0 if strict else margin >= -BOUNDARY_RTOL * scale
 
 
+@lru_cache(maxsize=4096)
+def _relation_text(relation: sp.Rel) -> str:
+    """A hypothesis as text, printed once per relation. Why: sympy's printer costs more than the check itself,
+    and a search or ``solve`` checks the same few hypotheses tens of thousands of times (26 of the 33 CPU s of
+    solving F3AST.T3.5 at its extremes)."""
+    return sp.sstr(relation)
+
+
 def check_hypothesis(result: Statement, hyp: Hypothesis, bound: Mapping[str, np.ndarray]) -> ConditionCheck:
     """One encoded hypothesis: True/False where both sides are finite, None (with a reason) otherwise.
 
@@ -345,7 +354,7 @@ def check_hypothesis(result: Statement, hyp: Hypothesis, bound: Mapping[str, np.
     """
     import numpy as np
 
-    text = sp.sstr(hyp.relation)
+    text = _relation_text(hyp.relation)
     opened = _unevaluated(result, hyp, bound)
     if opened is not None:
         return opened
@@ -389,7 +398,7 @@ def _decide_floats(result: Statement, hyp: Hypothesis, lhs: float, rhs: float) -
     less, strict = _direction(result, hyp)
     margin = rhs - lhs if less else lhs - rhs
     holds = bool(_decided(margin, max(abs(lhs), abs(rhs)), strict))
-    return ConditionCheck(hyp.name, sp.sstr(hyp.relation), holds, lhs, rhs, margin)
+    return ConditionCheck(hyp.name, _relation_text(hyp.relation), holds, lhs, rhs, margin)
 
 
 # Decisions made outside bounds for hypotheses it cannot compute: condition name -> (holds, evidence)
