@@ -70,15 +70,19 @@ def _own_evidence_store(monkeypatch, tmp_path_factory):
 
 @pytest.fixture(autouse=True, scope="module")
 def _session_results_stay_in_their_module():
-    """Results a test module registers in this process (a scenario registers its result when built) are removed
-    when the module ends. Why: under xdist another module may run next in the same worker, and a test that walks
-    every registered result would then see, say, TEST.CORNERS."""
-    from bounds import registry
+    """Results a test module registers in this process (a scenario registers its result when built) and plugin
+    files it loads (``plugins.add_files``) are dropped when the module ends. Why: under xdist another module may
+    run next in the same worker, and a test that walks every registered result or check would then see, say,
+    TEST.CORNERS or the planted PLANT.* results."""
+    from bounds import plugins, registry
 
     before = dict(registry._session)
+    files = list(plugins._cli_files)
     yield
     registry._session.clear()
     registry._session.update(before)
+    plugins.clear_files()
+    plugins.add_files(files)
 
 
 class Run:

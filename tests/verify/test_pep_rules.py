@@ -22,10 +22,11 @@ def test_fast_notation_is_read_through_the_conventions():
 def test_each_built_in_rule_is_its_own_paper_modules_declaration():
     from importlib import import_module
 
+    from bounds.plugins import BUILT_IN
     from bounds.registry import _index, all_results, pep_rule
 
     declared = {}
-    for res in all_results():
+    for res in (r for r in all_results() if r.origin == BUILT_IN):  # another test's results are not the papers'
         module = import_module(_index()[res.key][0])
         own = getattr(module, "pep_rule", None)
         assert pep_rule(res) == (None if own is None else own(res.key)), res.key
