@@ -281,3 +281,33 @@ def test_workers_are_spawned_for_cuda_tasks_and_forked_for_cpu_ones():
     gpu = [Task("builtins:dict", {"device": "cuda:0"}, "b")]
     assert _start_method(gpu) == "spawn"
     assert _start_method(cpu) == ("fork" if _sys.platform == "linux" else "spawn")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX only")
+def test_a_forked_child_writes_through_streams_of_its_own():
+    """After a fork-started local cluster registers its hook, a forked child's sys.stderr and the logging handlers
+    that wrote to the parent's are new objects on fd 2: a buffer lock another parent thread held at the fork
+    cannot block the child's first log line."""
+    import logging
+
+    from verify.runtime.executor import _fresh_streams_in_forked_children
+
+    handler = logging.StreamHandler(sys.stderr)
+    logger = logging.getLogger("convbound-test-fork")
+    logger.addHandler(handler)
+    parent_stream = sys.stderr
+    _fresh_streams_in_forked_children()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it sees, then leave without running the parent's clean-up
+        ok = sys.stderr is not parent_stream and handler.stream is sys.stderr and sys.stderr.fileno() == 2
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 1) == b"1"
+    finally:
+        os.close(read)
+        os.waitpid(pid, 0)
+        logger.removeHandler(handler)
+    assert sys.stderr is parent_stream  # the parent keeps its own

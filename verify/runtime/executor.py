@@ -292,6 +292,7 @@ def _connect(kind: str, workers: int | None, tasks: Sequence[Task] = ()):
     if kind == LOCAL:
         method = _start_method(tasks)
         if method == "fork":
+            _fresh_streams_in_forked_children()
             # import the tasks' modules here, then fork the workers from this process: they start with
             # everything loaded (spawned workers would each import torch, sympy, ... again: seconds each)
             for fn in {t.fn.partition(":")[0] for t in tasks}:
@@ -339,6 +340,47 @@ def check_reachable(address: str) -> None:
         why = exc.strerror or type(exc).__name__
     raise UserInputError(f"--scheduler {address} cannot be reached: {why}; start one there with 'dask scheduler' "
                          "or check the address")
+
+
+_STREAMS_HOOKED: list[bool] = []
+
+
+def _fresh_streams_in_forked_children() -> None:
+    """Give every process forked from here new ``sys.stdout``/``sys.stderr`` objects on fds 1 and 2 (and point the
+    logging handlers that wrote to the old ones at them).
+
+    Why: a fork copies the locks of the parent's stream buffers as they are; if another thread of the parent (the
+    cluster's event loop, a progress bar) was writing at that moment, the child's first log line waits forever
+    on a lock no thread will release (seen once: a Dask worker hung in a logging flush). Registered once.
+    """
+    import os
+
+    if not _STREAMS_HOOKED:
+        os.register_at_fork(after_in_child=_new_std_streams)
+        _STREAMS_HOOKED.append(True)
+
+
+def _new_std_streams() -> None:
+    import io
+    import logging
+    import sys
+
+    old = {1: {id(sys.stdout), id(sys.__stdout__)}, 2: {id(sys.stderr), id(sys.__stderr__)}}
+    fresh: dict[int, io.TextIOWrapper] = {}
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            fresh[fd] = io.TextIOWrapper(io.FileIO(fd, "w", closefd=False), encoding="utf-8",
+                                         errors="backslashreplace", line_buffering=True)
+        except OSError:  # no such descriptor in this process: nothing to replace
+            continue
+        setattr(sys, name, fresh[fd])
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    for handler in (h for lg in loggers for h in lg.handlers):
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+            for fd, ids in old.items():
+                if id(handler.stream) in ids and fd in fresh:
+                    handler.stream = fresh[fd]  # not setStream: its flush of the old stream could wait too
 
 
 def _start_method(tasks: Sequence[Task]) -> str:
