@@ -69,28 +69,18 @@ class ExactForm:
 
 
 def _recursion(scenario: Scenario, point: Mapping[str, Any], conv: Recovery) -> tuple[Any, ...] | str:
-    """(exact recursion, declared measure, first round, shift, instance), or why the setting does not apply."""
-    from quadratics.exact.plan import declared_law, declared_round
-    from verify.search.closed_form import _measure_in_R, moment_recursion
+    """(exact recursion, declared measure, first round, shift, instance), or why the setting does not apply: the
+    search's declared recursion (``verify.search.closed_form.declared_recursion``: how the measure moves with R is
+    read on its float recursion), then the same declarations with the data's recovered rationals."""
+    from verify.search.closed_form import declared_recursion, moment_recursion
 
-    if not any(p.name == "R" for p in scenario.space):
-        return f"scenario {scenario.id} has no horizon axis R"
-    inst = scenario.build(scenario.point(point))
-    law = declared_law(inst.pattern)
-    if isinstance(law, str):
-        return law
-    rm = declared_round(inst.problem, inst.algorithm, getattr(law, "aux", {}))
-    if isinstance(rm, str):
-        return rm
-    floats = moment_recursion(rm, law)  # the float recursion: how the measure moves with R is read on it
-    if isinstance(floats, str):
-        return floats
-    found = _measure_in_R(scenario, point, inst, floats)
+    found = declared_recursion(scenario, point)
     if isinstance(found, str):
         return found
+    _, spec, first, shift, inst, rm, law = found
     exact = moment_recursion(rm, law, conv)
     assert not isinstance(exact, str)  # the same declarations passed above
-    return (exact, *found, inst)
+    return (exact, spec, first, shift, inst)
 
 
 def _lhs_expr(K: Mapping[Fraction, Fraction], kind: str, first: int, shift: int, R: sp.Symbol) -> sp.Expr:

@@ -280,8 +280,9 @@ class ClosedLHS(NamedTuple):
     stationary: float | None
 
 
-def closed_lhs(scenario: Scenario, point: Mapping[str, Any]) -> ClosedLHS | str:
-    """The closed-form LHS(R) of ``scenario`` at ``point`` from its declarations, or why it is not derived."""
+def declared_recursion(scenario: Scenario, point: Mapping[str, Any]) -> tuple[Any, ...] | str:
+    """``(recursion, measure spec, first round, shift, instance, round map, law)`` of ``scenario`` at ``point`` from
+    its declarations (the recursion at float64's own values), or why the setting does not apply."""
     from quadratics.exact.plan import declared_law, declared_round
 
     if not any(p.name == "R" for p in scenario.space):
@@ -299,7 +300,15 @@ def closed_lhs(scenario: Scenario, point: Mapping[str, Any]) -> ClosedLHS | str:
     found = _measure_in_R(scenario, point, inst, rec)
     if isinstance(found, str):
         return found
-    spec, first, shift = found
+    return (rec, *found, inst, rm, law)
+
+
+def closed_lhs(scenario: Scenario, point: Mapping[str, Any]) -> ClosedLHS | str:
+    """The closed-form LHS(R) of ``scenario`` at ``point`` from its declarations, or why it is not derived."""
+    found = declared_recursion(scenario, point)
+    if isinstance(found, str):
+        return found
+    rec, spec, first, shift, inst, _, _ = found
     form = spec.form(inst.problem)
     expr = lhs_of_R(rec, form, spec.kind, first, shift)
     if isinstance(expr, str):
