@@ -14,13 +14,18 @@ asymptotic-orders table where one is available, certified PEP worst cases whose 
 3. ``certified at stated settings``: a PEP worst case over the class, its dual certificate passing the
    exact rational recheck, is at most the bound (ratio <= 1) at a setting where the result's hypotheses
    hold: a proof at those settings only (named);
-4. ``open``: a search ended inconclusive (its best point's confirmation was inconclusive or unverified:
-   worded as such, with its ratio, never as a failed check), a check did not pass (a certified PEP ratio
-   above 1, an orders table that contradicts the rate), or there is no evidence about the bound at all;
-   ``missing`` says what would decide it (constants the sources lost, a class no PEP here covers, no
-   search recorded);
+4. ``open``: a search ended inconclusive (its best point's confirmation was inconclusive, or unverified with
+   an interval not within the bound: worded as such, with its ratio, never as a failed check), a check did not
+   pass (a certified PEP ratio above 1, an orders table that contradicts the rate), or there is no evidence
+   about the bound at all; ``missing`` says what would decide it (constants the sources lost, a class no PEP
+   here covers, no search recorded);
 5. ``consistent so far``: every check that ran passed; ``covered`` says what they covered (searched
    regions, PEP settings); not a proof.
+
+A best point ``unverified`` because a hypothesis is undecided there, with its interval within the bound,
+passes: an undecided hypothesis can only excuse an exceedance, and there is none. A search of an ORDER result
+checks nothing by itself (its constant is hidden: a point bounds that constant from below only); it is shown
+as that lower bound, and the result's scaling is checked by the orders rays.
 
 Hypotheses at the worked example are context, not a check of the bound: they decide whether the
 example is inside the theorem and name the constants the sources lost.
@@ -77,7 +82,12 @@ class SearchOutcome:
     now"), ``minimal_instance`` (the point the search's shrink step reduced a confirmed violation to,
     ``verify.search.shrink``; empty when it shrank nothing) and ``minimal_ratio`` (LHS/RHS confirmed there),
     ``unless_meaning`` (for each hypothesis in ``unless`` that declares it, ``bounds.Hypothesis.if_fails_at``
-    at the confirmed point: failing it would leave no admissible value)."""
+    at the confirmed point: failing it would leave no admissible value), ``within`` (an ``unverified`` best
+    point whose confidence interval alone is within the bound, ``verify.verdict.decide`` with the hypotheses
+    taken as met: a hypothesis left undecided can only excuse an exceedance, and there is none, so the point
+    passes) and ``hidden_constant`` (a search of an ORDER result: the best point's lower bound on the hidden
+    constant, LHS over the order's argument; one point bounds that constant from below only, so such a search
+    is context, never a check; the result's scaling is checked by the orders rays)."""
 
     verdict: str
     ratio: float | None
@@ -89,10 +99,24 @@ class SearchOutcome:
     minimal_instance: Mapping[str, Any] = field(default_factory=dict)
     minimal_ratio: float | None = None
     unless_meaning: tuple[str, ...] = ()
+    within: bool = False
+    hidden_constant: float | None = None
 
     @property
     def conditional(self) -> bool:
         return self.verdict.startswith(CONDITIONAL_PREFIX)
+
+    @property
+    def passed(self) -> bool:
+        """The bound held at the confirmed best point: ``holds``, or ``unverified`` with the interval within the
+        bound (``within``: the undecided hypotheses could only excuse an exceedance, and there is none)."""
+        return self.verdict in PASSING or (self.within and self.hidden_constant is None)
+
+    @property
+    def inconclusive(self) -> bool:
+        """Neither a pass, a finding, nor a search that checked nothing or only bounds a hidden constant."""
+        return not (self.passed or self.verdict in NOTHING_CHECKED or self.hidden_constant is not None
+                    or self.verdict == "violated" or self.conditional)
 
 
 @dataclass(frozen=True)
@@ -187,8 +211,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
             needs = " or ".join(s.unless_needs) or f"{unless} fails at that point"
         return (f"{REFUTED_UNLESS} {unless} fails", f"conditional violation confirmed, {_where(s)}; a refutation "
                 f"unless {needs}", (), ())
-    covered = tuple(f"search: {s.covered} ({s.source}; best point {s.verdict}, ratio {_r(s.ratio)})"
-                    for s in ev.searches)
+    covered = tuple(f"search: {s.covered} ({s.source}; {_best(s)})" for s in ev.searches)
     covered += tuple(f"PEP: {w.setting} (ratio {_r(w.ratio)}, {_pep_status(w)})" for w in ev.worst_cases)
     covered += (f"orders: {ev.orders.detail}",) if ev.orders.status == "agrees" else ()
     covered += tuple(f"verification {v.check}: {v.verdict} as expected at its instance ({v.source})"
@@ -200,7 +223,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
         return CERTIFIED, f"certified worst case <= bound at {named}; a proof at these settings only", covered, ()
     # a search whose best point was neither confirmed nor cleared is inconclusive, not a failed check
     inconclusive = [f"search inconclusive: best point {s.verdict}, ratio {_r(s.ratio)} ({s.source})"
-                    for s in ev.searches if s.verdict not in PASSING + NOTHING_CHECKED]
+                    for s in ev.searches if s.inconclusive]
     failed: list[str] = []
     # a PEP setting counts only where its certificate passed and the result's hypotheses hold there
     counted = [w for w in ev.worst_cases if w.certified and w.hypotheses_hold is True and w.ratio is not None]
@@ -210,7 +233,7 @@ def decide(ev: Evidence) -> tuple[str, str, tuple[str, ...], tuple[str, ...]]:
         failed.append(f"orders: {ev.orders.detail}")
     failed += [f"verification {v.check}: {v.verdict}, expected {v.expected} ({v.source})"
                for v in ev.verifications if not v.ok]
-    passed = [s for s in ev.searches if s.verdict in PASSING]
+    passed = [s for s in ev.searches if s.passed]
     checks = [v for v in ev.verifications if v.ok and not v.control]
     passed_pep = [w for w in counted if (w.ratio or 0.0) <= 1.0]
     missing = _missing(ev)
@@ -238,6 +261,18 @@ def _tally(searches: list[SearchOutcome], pep: list[WorstCaseRatio], orders: Ord
     return "; ".join(parts)
 
 
+def _best(s: SearchOutcome) -> str:
+    """A search's best point in words: its verdict and ratio, what an ``unverified`` one within the bound means,
+    and, for an ORDER result, the hidden constant's lower bound instead of a ratio."""
+    if s.hidden_constant is not None:
+        return (f"an order result: the best point bounds the hidden constant from below by {_r(s.hidden_constant)}; "
+                "context, not a check of the bound")
+    if s.within and s.verdict not in PASSING:
+        return (f"best point {s.verdict} (a hypothesis undecided there), its interval within the bound: ratio "
+                f"{_r(s.ratio)}")
+    return f"best point {s.verdict}, ratio {_r(s.ratio)}"
+
+
 def _pep_status(w: WorstCaseRatio) -> str:
     if not w.certified:
         return "certificate not certified: not counted"
@@ -258,6 +293,9 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
                                            f"{ev.scenarios[0]})" if ev.scenarios else ""))
     elif all(s.verdict in NOTHING_CHECKED for s in ev.searches):
         out.append("the searches recorded checked no point inside the hypotheses")
+    elif all(s.hidden_constant is not None for s in ev.searches) and ev.orders.status != "agrees":
+        out.append("an order result's searches bound its hidden constant only: its scaling needs orders rays "
+                   "that were fitted")
     if not ev.worst_cases:
         out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
     if ev.orders.status == "not computed":

@@ -38,6 +38,8 @@ from verify.decision import (
     with_rests_on,
 )
 from verify.evidence.records import StoredEvidence
+from verify.verdict import HOLDS, UNVERIFIED
+from verify.verdict import decide as decide_interval
 
 
 @dataclass(frozen=True)
@@ -92,10 +94,14 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]],
                     hypotheses: Sequence[Any] = ()) -> tuple[SearchOutcome, ...]:
     """The confirmed best point of every search about ``key`` (interrupted ones without a confirmation skipped),
     with its minimal point where the search shrank it, and, for each hypothesis a conditional violation rests
-    on, what failing it would mean there as ``hypotheses`` (the result's ``bounds.Hypothesis``) declare."""
+    on, what failing it would mean there as ``hypotheses`` (the result's ``bounds.Hypothesis``) declare; for an
+    ``unverified`` point, whether its interval alone is within the bound, and for an ORDER result the hidden
+    constant's lower bound (``verify.decision.SearchOutcome``)."""
+    from bounds.registry import get
     from verify.search.search_record import space_summary
     from verify.search.shrunk_record import minimal_point
 
+    kind = get(key).kind.value
     out = []
     for source, rec in records:
         c = rec.confirmation
@@ -115,8 +121,29 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]],
             covered=f"{rec.admissible} admissible points of {space_summary(rec)}, {rec.optimiser}, seed {rec.seed}",
             source=source, instance=dict(rec.best.get("point") or {}), unless=unless,
             unless_needs=tuple(str(n) for n in c.get("unless_needs") or ()) if unless else (),
-            minimal_instance=minimal, minimal_ratio=minimal_ratio, unless_meaning=meaning))
+            minimal_instance=minimal, minimal_ratio=minimal_ratio, unless_meaning=meaning,
+            within=verdict == UNVERIFIED and _within(kind, c),
+            hidden_constant=_hidden_constant(kind, c)))
     return tuple(out)
+
+
+def _within(kind: str, confirmation: Mapping[str, Any]) -> bool:
+    """The confirmed interval of an upper or lower result is within its bound by ``verify.verdict.decide`` with the
+    hypotheses taken as met (False where the record has no interval or RHS)."""
+    ci, rhs = confirmation.get("ci"), confirmation.get("rhs")
+    if kind not in ("upper", "lower") or not isinstance(rhs, (int, float)) or not isinstance(ci, (list, tuple)) \
+            or len(ci) != 2 or not all(isinstance(x, (int, float)) for x in ci):
+        return False
+    return decide_interval(kind, float(ci[0]), float(ci[1]), float(rhs)) == HOLDS
+
+
+def _hidden_constant(kind: str, confirmation: Mapping[str, Any]) -> float | None:
+    """An ORDER result's best point bounds its hidden constant from below (``constant_lower_bound`` of the
+    confirmation, else its ratio): that bound; None for any other kind."""
+    if kind != "order":
+        return None
+    value = confirmation.get("constant_lower_bound", confirmation.get("ratio"))
+    return float(value) if isinstance(value, (int, float)) else float("nan")
 
 
 def run_searches(key: str, budget: int, seed: int = 0) -> list[tuple[str, Any]]:

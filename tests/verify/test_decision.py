@@ -88,8 +88,8 @@ def test_only_passing_checks_is_consistent_so_far_with_what_was_covered():
                                _search("holds", lhs=0.07, rhs=0.1, admissible=12)]))
     assert d.outcome == CONSISTENT and "not a proof" in d.why and "largest ratio 0.7" in d.why
     assert [c.split(" admissible")[0] for c in d.covered] == ["search: 37", "search: 12"]
-    # an inconclusive confirmation is a check that did not pass: open, never consistent
-    assert decision_of(_evidence([_search("unverified", lhs=0.1, rhs=0.1)])).outcome == OPEN
+    # an inconclusive confirmation is not a pass: open, never consistent (interval 0.09..0.11 straddles 0.1)
+    assert decision_of(_evidence([_search("unverified", lhs=0.1, rhs=0.1, ci=[0.09, 0.11])])).outcome == OPEN
     # a search that found no admissible point checked nothing: it neither passes nor fails
     empty = _search("none", lhs=0.0, rhs=1.0, admissible=0)
     alone = decision_of(_evidence([empty]))
@@ -227,3 +227,34 @@ def test_search_budget_runs_a_search_per_scenario_of_the_result(convbound, monke
     assert sorted(c[0] for c in calls) == expected and {c[1:] for c in calls} == {(3, 5)}
     d = json.loads(run.out)[0]
     assert d["outcome"] == CONSISTENT and len(d["searches"]) == len(expected)
+
+
+def test_an_unverified_point_within_the_bound_passes_and_one_above_it_stays_open():
+    # a hypothesis undecided at the point can only excuse an exceedance: interval [0.04, 0.06] is below 0.1
+    within = decision_of(_evidence([_search("unverified", lhs=0.05, rhs=0.1, ci=[0.04, 0.06])]))
+    assert within.outcome == CONSISTENT and "1 search(es) held" in within.why
+    assert "a hypothesis undecided there), its interval within the bound: ratio 0.5" in within.covered[0]
+    # interval [0.12, 0.14] above 0.1 with the hypothesis undecided: not a pass (a confirmation would have said
+    # "violated unless"; an unverified word with no such clause is inconclusive)
+    above = decision_of(_evidence([_search("unverified", lhs=0.13, rhs=0.1, ci=[0.12, 0.14])]))
+    assert above.outcome == OPEN and above.why.startswith("search inconclusive: best point unverified, ratio 1.3")
+    # no interval recorded: nothing says the point is within, so it stays inconclusive
+    bare = _search("unverified", lhs=0.05, rhs=0.1)
+    bare.confirmation.pop("ci")
+    assert decision_of(_evidence([bare])).outcome == OPEN
+
+
+def test_an_order_results_search_bounds_its_hidden_constant_and_is_context_not_a_check():
+    from verify.decision import Orders
+
+    key = "DFL.T1"  # an ORDER result: O(...) with its constant hidden
+    rec = _search("unverified", lhs=3.0, rhs=0.002, key=key, constant_lower_bound=1500.0)
+    (outcome,) = search_outcomes(key, [("s0", rec)])
+    assert outcome.hidden_constant == 1500.0 and not outcome.passed and not outcome.inconclusive
+    alone = decision_of(Evidence(key, HypothesesAt("holds"), (outcome,)))
+    assert alone.outcome == OPEN and alone.why.startswith("no evidence about the bound")
+    assert any("bound its hidden constant only" in m for m in alone.missing)
+    assert "bounds the hidden constant from below by 1500; context, not a check" in alone.covered[0]
+    # the orders rays check the scaling: agreeing rays make it consistent so far, the search stays context
+    agreed = decision_of(Evidence(key, HypothesesAt("holds"), (outcome,), orders=Orders("agrees", "3 of 4 rays")))
+    assert agreed.outcome == CONSISTENT and "search(es) held" not in agreed.why and "orders agree" in agreed.why
