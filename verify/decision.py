@@ -170,7 +170,8 @@ class VerificationCheck:
 @dataclass(frozen=True)
 class Evidence:
     """Everything gathered for one result; ``no_pep`` says why no PEP setting covers it (empty when one does);
-    ``stale`` counts stored records about an earlier formula of the result (ignored, said)."""
+    ``stale`` counts stored records about an earlier formula of the result (ignored, said); ``orders_apply``: the
+    orders table classifies the result's kind (else orders are not missing evidence: none could be computed)."""
 
     key: str
     hypotheses: HypothesesAt
@@ -182,6 +183,7 @@ class Evidence:
     no_scenario: str = ""             # why it has none (verify.scenarios.settings.WITHOUT_SCENARIO), when none
     verifications: tuple[VerificationCheck, ...] = ()
     stale: int = 0
+    orders_apply: bool = True         # the orders table classifies this result's kind (verify.search.orders)
 
 
 def _r(x: float | None) -> str:
@@ -298,7 +300,7 @@ def _missing(ev: Evidence) -> tuple[str, ...]:
                    "that were fitted")
     if not ev.worst_cases:
         out.append(f"no PEP setting covers its class ({ev.no_pep or 'no worst case computed or given'})")
-    if ev.orders.status == "not computed":
+    if ev.orders.status == "not computed" and ev.orders_apply:
         out.append(f"orders: not computed ({ev.orders.detail})")
     return tuple(out)
 

@@ -131,7 +131,7 @@ def _within(kind: str, confirmation: Mapping[str, Any]) -> bool:
     """The confirmed interval of an upper or lower result is within its bound by ``verify.verdict.decide`` with the
     hypotheses taken as met (False where the record has no interval or RHS)."""
     ci, rhs = confirmation.get("ci"), confirmation.get("rhs")
-    if kind not in ("upper", "lower") or not isinstance(rhs, (int, float)) or not isinstance(ci, (list, tuple)) \
+    if kind not in ("upper", "lower", "threshold") or not isinstance(rhs, (int, float)) or not isinstance(ci, (list, tuple)) \
             or len(ci) != 2 or not all(isinstance(x, (int, float)) for x in ci):
         return False
     return decide_interval(kind, float(ci[0]), float(ci[1]), float(rhs)) == HOLDS
@@ -216,6 +216,8 @@ def load_worst_cases(paths: Sequence[str]) -> list[tuple[str, Any]]:
 def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[tuple[str, Any]],
            stored: StoredEvidence | None = None) -> Evidence:
     """Every source's evidence about one result (``res``: a ``bounds.Result``); ``stored``: the store's."""
+    from verify.search.orders import CLASSIFIED_KINDS
+
     if stored is not None:
         searches = [*searches, *stored.searches]
         worst_cases = [*worst_cases, *stored.worst_cases]
@@ -225,7 +227,8 @@ def gather(res: Any, searches: Sequence[tuple[str, Any]], worst_cases: Sequence[
     return Evidence(key=res.key, hypotheses=hypotheses_at(res),
                     searches=search_outcomes(res.key, searches, res.hypotheses) + along_rays, orders=orders, worst_cases=pep,
                     no_pep=no_pep, verifications=verification_checks(stored),
-                    stale=stored.stale if stored is not None else 0, scenarios=scenarios, no_scenario=no_scenario)
+                    stale=stored.stale if stored is not None else 0, scenarios=scenarios, no_scenario=no_scenario,
+                    orders_apply=res.kind.value in CLASSIFIED_KINDS)
 
 
 def scenarios_of(key: str) -> tuple[tuple[str, ...], str]:
@@ -238,9 +241,9 @@ def scenarios_of(key: str) -> tuple[tuple[str, ...], str]:
 
     ids = tuple(sid for sid, sc in registry().items() if bounds.get(sc.result).key == key)
     kind = bounds.get(key).kind.value
-    if ids and kind not in SEARCHED_KINDS:  # falsify searches LHS/RHS of upper and order results only
+    if ids and kind not in SEARCHED_KINDS:  # falsify searches LHS/RHS of upper, order and threshold results only
         return (), (f"a {kind} result: convbound verify checks its scenario {', '.join(ids)}; falsify searches "
-                    "upper and order results only")
+                    "upper, order and threshold results only")
     return ids, "" if ids else WITHOUT_SCENARIO.get(key, "none built and no reason stated")
 
 

@@ -92,7 +92,10 @@ def decide(kind: str, low: float, high: float, rhs: float, *, hypotheses: bool |
     """Verdict for a confidence interval [low, high] of the LHS against ``rhs``.
 
     Args:
-        kind: ``upper`` | ``lower`` | ``equality`` (``bounds.Kind`` values).
+        kind: ``upper`` | ``lower`` | ``equality`` | ``threshold`` (``bounds.Kind`` values). A threshold's
+            LHS is the least value that suffices (e.g. the last round a chain is still farther than eps, against
+            the burn-in that claims every later round is within it): the threshold holds when LHS <= RHS, as an
+            upper bound does.
         low, high: confidence interval of the measured LHS (low <= high).
         rhs: right-hand side at the instance's exact constants.
         hypotheses: ``bounds`` check outcome: True (all hold), None (some need unrecovered
@@ -105,6 +108,8 @@ def decide(kind: str, low: float, high: float, rhs: float, *, hypotheses: bool |
         return INAPPLICABLE
     if hypotheses is None:
         return UNVERIFIED
+    if kind == "threshold":  # the least sufficient value (LHS) against the threshold that claims to suffice
+        kind = "upper"
     if not math.isfinite(rhs):
         return INCONCLUSIVE if math.isnan(rhs) else (HOLDS if (rhs > 0) == (kind == "upper") else VIOLATED)
     margin = RHS_REL * abs(rhs)

@@ -45,12 +45,15 @@ class Piece:
 
 def plan(key: str, *, budget: int) -> list[Piece]:
     """Every piece that could be gathered about ``key``, cheapest decisive first (module docstring)."""
+    import bounds
     from verify.scenarios import registry
+    from verify.search.orders import CLASSIFIED_KINDS
     from verify.search.rays import order_rays
 
     scenarios = [sc for sc in registry().values() if sc.result == key]
     out = [Piece(HYPOTHESES, key, f"hypotheses:{key}")]
-    for sc in scenarios:
+    # orders rays only where the table classifies the result's kind (another kind's rows would all be "not fitted")
+    for sc in scenarios if bounds.get(key).kind.value in CLASSIFIED_KINDS else ():
         axes = list(dict.fromkeys(r.axis for r in order_rays(sc.space)))
         out += [Piece(ORDERS, key, f"orders:{sc.id}:{axis}", (("scenario", sc.id), ("axis", axis))) for axis in axes]
     out += [Piece(WORST_CASE, key, f"worst-case:{name}", (("setting", i),)) for i, name in _covering_settings(key)]

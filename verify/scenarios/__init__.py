@@ -31,9 +31,9 @@ REGISTER_REMOVED = ("verify.scenarios.register was removed in convbound 0.2.0: a
 _REGISTRY: dict[str, Scenario] = {}
 # the paper modules, in suite order (verify.suite reads this too)
 PAPER_MODULES = ("verify.scenarios.fast", "verify.scenarios.f3ast", "verify.scenarios.ascaf", "verify.scenarios.scaffold")
-# scenarios without check groups: the declared settings (verify.scenarios.declared) and F3AST's printed
-# Lemma III.4 (hand-built)
-EXTRA_MODULES = ("verify.scenarios.settings", "verify.scenarios.f3ast_printed")
+# scenarios without check groups: the declared settings (verify.scenarios.declared), F3AST's printed Lemma III.4
+# (hand-built) and Theorem III.7's burn-in (an exact enumeration, searched)
+EXTRA_MODULES = ("verify.scenarios.settings", "verify.scenarios.f3ast_printed", "verify.scenarios.f3ast_burnin")
 _PLUGIN_STATE: list[Any] = [None]   # the bounds.plugins.state() the plugin scenarios were merged at
 
 

@@ -164,11 +164,6 @@ WITHOUT_SCENARIO = {
     "FAST.R2": "a threshold on q written in G1, G2, G3, constants the sources lost: no instance evaluates it; it is "
                "FAST.T1's q-hypothesis rewritten (the two forms agree symbolically, a test checks it), and FAST.T1's "
                "scenarios take q = 1, which meets every threshold <= 1",
-    "F3AST.T3.7@corrected": "a burn-in threshold of the availability chain (t0 from its mixing constants C, alpha): "
-                            "its check is an exact enumeration of the chain's total variation, not a search of a "
-                            "measured LHS; not built here",
-    "F3AST.T3.7@printed": "as F3AST.T3.7@corrected (the printed form drops C): an exact enumeration of the chain's total "
-                          "variation, not built here",
     "F3AST.LB.2@operative": "a one-round recursion from a given E||w_t - w*||^2 = D whose V1 needs the per-client "
                             "gradient bound G over the round: the engine records neither per-client gradients nor a "
                             "state to restart a round from",

@@ -39,7 +39,7 @@ from verify.scenario import Scenario, evaluate_point
 from verify.search.rays import Ray, order_rays, ray_points, ray_through
 from verify.verdict import VIOLATED_UNLESS, is_finding
 
-__all__ = ["RayOrder", "order_table", "ray_order"]
+__all__ = ["CLASSIFIED_KINDS", "RayOrder", "order_table", "ray_order"]
 
 DECADES = 3.0     # the LHS exponent is fitted over at least this many decades of the axis
 POINTS = 10       # evaluations along a ray (log-spaced from the base to the end)
@@ -47,6 +47,8 @@ ORDER_TOL = 0.05  # exponents closer than this are "the same order" unless a vio
 CONFIRM_TOL = 0.005  # a deficiency of at least this is extrapolated and tried (exact fits resolve 1/64)
 LOOSE_GAP = 1.0   # the RHS decays more slowly by at least this: loose by an order
 TARGET = 1.5      # the extrapolation aims at LHS/RHS = TARGET
+#: the result kinds whose exponents the table classifies (an LHS decaying more slowly than the RHS fails them)
+CLASSIFIED_KINDS = ("upper", "order")
 
 
 @dataclass
@@ -190,7 +192,7 @@ def ray_order(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, confirm_
     if len(xs) < 4 or xs[0] <= 0 or abs(math.log10(xs[-1] / xs[0])) < DECADES - 1e-9:
         row.why = f"the ray spans {abs(math.log10(xs[-1] / xs[0])) if xs[0] > 0 else 0:.2g} decades (< {DECADES:g})"
         return row
-    if res.kind.value not in ("upper", "order"):
+    if res.kind.value not in CLASSIFIED_KINDS:
         row.why = (f"a {res.kind.value} result: the table classifies an upper bound's (or an order's) exponents, "
                    "where an LHS decaying more slowly than the RHS fails it; this one's are not classified")
         return row

@@ -145,7 +145,7 @@ def search_space(scenario: Scenario, problems: Sequence[str] | str | None = None
     return dataclasses.replace(scenario, space=tuple(space))
 
 
-SEARCHED_KINDS = ("upper", "order")  # falsify compares LHS with RHS of these kinds only
+SEARCHED_KINDS = ("upper", "order", "threshold")  # falsify compares LHS with RHS of these kinds only (a threshold as an upper bound on the least sufficient value)
 
 
 def check_searchable(scenario: Scenario, options: SearchOptions,
