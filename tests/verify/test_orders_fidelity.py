@@ -200,3 +200,16 @@ def test_a_point_with_an_undecided_hypothesis_is_said_to_be_so():
     row = ray_order(sc, Ray("R", "high"), sc.default_point(), points=4)
     assert row.finding == "not fitted"
     assert row.why == "point 0 of the ray is not admissible (a hypothesis undecided there) (R = 1), as is every point after it"
+
+
+def test_term_bases_are_drawn_from_the_searched_space_only():
+    """A choice a search leaves out (the survey's constant step: a control, outside our reading of its O(1/sqrt(T))
+    rate) is no base: rays from it would be about another statement."""
+    from verify.scenarios import get
+    from verify.search import orders
+
+    sc = get("SURV.FEDAVG.instance")
+    step = next(p for p in sc.space if p.name == "step")
+    assert step.searched == ("sqrt",) and "constant" in step.choices
+    bases = orders.term_bases(sc, seed=0, candidates=32)
+    assert bases and all(b["step"] == "sqrt" for b in bases.values())

@@ -343,18 +343,22 @@ def term_bases(scenario: Scenario, *, seed: int = 0, candidates: int = 256,
                share: float = 0.9) -> dict[str, dict[str, Any]]:
     """Per RHS term, a point where that term is at least ``share`` of the RHS (else where its share is largest),
     the one nearest the default point in log coordinates among ``candidates`` seeded draws (the ``random``
-    optimiser's law), scored exactly where any such draw is (``verify.search.cost.instance_fidelity``): a ray from
+    optimiser's law over the searched space, ``verify.search.search_options.search_space``), scored exactly where any such draw is (``verify.search.cost.instance_fidelity``): a ray from
     there shows that term's order, not masked by another term of the same order, starts from a typical point
     rather than a corner, and is evaluated (the table fits exact evaluations only; a base not scored exactly
     leaves its rays "not fitted"). A term that is 0 at every draw has no base. Each draw is built once for
     both its shares and its fidelity, nearest first, and only until every term has its base (the builds are
     most of this function's cost)."""
     import bounds
+    from verify.search.search_options import search_space
     from verify.search.stratified import Random
 
     scenario.register_result()
     result = bounds.get(scenario.result)
-    draw = Random(scenario, seed)
+    # drawn from what a search draws (each categorical axis cut to its ``searched`` values): a choice left out of
+    # searches is a check's control or a family searched only on request, and a base there (the survey's constant
+    # step, outside our reading of its rate) would make its rays about another statement
+    draw = Random(search_space(scenario), seed)
     draw.first = False
     pts = draw.draws(candidates)
     default = scenario.default_point()
