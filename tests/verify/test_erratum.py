@@ -248,3 +248,27 @@ def test_without_files_the_erratum_reads_the_store_and_its_command_names_no_file
                                                                                    "repaired_searches": []}
     assert doc["refutation"]["verdict"] == "violated"
     assert command(doc) == "convbound erratum FAST.T2@corrected --out erratum-out"
+
+
+def test_a_printed_form_is_repaired_by_its_specified_correction(tmp_path):
+    """F3AST Theorem III.7 as printed drops C: its erratum's repair is the corrected variant, whose added term
+    log(eps/C)/log(alpha) - log(eps)/log(alpha) = -log(C)/log(alpha) is computed here from the two statements."""
+    import math
+
+    from verify.erratum.document import CORRECTION, erratum
+    from verify.scenarios import registry
+    from verify.search.falsify import search
+
+    rec = search(registry()["F3AST.T3.7@printed"], budget=4, seed=0, optimiser="random")
+    assert rec.confirmation["verdict"] == "violated"  # the shipped chain is a counterexample already
+    path = tmp_path / "t37.json"
+    path.write_text(json.dumps(rec.to_dict()))
+    doc = erratum("F3AST.T3.7@printed", searches=[str(path)])
+    rep = doc["repair"]
+    assert rep["key"] == "F3AST.T3.7@corrected" and rep["provenance"] == CORRECTION
+    values = doc["minimal_instance"]["values"]
+    added = -math.log(values["C"]) / math.log(values["alpha"])
+    assert rep["floor"]["added_term"] == pytest.approx(added, rel=1e-12)
+    # the corrected threshold is printed + added, and it is not below the chain's own last round farther than eps
+    printed = math.log(values["eps"]) / math.log(values["alpha"])
+    assert printed < rep["floor"]["lhs"] <= printed + added

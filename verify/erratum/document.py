@@ -5,7 +5,8 @@ missing term, the repaired statement and its decision, as one JSON-able record.
 (``convbound falsify ID --json``; the repository's saved runs unless files are given).
 **Quantity**: :func:`erratum` joins :mod:`verify.erratum.closed` (exact LHS(R), RHS(R), limit, R where LHS > RHS)
 at the record's shrunk point, :mod:`verify.erratum.missing` (the order the RHS lacks, the repair's constant) and
-the decision of the repaired variant ``ID@repaired`` from the search records about it.
+the decision of the repaired variant ``ID@repaired`` from the search records about it (for a printed form with no
+``ID@repaired`` whose specification gives ``ID@corrected``: that correction, its added term and its decision).
 **Statement**: a result no record refutes gets :class:`bounds.core.errors.UserInputError` (one line); a step
 outside its setting is said with its reason, never guessed.
 """
@@ -24,6 +25,8 @@ from bounds.core.errors import UserInputError
 __all__ = ["SCHEMA", "erratum", "refutations"]
 
 SCHEMA = "convbound.erratum/1"
+#: where a repair taken from the specification's corrected variant comes from (not derived by convbound)
+CORRECTION = "the specification's corrected reading of the result (not derived by convbound)"
 _TOP = {"probability": 1}  # a domain's top end, by Domain.value[0]: a '>=' condition at it fails only past it
 
 
@@ -181,6 +184,13 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
     doc["closed_form"] = {"derived": False, "why": form} if isinstance(form, str) else \
         {"derived": True, **form.to_dict()}
     repaired_key = f"{res.id}@repaired"
+    corrected = f"{res.id}@corrected"
+    if not _registered(repaired_key) and res.key != corrected and _registered(corrected):
+        # a printed form whose specification gives the correction: the correction is the repaired statement
+        doc["missing"] = {"derived": False, "why": f"the repair is the specification's correction {corrected}"}
+        doc["repair"] = _repair_measured(res, corrected, sc, point, repaired_searches, provenance=CORRECTION,
+                                         constant_why="nothing fitted: the correction's own symbols at the instance")
+        return doc
     if isinstance(form, str) or not _registered(repaired_key):
         doc["missing"] = {"derived": False, "why": form if isinstance(form, str) else
                           f"no repaired variant {repaired_key} is registered"}
@@ -197,9 +207,11 @@ def erratum(key: str, *, searches: Sequence[str] | None = None,
 
 
 def _repair_measured(res: Any, repaired_key: str, sc: Any, point: Mapping[str, Any],
-                     repaired_searches: Sequence[str] | None) -> dict[str, Any]:
+                     repaired_searches: Sequence[str] | None, *, provenance: str = "",
+                     constant_why: str = "") -> dict[str, Any]:
     """A repaired variant where no exact closed form exists: its term against the LHS the exact path measures at
-    the minimal instance (per-trial exact or Monte Carlo: the estimate's method and interval are kept)."""
+    the minimal instance (per-trial exact or Monte Carlo: the estimate's method and interval are kept).
+    ``provenance`` (default: derived by convbound) and ``constant_why`` say where the repair comes from."""
     import bounds
     from bounds.result import DERIVED
     from verify.scenario import evaluate_point
@@ -208,9 +220,11 @@ def _repair_measured(res: Any, repaired_key: str, sc: Any, point: Mapping[str, A
     added = sp.simplify(rep.rhs - res.rhs)
     est = evaluate_point(sc, point, trials=256, seed=0)
     term = float(added.subs({x: est.values[x.name] for x in added.free_symbols}))
-    return {"key": repaired_key, "provenance": DERIVED, "added_term": str(added), "added_term_latex": sp.latex(added),
-            "shape": str(added), "constant": {"derived": False, "why": "no exact closed form at this instance; the "
-                                              "constant is the hand bound's (see the repaired result's docstring)"},
+    return {"key": repaired_key, "provenance": provenance or DERIVED, "added_term": str(added),
+            "added_term_latex": sp.latex(added), "shape": str(added),
+            "constant": {"derived": False, "why": constant_why or "no exact closed form at this instance; the "
+                                                                  "constant is the hand bound's (see the repaired "
+                                                                  "result's docstring)"},
             "statement": {"text": rep.text(), "latex": rep.latex()},
             "floor": {"lhs": est.lhs, "lhs_interval": list(est.ci), "method": est.exact.get("method", "monte carlo"),
                       "trials": 256, "seed": 0, "added_term": term, "ratio": term / est.lhs if est.lhs else None},

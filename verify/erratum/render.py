@@ -125,8 +125,9 @@ def text(doc: Mapping[str, Any]) -> str:
     if rep:
         c = rep["constant"]
         need = f"needed c >= {c['c_needed']:.4g}, registered {c['c_registered']}" if c.get("derived", True) else \
-            "constant from the hand bound"
-        lines += [f"  repaired ({rep['key']}): RHS + {rep['added_term']}; {need}; added term / LHS on the minimal "
+            f"constant: {c['why']}"
+        lines += [f"  repaired ({rep['key']}, {rep['provenance']}): RHS + {rep['added_term']}; {need}; added term / "
+                  f"LHS on the minimal "
                   f"instance {rep['floor']['ratio']:.4g}", f"  decision of {rep['key']}: {rep['decision']['outcome']}"]
     lines.append(f"  reproduce: {command(doc)}")
     return "\n".join(lines)

@@ -155,7 +155,9 @@ def build(point: Mapping[str, Any]) -> Instance:
                     describe={"P": P.tolist(), "pi": m["pi"].tolist(), "lambda_star": m["lambda_star"],
                               "alpha": m["alpha"], "C": m["C"], "C_spectral": m["C_spectral"],
                               "t_bad": m["t_bad"], "rounds_enumerated": m["rounds"],
-                              "measure": "t_bad = the last round t with max_x ||P^t(x,.) - pi||_TV > eps"})
+                              "measure": "t_bad = the last round t with max_x ||P^t(x,.) - pi||_TV > eps"},
+                    notes=("t_bad is an exact enumeration: the run path carries it as identical copies, one per "
+                           "'trial' (an interval of zero width), not as Monte Carlo draws",))
 
 
 SCENARIOS = [
