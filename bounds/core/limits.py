@@ -19,10 +19,26 @@ from bounds.core.errors import UserInputError
 
 DEFAULT_MAX_SECONDS = 600.0
 _BYTES = 8  # float64
-# simulate: per round, a few tensor operations per local step (Python and dispatch overhead; 4-6e-5 s of CPU a step
-# measured on FAST.T1/T2's families at d = 2, tests/benchmarks/results/cost_model.json; 2e-4 before, 2-3x high) ...
-_ROUND_OVERHEAD_S = 6e-5
-# ... plus the arithmetic: element updates of iterate, gradient, noise and control variates per second
+# simulate (threads=1, as a search scores a point; CPU seconds on the 2-core machine at load 5-6, medians of 3,
+# tests/benchmarks/bench_cost_model.py and the K and M sweeps behind it): a run costs, per round, a fixed overhead (the
+# participation gather, the server step, the history's metrics: about 1e-4 s measured on FAST.T1/T2, F3AST.T3.5 and
+# ASCAF.T1 at d = 2-8, K = 1) ...
+_ROUND_OVERHEAD_S = 1e-4
+# ... plus the pattern's draw of every client's weight in every trial, each round (FAST's beta-distributed weights and
+# their sort; T x M of them, all M clients whether they take part or not): 8e-8 s a weight (FAST.T1's nonconvex family
+# at d = 2, K = 1, 64 trials: 127 us a round at M = 4, 170 at 10, 590 at 100, 5.2 ms at 1,000) ...
+_DRAW_S_PER_WEIGHT = 8e-8
+# ... plus, per local step, a fixed overhead (Python and dispatch) that depends on the engine's path: a family with an
+# elementwise affine gradient (``bound.affine``: quadratic, quadratic-diagonal, nonconvex) runs the tabulated kernels,
+# one to three tensor operations a step (10-17 us a step measured at d = 2, K from 1 to 20); any other family
+# (logistic, quadratic-rotated) calls ``bound.grad`` each step, several operations (60-95 us a step measured) ...
+_STEP_OVERHEAD_S = {"tabulated": 1.2e-5, "general": 8e-5}
+# ... plus the arithmetic over the active clients only (the engine gathers the round's n participants, [trials, n, d];
+# n = max participants over the trials, e.g. 5 of FAST.T1's 10 clients): element operations per element of a step at
+# _ELEMENTS_PER_S. Measured per step: tabulated 3.1-4.5 operations (quadratic-diagonal 3.1, nonconvex 4.5 with its sin;
+# noise draw, offsets, the step), general 4.6-7 (quadratic-rotated 4.6, logistic 6.5-7: its two products with the
+# client's samples); T n d from 10^4 to 3.2 x 10^5
+_OPS_PER_ELEMENT = {"tabulated": 4.0, "general": 6.0}
 _ELEMENTS_PER_S = 2e8
 # region: the rank oracle and the sort of the polymatroid solver, per client (named models, 10^5 clients: ~9 s)
 _REGION_S_PER_CLIENT = 1e-4
@@ -45,12 +61,20 @@ class Cost:
         return f"about {_size(self.bytes)} of memory and {_duration(self.seconds)}"
 
 
-def simulation_cost(trials: int, rounds: int, clients: int, dim: int, local_steps: int) -> Cost:
-    """The batched engine: state [trials, clients, dim] in a few copies, metrics [rounds, trials]."""
+def simulation_cost(trials: int, rounds: int, clients: int, dim: int, local_steps: int, active: int | None = None,
+                    path: str = "general") -> Cost:
+    """The batched engine: state [trials, clients, dim] in a few copies, metrics [rounds, trials].
+
+    ``active``: the clients a round's local steps run on (the most participants of a round over the trials; default
+    ``clients``, the most there can be); ``path``: ``"tabulated"`` for a family with an elementwise affine gradient,
+    ``"general"`` (the default, the dearer) otherwise. The defaults give an upper estimate for a caller that knows
+    only the sizes (the CLI's refusals); the search passes both (:func:`verify.search.cost.predicted_cost`)."""
     # the problems are affine-plus-elementwise (per-client vectors, no dense d x d matrix): data ~ clients x dim
     state = 8.0 * trials * clients * dim * _BYTES + 4.0 * clients * dim * _BYTES
     metrics = 6.0 * (rounds + 1) * trials * _BYTES
-    seconds = rounds * local_steps * (_ROUND_OVERHEAD_S + 4.0 * trials * clients * dim / _ELEMENTS_PER_S)
+    n = clients if active is None else max(1, min(int(active), int(clients)))
+    step = _STEP_OVERHEAD_S[path] + _OPS_PER_ELEMENT[path] * trials * n * dim / _ELEMENTS_PER_S
+    seconds = rounds * (_ROUND_OVERHEAD_S + _DRAW_S_PER_WEIGHT * trials * clients + local_steps * step)
     return Cost(state + metrics, seconds, f"{trials} trials x {rounds} rounds x {clients} clients x "
                                             f"dimension {dim} x {local_steps} local steps")
 

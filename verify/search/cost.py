@@ -69,12 +69,43 @@ def predicted_cost(inst: Any, trials: int) -> tuple[str, str, Any]:
         return kind, reason, _plus_point(exact_cost(order, int(inst.rounds), blocks, setup))
     if kind == "per-trial":
         return kind, reason, _plus_point(per_trial_cost(int(trials), M, d))
-    return "simulated", reason, _plus_point(simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K))
+    return "simulated", reason, _plus_point(simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K,
+                                                            active=_active_clients(inst.pattern, int(trials), M),
+                                                            path=_step_path(inst.problem)))
 
 
-# what scoring any point costs besides its LHS (the RHS and hypotheses from bounds, the estimate's interval): about
-# 0.02-0.03 s of CPU (tests/benchmarks/results/cost_model.json: exact points at d = 2 took 0.021 s)
-_POINT_S = 0.025
+def _active_clients(pattern: Any, trials: int, M: int) -> int:
+    """The clients a simulated round's local steps run on: the engine gathers the n largest weights per trial, n the
+    most participants of the round over the trials (quadratics.engine._Participation), not all M; read from the
+    pattern's own draw of round 0 (a pure function of seed and round; FAST.T1's default: 5 of 10 clients, so the
+    former count of M put its simulated points at twice their measured time)."""
+    import numpy as np
+
+    try:
+        q = np.asarray(pattern.draw(pattern.init(trials, 0), 0)[0])
+    except Exception:  # a plugin's pattern, whatever fails in it: sizing only, so all M clients (the engine reports it)
+        return M
+    if q.ndim != 2 or q.shape[0] == 0:
+        return M
+    return max(1, min(M, int((q > 0).sum(axis=1).max())))
+
+
+def _step_path(problem: Any) -> str:
+    """``"tabulated"`` where the engine runs the affine step kernels (its bound declares ``affine``: one to three tensor
+    operations a local step), else ``"general"`` (``bound.grad`` each step); bound on the CPU as the engine binds."""
+    import torch
+
+    try:
+        bound = problem.bind(torch.device("cpu"), torch.float64)
+    except Exception:  # a plugin's problem, whatever fails in it: sizing only, so the dearer path
+        return "general"
+    return "tabulated" if getattr(bound, "affine", None) is not None else "general"
+
+
+# what scoring any point costs besides its LHS (the RHS and hypotheses from bounds, the estimate's interval): 1-10 ms of
+# CPU once warm (an exact point at d = 2 took 0.010 s in all; a simulated point's scoring 0-7 ms over its simulate call,
+# tests/benchmarks/bench_cost_model.py at load 5-6; 0.025 before, from a first, cold case)
+_POINT_S = 0.01
 
 
 def _plus_point(cost: Any) -> Any:
