@@ -200,6 +200,14 @@ def test_orders_rows_in_the_store_decide(rows, outcome, status):
         assert d.instance == {"R": 1000} and "ratio 3.5" in d.why
 
 
+def test_rays_none_fitted_say_what_the_first_one_lacked():
+    from verify.evidence.records import orders_status
+
+    why = "point 0 of the ray is not scored exactly: the measure declares no quadratic form"
+    rows = [("s", {**_orders_row("not fitted"), "why": why}), ("s", {**_orders_row("not fitted"), "why": "short"})]
+    assert orders_status(rows) == ("not computed", f"none of 2 stored rays was fitted; first: {why}")
+
+
 def test_table_at_80_columns_keeps_every_id_whole(convbound, monkeypatch):
     from bounds import all_results
 

@@ -200,8 +200,9 @@ def orders_status(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, s
         r = unconfirmed[0]
         return "contradicts", (f"{len(unconfirmed)} of {len(rows)} rays fail far along without a confirmed "
                                f"violation (first: {r.get('scenario')} {r.get('base_label')} {r.get('ray')})")
-    if not fitted:
-        return "not computed", f"none of {len(rows)} stored rays was fitted"
+    if not fitted:  # the first row's reason says what the rays lack (an exact form of the measure, a longer axis)
+        first = next((str(r.get("why")) for _, r in rows if r.get("why")), "")
+        return "not computed", f"none of {len(rows)} stored rays was fitted" + (f"; first: {first}" if first else "")
     agree = len(fitted) - len(confirmed)
     return "agrees", (f"{agree} of {len(rows)} rays agree (same order or loose over their range)"
                       + (f"; {len(confirmed)} confirmed a violation" if confirmed else ""))
