@@ -49,6 +49,7 @@ def plan(key: str, *, budget: int) -> list[Piece]:
     from verify.scenarios import registry
     from verify.search.orders import CLASSIFIED_KINDS
     from verify.search.rays import order_rays
+    from verify.search.search_options import SEARCHED_KINDS
 
     scenarios = [sc for sc in registry().values() if sc.result == key]
     out = [Piece(HYPOTHESES, key, f"hypotheses:{key}")]
@@ -58,7 +59,8 @@ def plan(key: str, *, budget: int) -> list[Piece]:
         out += [Piece(ORDERS, key, f"orders:{sc.id}:{axis}", (("scenario", sc.id), ("axis", axis))) for axis in axes]
     out += [Piece(WORST_CASE, key, f"worst-case:{name}", (("setting", i),)) for i, name in _covering_settings(key)]
     out += [Piece(VERIFICATION, key, f"verification:{gid}", (("group", gid),)) for gid in _groups(key)]
-    out += [Piece(SEARCH, key, f"search:{sc.id}:b{budget}", (("scenario", sc.id),)) for sc in scenarios]
+    searched = bounds.get(key).kind.value in SEARCHED_KINDS  # falsify refuses the other kinds (verify checks them)
+    out += [Piece(SEARCH, key, f"search:{sc.id}:b{budget}", (("scenario", sc.id),)) for sc in scenarios if searched]
     return out
 
 

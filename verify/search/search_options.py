@@ -152,7 +152,7 @@ def check_searchable(scenario: Scenario, options: SearchOptions,
                      deadline: float | None = None) -> tuple[Scenario, Any]:
     """Refuse what ``scenario`` cannot be searched with; returns its searched space and the optimiser for it.
 
-    The result must be an upper bound or an order result (falsify compares LHS with RHS); the problem
+    The result must be an upper, order or threshold result (falsify compares LHS with RHS); the problem
     families must be the scenario's; ``terms`` must name RHS terms of an optimiser that aims at them.
     ``deadline``: when ``--time`` ends (``time.perf_counter()`` seconds), handed to a timed optimiser's set-up.
     """
@@ -160,8 +160,9 @@ def check_searchable(scenario: Scenario, options: SearchOptions,
     from verify.search.optimisers import make_optimiser
 
     if bounds.get(scenario.result).kind.value not in SEARCHED_KINDS:
-        raise UserInputError(f"{scenario.id} is neither an upper bound nor an order result; falsify searches "
-                             "LHS/RHS of those only")
+        kind = bounds.get(scenario.result).kind.value
+        raise UserInputError(f"{scenario.id} is a {kind} result; falsify searches LHS/RHS of upper, order and "
+                             "threshold results only (convbound verify checks the others)")
     opts = options.sized()
     searched = search_space(scenario, opts.problems)
     return searched, make_optimiser(opts.optimiser, searched, seed=int(opts.seed), population=opts.population,
