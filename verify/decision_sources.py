@@ -148,11 +148,11 @@ def _hidden_constant(kind: str, confirmation: Mapping[str, Any]) -> float | None
 
 def run_searches(key: str, budget: int, seed: int = 0) -> list[tuple[str, Any]]:
     """Fresh searches of ``budget`` points over every scenario of ``key`` (``verify.search.falsify.search``)."""
-    from verify.scenarios import registry
+    from verify.scenarios import of_result
     from verify.search.falsify import search
 
     return [(f"run now (budget {budget}, seed {seed})", search(sc, budget=budget, seed=seed))
-            for sc in registry().values() if sc.result == key]
+            for sc in of_result(key)]
 
 
 def orders_for(stored: StoredEvidence | None) -> tuple[Orders, tuple[SearchOutcome, ...]]:
@@ -235,11 +235,11 @@ def scenarios_of(key: str) -> tuple[tuple[str, ...], str]:
     """The ids of the scenarios of result ``key``, and, where there are none, the stated reason why (or that none
     is stated)."""
     import bounds
-    from verify.scenarios import registry
+    from verify.scenarios import of_result
     from verify.scenarios.settings import WITHOUT_SCENARIO
     from verify.search.search_options import SEARCHED_KINDS
 
-    ids = tuple(sid for sid, sc in registry().items() if bounds.get(sc.result).key == key)
+    ids = tuple(sc.id for sc in of_result(key))
     kind = bounds.get(key).kind.value
     if ids and kind not in SEARCHED_KINDS:  # falsify searches LHS/RHS of upper, order and threshold results only
         return (), (f"a {kind} result: convbound verify checks its scenario {', '.join(ids)}; falsify searches "

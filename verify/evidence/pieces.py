@@ -46,12 +46,12 @@ class Piece:
 def plan(key: str, *, budget: int) -> list[Piece]:
     """Every piece that could be gathered about ``key``, cheapest decisive first (module docstring)."""
     import bounds
-    from verify.scenarios import registry
+    from verify.scenarios import of_result
     from verify.search.orders import CLASSIFIED_KINDS
     from verify.search.rays import order_rays
     from verify.search.search_options import SEARCHED_KINDS
 
-    scenarios = [sc for sc in registry().values() if sc.result == key]
+    scenarios = of_result(key)
     out = [Piece(HYPOTHESES, key, f"hypotheses:{key}")]
     # orders rays only where the table classifies the result's kind (another kind's rows would all be "not fitted")
     for sc in scenarios if bounds.get(key).kind.value in CLASSIFIED_KINDS else ():

@@ -22,7 +22,7 @@ from typing import Any
 
 from verify.scenario import Scenario
 
-__all__ = ["get", "plugin_file", "registry"]
+__all__ = ["get", "of_result", "plugin_file", "registry"]
 
 REGISTER_REMOVED = ("verify.scenarios.register was removed in convbound 0.2.0: a plugin's scenarios() list is how "
                     "verify and falsify find its scenarios, and a scenario registered there as well clashes with "
@@ -82,6 +82,14 @@ def registry() -> dict[str, Scenario]:
     if _PLUGIN_STATE[0] != plugins.state():
         _merge_plugins()
     return _REGISTRY
+
+
+def of_result(key: str) -> list[Scenario]:
+    """The scenarios of the registered result ``key``: a scenario may name its result by id (``SURV.GENFEDAVG``),
+    which stands for the result's default variant (``SURV.GENFEDAVG@text``), so each is resolved by the registry."""
+    import bounds
+
+    return [sc for sc in registry().values() if bounds.get(sc.result).key == key]
 
 
 def __getattr__(name: str) -> Any:

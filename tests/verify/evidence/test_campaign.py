@@ -119,3 +119,13 @@ def test_an_orders_piece_gives_the_rows_of_the_whole_tables_axis(tmp_path):
         got = run_piece("orders", "SURV.CYCP", "orders:SURV.CYCP.instance:T", 0,
                         {"scenario": "SURV.CYCP.instance", "axis": "T"}, 4, None, 4)
         assert got["records"][0]["body"]["rows"] == rows
+
+
+def test_a_scenario_naming_its_result_by_id_is_planned_for_the_default_variant():
+    """SURV.GENFEDAVG.instance names its result "SURV.GENFEDAVG", the id of SURV.GENFEDAVG@text (the default variant):
+    the campaign plans its orders and its search for that variant, and none for another kind than falsify searches."""
+    from verify.evidence.pieces import plan
+
+    labels = [p.label for p in plan("SURV.GENFEDAVG@text", budget=100)]
+    assert "search:SURV.GENFEDAVG.instance:b100" in labels and "orders:SURV.GENFEDAVG.instance:T" in labels
+    assert not [p for p in plan("F3AST.LB.5", budget=100) if p.kind in ("search", "orders")]  # an equality result
