@@ -102,10 +102,12 @@ def search_outcomes(key: str, records: Iterable[tuple[str, Any]],
     from verify.search.shrunk_record import minimal_point
 
     kind = get(key).kind.value
+    res = get(key)
+    ids = {key, res.id} if get(res.id).key == key else {key}  # a bare id stands for the default variant
     out = []
     for source, rec in records:
         c = rec.confirmation
-        if rec.result != key or not c.get("verdict"):
+        if rec.result not in ids or not c.get("verdict"):
             continue
         verdict = str(c["verdict"])
         unless: tuple[str, ...] = ()

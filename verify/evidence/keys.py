@@ -75,6 +75,17 @@ def current(key: str) -> tuple[str, str]:
     return formula_hash(res), hypotheses_hash(res)
 
 
+def resolved(name: str) -> str | None:
+    """The registered key ``name`` denotes: itself, or, for a bare result id, its default variant's key (a record
+    written under the id a scenario names its result by); None when it names no registered result."""
+    from bounds.registry import all_results, get
+
+    keys = {r.key for r in all_results()}
+    if name in keys:
+        return name
+    return get(name).key if name in {r.id for r in all_results()} else None
+
+
 def registered(key: str) -> bool:
     """``key`` names a result registered now (a plugin's result is one only while its plugin is loaded)."""
     from bounds.registry import all_results

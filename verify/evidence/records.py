@@ -13,10 +13,10 @@ confirmed contradicts the rate (a failed check, not a refutation); ``not fitted`
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from verify.evidence.keys import registered
+from verify.evidence.keys import registered, resolved
 from verify.evidence.store import (
     HYPOTHESES,
     ORDERS,
@@ -37,9 +37,12 @@ FAILS = "fails far along"
 
 def search_record(rec: Any, *, piece: str = "", doc: Mapping[str, Any] | None = None) -> StoredRecord:
     """A falsify search (``doc``: its JSON when already made, e.g. with the shrunk point)."""
+    from bounds.registry import get
+
     body = dict(doc if doc is not None else rec.to_dict())
     body["piece"] = piece or f"search:{rec.id}"
-    return new_record(SEARCH, rec.result, body, seed=int(rec.seed), versions=_versions(body))
+    # stored under the result's key: a scenario may name its result by id (its default variant's)
+    return new_record(SEARCH, get(rec.result).key, body, seed=int(rec.seed), versions=_versions(body))
 
 
 def orders_record(result_key: str, scenario: str, rows: Sequence[Any], *, seed: int, points: int,
@@ -109,8 +112,8 @@ def result_of_check(check_id: str, variant: str = "") -> str | None:
         stem = ".".join(parts[:n])
         if wanted and registered(f"{stem}@{wanted}"):
             return f"{stem}@{wanted}"
-        if stem in scenarios and registered(scenarios[stem].result):
-            return str(scenarios[stem].result)
+        if stem in scenarios and resolved(str(scenarios[stem].result)) is not None:
+            return resolved(str(scenarios[stem].result))  # a scenario naming its result by id: the default variant
         if registered(stem):
             return stem
     return None
@@ -160,13 +163,16 @@ def evidence_by_result(records: Iterable[StoredRecord]) -> dict[str, StoredEvide
     hashes: dict[str, tuple[str, str]] = {}
     out: dict[str, StoredEvidence] = {}
     for rec in records:
-        if not registered(rec.result_key):
+        key = resolved(rec.result_key)  # a record written under a bare id (before 0.3.0) is its default variant's
+        if key is None:
             continue
-        if rec.result_key not in hashes:
+        if key != rec.result_key:
+            rec = replace(rec, result_key=key)
+        if key not in hashes:
             from verify.evidence.keys import current
 
-            hashes[rec.result_key] = current(rec.result_key)
-        ev = out.setdefault(rec.result_key, StoredEvidence())
+            hashes[key] = current(key)
+        ev = out.setdefault(key, StoredEvidence())
         if not fresh(rec, hashes):
             ev.stale += 1
             continue

@@ -53,3 +53,20 @@ def test_a_negative_control_is_context_when_it_fires_and_a_failed_check_when_it_
     assert fired.outcome == OPEN and "no evidence about the bound" in fired.why  # the instrument works; no pass
     silent = _decide(_check("holds", expected="violated", control=True, cid="SURV.FEDAVG.control:x"))
     assert silent.outcome == OPEN and "holds, expected violated" in silent.why
+
+
+def test_a_record_under_a_bare_id_counts_for_the_default_variant():
+    """A scenario names its result by id (SURV.GENFEDAVG.instance: "SURV.GENFEDAVG"); its search and checks are the
+    default variant's (SURV.GENFEDAVG@text), however they were stored."""
+    from verify.evidence.keys import resolved
+    from verify.evidence.records import evidence_by_result
+    from verify.evidence.store import new_record
+
+    assert resolved("SURV.GENFEDAVG") == "SURV.GENFEDAVG@text" and resolved("SURV.GENFEDAVG@table") == \
+        "SURV.GENFEDAVG@table" and resolved("NOPE.T9") is None
+    assert result_of_check("SURV.GENFEDAVG.instance") == "SURV.GENFEDAVG@text"
+    rec = new_record("orders", "SURV.GENFEDAVG@text", {"kind": "orders", "rows": [{"finding": "same order"}]}, seed=0)
+    from dataclasses import replace
+
+    by = evidence_by_result([replace(rec, result_key="SURV.GENFEDAVG")])  # as written before the key was resolved
+    assert list(by) == ["SURV.GENFEDAVG@text"] and len(by["SURV.GENFEDAVG@text"].orders) == 1
