@@ -35,6 +35,8 @@ _TOKENS = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b|\b\d{
                      re.IGNORECASE)
 #: Columns shown (in this order) for a record's row lists, where the whole row would be too wide to read.
 COLUMNS: dict[str, dict[str, list[str]]] = {
+    "campaign_main": {"runs": ["id", "seed", "command", "exit", "user_s", "system_s", "wall_s", "peak_rss_kb",
+                               "decision"]},
     "readme_commands": {"rows": ["command", "target_cpu_s", "cpu_s", "wall_s", "finished", "exit", "meets"],
                         "profile": ["command", "stopped", "function", "cumulative_s", "share"]},
 }

@@ -190,7 +190,9 @@ def test_readme_claims_what_decide_says():
     """The findings section names the outcomes that decide gives for the two FAST theorems."""
     from verify.decision_sources import DecideOptions, decide_results
 
-    got = {d.id: d.outcome for d in decide_results(["FAST.T1", "FAST.T2@corrected"], DecideOptions(live_pep=False))}
+    got = {d.id: d.outcome for d in decide_results(["FAST.T1", "FAST.T2@corrected", "F3AST.T3.7@printed"],
+                                                   DecideOptions(live_pep=False))}
+    assert got["F3AST.T3.7@printed"] == "refuted" and "F3AST Theorem III.7's burn-in as printed is refuted" in README
     assert got["FAST.T2@corrected"] == "refuted" and "FAST Theorem 2, corrected form, is refuted" in README
     assert got["FAST.T1"].startswith("refuted unless snapshot probability q >= q_min(G1,G2,G3)")
     assert "FAST Theorem 1 is refuted unless its snapshot threshold q_min(G1, G2, G3) is above 1" in README
