@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
@@ -126,8 +127,10 @@ class Hypothesis:
     #: above ``top``, which leaves the result no admissible value of the symbol at all (see :meth:`if_fails_at`).
     floor_of: tuple[str, float] | None = None
 
-    @property
+    @cached_property
     def free_names(self) -> frozenset[str]:
+        # kept on the instance (the relation is immutable): a solve or a search checks one hypothesis tens of
+        # thousands of times, and walking a large relation for its free symbols was a third of each check
         return frozenset(s.name for s in self.relation.free_symbols)
 
     def if_fails_at(self, values: Mapping[str, Any]) -> str:

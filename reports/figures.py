@@ -229,8 +229,7 @@ def report_figures(doc: Mapping[str, Any]) -> list[FigureImage]:
     out: list[FigureImage] = []
 
     def add(ident: str, where: str, caption: str, make, data) -> None:
-        fig = make(data)
-        out.append(FigureImage(ident, where, caption, to_png(fig)))
+        out.append(FigureImage(ident, where, caption, _drawn(make, data)))
 
     for r in doc.get("results") or []:
         if r.get("sweep"):  # without a sweep the terms table says all a single bar would
@@ -253,3 +252,40 @@ def report_figures(doc: Mapping[str, Any]) -> list[FigureImage]:
                 + (", with the fitted slope." if (v.get("series") or {}).get("fit_slope") is not None else "."),
                 error_vs_rounds_figure, v)
     return out
+
+
+#: PNG bytes by (figure function, its data frozen), the most recent first out; at most _DRAWN_AT_MOST of them
+_DRAWN: dict[tuple[Any, Any], bytes] = {}
+_DRAWN_AT_MOST = 64
+
+
+def _drawn(make, data: Any) -> bytes:
+    """``to_png(make(data))``, kept for data that is plain values. Why: a figure is a pure function of its
+    section's data, and one process often draws the same section again (``--from-json`` after a run, a
+    document rendered once per variant): drawing is most of a page's rendering time (about 0.15 s a figure)."""
+    frozen = _frozen(data)
+    if frozen is None:
+        return to_png(make(data))
+    key = (make, frozen)
+    png = _DRAWN.get(key)
+    if png is None:
+        if len(_DRAWN) >= _DRAWN_AT_MOST:  # a bounded memo: the oldest figure goes first
+            _DRAWN.pop(next(iter(_DRAWN)))
+        png = _DRAWN[key] = to_png(make(data))
+    return png
+
+
+def _frozen(x: Any) -> Any:
+    """A hashable copy of plain data that tells every type apart (1, 1.0, True and "1"; a list and a tuple;
+    0.0 and -0.0 by their repr), or None where ``x`` holds anything else (an array: drawn every time)."""
+    if x is None or isinstance(x, (str, bool, int)):
+        return (type(x).__name__, x)
+    if isinstance(x, float):
+        return (type(x).__name__, repr(float(x)))
+    if isinstance(x, Mapping):
+        items = [(_frozen(k), _frozen(v)) for k, v in x.items()]
+        return None if any(k is None or v is None for k, v in items) else ("map", tuple(items))
+    if isinstance(x, (list, tuple)):
+        parts = [_frozen(v) for v in x]
+        return None if any(v is None for v in parts) else (type(x).__name__, tuple(parts))
+    return None

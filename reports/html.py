@@ -28,10 +28,31 @@ from reports.figures import FigureImage, report_figures
 from reports.formulas import formula_png, png_size
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """The templates' compiled code in memory, shared by every page this process renders (jinja2 checks each
+    template's source checksum, so an edited template is compiled again). Why: each page builds a fresh
+    environment (its globals close over that page's document), and parsing and compiling the templates again
+    was about a third of rendering a small page."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self.code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
+
+
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.PackageLoader("reports", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.ChainableUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True, bytecode_cache=_COMPILED)
     env.filters["fmt"] = fmt
     env.filters["anchor_res"] = lambda k: anchor("res", k)
     env.filters["anchor_chk"] = lambda k: anchor("chk", k)

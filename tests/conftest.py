@@ -116,21 +116,57 @@ def convbound(capsys):
 
 
 @pytest.fixture(scope="session")
-def quick_groups():
+def _quick_run():
+    """``run_groups("all", quick=True, device="cpu", seed=0)`` once per session, with the ``evaluate_point`` calls
+    each group made (``{group: [(scenario id, point, seed or "exact")]}``): the run's own calls, counted by a
+    wrapper of ``verify.scenario.evaluate_point`` (and where falsify and confirm import it by name) while it runs."""
+    import verify.scenario
+    import verify.search.confirmation
+    import verify.search.falsify
+    from verify.suite import run_groups
+
+    real = verify.scenario.evaluate_point
+    pending: list[tuple] = []
+    calls: dict[str, list[tuple]] = {}
+
+    def counted(scenario, point, **kw):
+        pending.append((scenario.id, dict(point or {}), "exact" if kw.get("exact_lhs") else kw["seed"]))
+        return real(scenario, point, **kw)
+
+    def progress(done, total, key):  # in process, groups run one at a time: the calls since the last one are its
+        if key:
+            calls[key] = pending[:]
+        pending.clear()
+
+    with pytest.MonkeyPatch.context() as mp:
+        for module in (verify.scenario, verify.search.falsify, verify.search.confirmation):
+            mp.setattr(module, "evaluate_point", counted)
+        groups, _ = run_groups("all", quick=True, device="cpu", seed=0, progress=progress)
+    return ({key: tuple(records) for key, records in groups.items()},
+            {key: tuple(made) for key, made in calls.items()})
+
+
+@pytest.fixture(scope="session")
+def quick_groups(_quick_run):
     """The whole quick verification suite in this process, once per session: ``run_groups("all",
     quick=True, device="cpu", seed=0)`` as ``{check group: tuple of records}`` in suite order (read-only;
     ``to_dict`` gives fresh dicts). A group's records do not depend on which other groups run
     (``tests/verify/test_executor.py`` checks it), so a test of a few groups may read them here.
 
-    Why shared: the quick-suite acceptance test, the in-process sides of the Dask comparisons and the F3AST
-    explicit-form tests need this run, the largest single computation in the tests after the quick report. Tests that read it
+    Why shared: the quick-suite acceptance test, the in-process sides of the Dask comparisons, the F3AST
+    explicit-form tests and the one-pipeline test (which reads :func:`quick_calls` too) need this run, the largest
+    single computation in the tests after the quick report. Tests that read it
     carry ``pytest.mark.xdist_group("quick_suite")``: with ``--dist loadgroup`` (pyproject's addopts) they
     run on one xdist worker, so the suite runs once per test run, not once per worker.
     """
-    from verify.suite import run_groups
+    return _quick_run[0]
 
-    groups, _ = run_groups("all", quick=True, device="cpu", seed=0)
-    return {key: tuple(records) for key, records in groups.items()}
+
+@pytest.fixture(scope="session")
+def quick_calls(_quick_run):
+    """The ``evaluate_point`` calls of each group of :func:`quick_groups`' run, in its order:
+    ``{check group: tuple of (scenario id, point, seed, or "exact" for an exact_lhs call)}``."""
+    return _quick_run[1]
 
 
 @pytest.fixture(scope="session")

@@ -62,7 +62,9 @@ def test_a_past_deadline_stops_the_optimisers_set_up_after_one_probe():
     from verify.scenarios import get
     from verify.search.optimisers import make_optimiser
 
-    sc = get("FAST.T1")
+    # a strongly convex family: its builds are cheap (FAST.T1's non-convex minimiser made this test 15 s of pool
+    # and stratified probes), and its corner pool still holds many rows
+    sc = get("FAST.T2@corrected")
     past = time.perf_counter() - 1.0
     cut = make_optimiser("corners", sc, seed=0, population=4, budget=20, deadline=past)
     full = make_optimiser("corners", sc, seed=0, population=4, budget=20)
