@@ -139,17 +139,15 @@ def _constant_draws(trials: int, seed: int, *, value: float) -> Any:
     return SimpleNamespace(metrics={"t_bad": np.full(trials, float(value))})
 
 
-def _draws(sim: Any, metric: str) -> np.ndarray:
-    return np.asarray(sim.metrics[metric], dtype=float)
-
-
 def build(point: Mapping[str, Any]) -> Instance:
     """Theorem III.7 at one chain (either variant: the result key decides the RHS)."""
+    from verify.scenarios.f3ast import draws_of  # the measure that reads a run's metric, as F3AST's lemmas do
+
     P = chain(int(point["states"]), float(point["concentration"]), int(point["draw"]))
     m = mixing(P, float(point["slack"]), float(point["eps"]))
     values = {"alpha": m["alpha"], "eps": float(point["eps"]), "C": m["C"]}
     return Instance(problem=None, algorithm=None, pattern=None, rounds=0, values=values,
-                    measure=partial(_draws, metric="t_bad"),
+                    measure=partial(draws_of, metric="t_bad"),
                     decided={CHAIN: (True, "every transition probability is positive: irreducible and aperiodic")},
                     run=partial(_constant_draws, value=m["t_bad"]), exact_lhs=lambda: (float(m["t_bad"]), 0.0),
                     describe={"P": P.tolist(), "pi": m["pi"].tolist(), "lambda_star": m["lambda_star"],
