@@ -8,13 +8,14 @@ ROUND_TOL. The RHS's own exponents are read from its terms (``as_coeff_exponent`
 **Statement**: the missing order is the step-size power the LHS's floor has with the heterogeneity symbol while
 no RHS term carries that symbol at that power. The repair's constant: c_needed = max over the instances of
 sup_R (LHS(R) - RHS(R)) / shape (R on the axis's log grid and R -> infinity), shape = the product of the rounded
-powers; the registered repaired result's constant is read from its terms and set beside it (margin = c / c_needed).
+powers; the registered repaired result's constant is read from its terms and set beside it at each instance (margin =
+c / c_needed there; the least over the instances).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +36,9 @@ class Ray:
 
     quantity: str
     symbol: str  # the RHS symbol whose power is measured (sympy name), or "" for a compound quantity
-    moves: tuple[dict[str, Any], ...]  # point updates, applied to the base point
+    # point updates applied to the base point (:func:`_move`), or a function base point -> moved point where a
+    # quantity is held only by moving another axis with it (FAST.T2: the step with het rescaled)
+    moves: tuple[dict[str, Any] | Callable[[Mapping[str, Any]], dict[str, Any]], ...]
     read: str  # how to read the quantity off an instance's values: a sympy expression in their names
 
 
@@ -49,14 +52,40 @@ _T1_RAYS = (
     Ray("(M - m)/(m (M - 1))", "", ({"M": 4, "m_frac": 0.25}, {"M": 4, "m_frac": 0.5, "eta_frac": 1.25},
                                     {"M": 4, "m_frac": 0.75, "eta_frac": 1.875}), "(M - m)/(m*(M - 1))"),
 )
-RAYS: dict[str, tuple[Ray, ...]] = {"FAST.T1": _T1_RAYS, "FAST.T1@repaired": _T1_RAYS}
 
 
-def _move(point: Mapping[str, Any], move: Mapping[str, Any], ray: Ray) -> dict[str, Any]:
-    """The base point with ``move`` applied: "eta_frac"/"zeta" scale the base value; K scales eta_frac with it."""
+def _t2_step(factor: float) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+    """FAST.T2's step times ``factor`` with sigma_G held: het is relative to a scale that moves with the step
+    (zeta^2 = het s(eta), :func:`verify.scenarios.fast.t2_het_scale`), so het moves by s(eta) / s(factor eta)."""
+    from verify.scenarios.fast import t2_het_scale
+
+    def move(point: Mapping[str, Any]) -> dict[str, Any]:
+        out = {**point, "eta_frac": float(point["eta_frac"]) * factor}
+        out["het"] = float(point["het"]) * t2_het_scale(point) / t2_het_scale(out)
+        return out
+    return move
+
+
+# FAST Theorem 2 (corrected): the step upwards (a step down with sigma_G held raises the printed q-threshold, and so
+# q: another quantity would move), sigma_G^2 alone (het; the threshold 1 - 1/het stays below 0, q stays 0 where the
+# base has q_frac = 0 and het <= 1)
+_T2_RAYS = (
+    Ray("eta_c", "eta_c", (_t2_step(1.0), _t2_step(2.0), _t2_step(4.0)), "eta_c"),
+    Ray("sigma_G^2", "sigma_G", ({}, {"het": 0.5}, {"het": 0.25}), "sigma_G**2"),
+)
+RAYS: dict[str, tuple[Ray, ...]] = {"FAST.T1": _T1_RAYS, "FAST.T1@repaired": _T1_RAYS,
+                                    "FAST.T2@corrected": _T2_RAYS, "FAST.T2@repaired": _T2_RAYS}
+
+
+def _move(point: Mapping[str, Any], move: Mapping[str, Any] | Callable[[Mapping[str, Any]], dict[str, Any]],
+          ray: Ray) -> dict[str, Any]:
+    """The base point with ``move`` applied: "eta_frac"/"zeta"/"het" scale the base value; K scales eta_frac with
+    it; a function is applied to the base point."""
+    if callable(move):
+        return move(point)
     out = dict(point)
     for k, v in move.items():
-        if k in ("eta_frac", "zeta"):
+        if k in ("eta_frac", "zeta", "het"):
             out[k] = point[k] * v
         elif k == "K":
             out["K"], out["eta_frac"] = v, point["eta_frac"] * v / point["K"]
@@ -124,10 +153,10 @@ def _rhs_powers(res: Any, names: Sequence[str]) -> list[dict[str, Any]]:
 
 def _statement(fits: Sequence[Mapping[str, Any]], het_powers: Sequence[Any]) -> str:
     parts = [f"{f['quantity']}^{f['exponent']:g}" if f["exponent"] not in (None, 1) else f["quantity"] for f in fits
-             if f["exponent"] != 0]
+             if f["exponent"] != 0 and f["symbol"] != "eta_c"]
     eta = next(f for f in fits if f["symbol"] == "eta_c")["exponent"]
-    order = {1: "first", 2: "second", 0.5: "half"}.get(eta, f"{eta:g}")
-    return (f"the LHS's floor is of {order} order in eta_c, proportional to {', '.join(parts[1:])}; the RHS's only "
+    order = {0: "zeroth", 1: "first", 2: "second", 0.5: "half"}.get(eta, f"{eta:g}")
+    return (f"the LHS's floor is of {order} order in eta_c, proportional to {', '.join(parts)}; the RHS's only "
             f"sigma_G^2 terms are of order eta_c^{', '.join(f'{p:g}' for p in het_powers)}")
 
 
@@ -139,6 +168,8 @@ def shape_expr(fits: Sequence[Mapping[str, Any]], res: Any) -> sp.Expr:
     for f in fits:
         out *= sp.sympify(f["read"], locals=syms) ** sp.Rational(str(f["exponent"]))
     eta_power = next(sp.Rational(str(f["exponent"])) for f in fits if f["symbol"] == "eta_c")
+    if eta_power == 0:  # no step power to make dimensionless (FAST.T2's RHS names no L)
+        return out
     return out * syms["L"] ** eta_power
 
 
@@ -148,7 +179,9 @@ def repair_constant(forms: Sequence[ExactForm], shape: sp.Expr, repaired_key: st
 
     import bounds
 
-    needed, rows = 0.0, []
+    rep, base = bounds.get(repaired_key), bounds.get(base_key)
+    c_reg = sp.simplify((rep.rhs - base.rhs) / shape)
+    needed, rows, margins = 0.0, [], []
     for f in forms:
         at = {x: (f.values[x.name] if x.name in f.values else sp.Integer(int(f.point[x.name])))
               for x in shape.free_symbols}
@@ -161,8 +194,13 @@ def repair_constant(forms: Sequence[ExactForm], shape: sp.Expr, repaired_key: st
             sup = max([float(gap(int(r))) for r in grid] + [tail])
         c = sup / s if s > 0 else math.inf
         needed = max(needed, c)
-        rows.append({"point": f.point, "shape_value": s, "sup_gap": sup, "c_needed": c})
-    rep, base = bounds.get(repaired_key), bounds.get(base_key)
-    c_reg = sp.simplify((rep.rhs - base.rhs) / shape)
+        # the registered constant at this instance: a number, or an expression in the instance's inputs (FAST.T2's
+        # (1 - q)^2 / mu^2 against the shape sigma_G^2)
+        here = float(c_reg.subs({x: f.values[x.name] if x.name in f.values else sp.Integer(int(f.point[x.name]))
+                                 for x in c_reg.free_symbols}))
+        margin = here / c if c > 0 else None
+        margins += [] if margin is None else [margin]
+        rows.append({"point": f.point, "shape_value": s, "sup_gap": sup, "c_needed": c, "c_registered": here,
+                     "margin": margin})
     return {"c_needed": needed, "instances": rows, "c_registered": str(c_reg),
-            "margin": float(c_reg) / needed if needed > 0 and c_reg.is_number else None}
+            "margin": min(margins) if margins else None}

@@ -58,14 +58,19 @@ def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
                                     f"{mi['verdict']}, ratio LHS/RHS {mi['ratio']:.6g}; shrunk {mi['shrunk']}."))
     if cf.get("derived"):
         ck = cf["check"]
+        long = _long(cf)
         out.append(("Exact closed forms", f"Measure: {cf['measure']}.\n\n"
-                    f"$\\mathrm{{LHS}}(R) = {cf['lhs_of_R_latex']}$\n\n$\\mathrm{{RHS}}(R) = {cf['rhs_of_R_latex']}$\n\n"
-                    f"$\\lim_{{R\\to\\infty}} \\mathrm{{LHS}} = {cf['lhs_limit_latex']}$ "
+                    + ("The exact rationals run long (the data are read as their float64 values); shown to 12 "
+                       "digits, exact in the JSON record.\n\n" if long else "") +
+                    f"$\\mathrm{{LHS}}(R) = {_shown(cf, 'lhs_of_R_latex', long)}$\n\n$\\mathrm{{RHS}}(R) = "
+                    f"{_shown(cf, 'rhs_of_R_latex', long)}$\n\n"
+                    f"$\\lim_{{R\\to\\infty}} \\mathrm{{LHS}} = {_shown(cf, 'lhs_limit_latex', long)}$ "
                     f"(= {float(sp.Rational(cf['lhs_limit'])):.10g}); $\\lim_{{R\\to\\infty}} \\mathrm{{RHS}} = "
-                    f"{_tex(cf['rhs_limit'])}$.\n\nLHS > RHS for {_ranges(cf['violated_for_R'])} (R axis "
+                    f"{_shown(cf, 'rhs_limit_latex', long) if long else _tex(cf['rhs_limit'])}$.\n\nLHS > RHS for {_ranges(cf['violated_for_R'])} (R axis "
                     f"{cf['R_axis'][0]}..{cf['R_axis'][1]}, integers, 50-digit arithmetic on the exact forms).\n\n"
+                    + _process(cf.get("process")) +
                     f"Check: at R = {ck['R']} the closed form gives {ck['closed_form']:.15g}, the float exact path "
-                    f"{ck['exact_path']}; relative difference {ck['rel_diff']:.2g} "
+                    f"({ck['method']}) {ck['exact_path']}; relative difference {ck['rel_diff']:.2g} "
                     f"({'within' if ck['agrees'] else 'NOT within'} {ck['tolerance']:g}). Data read as rationals: "
                     f"{cf['data_as_rationals']['recovered']} numbers recovered, "
                     f"{cf['data_as_rationals']['kept_as_float']} kept as their float64 value."))
@@ -83,6 +88,30 @@ def _lines(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
         out.append(("Repaired statement", _repair_body(rep)))
     out.append(("Reproduce", f"    {command(doc)}"))
     return out
+
+
+LONG = 400  # characters of an exact form past which the erratum shows its 12-digit form (exact in the JSON)
+
+
+def _long(cf: Mapping[str, Any]) -> bool:
+    return any(len(str(cf.get(k) or "")) > LONG for k in ("lhs_of_R", "rhs_of_R", "lhs_limit"))
+
+
+def _shown(cf: Mapping[str, Any], key: str, long: bool) -> str:
+    """The exact form, or its 12-digit one where the exact forms run long (``key`` ends in _latex)."""
+    if long:
+        return str(cf.get(key.replace("_latex", "_approx_latex")) or cf.get(key.replace("_latex", "_approx")))
+    return str(cf[key])
+
+
+def _process(pr: Mapping[str, Any] | None) -> str:
+    """A per-trial law's closed form: which process it is exact for, beside the mean over the trials."""
+    if not pr:
+        return ""
+    probs = ", ".join(f"{v:.6g}" for v in pr["participation_probability"])
+    return (f"Participation: {pr['why_per_trial']}. The closed forms are those of {pr['conditioned_on']} (clients' "
+            f"per-round participation probabilities {probs}); that trial's exact value at the instance is "
+            f"{pr['trial_value']:.10g}, the mean over the {pr['trials']} trials {pr['mean_over_trials']:.10g}.\n\n")
 
 
 def _repair_body(rep: Mapping[str, Any]) -> str:
@@ -114,9 +143,16 @@ def text(doc: Mapping[str, Any]) -> str:
     lines.append("  refutation: " + "; ".join([str(doc["refutation"]["verdict"]), *doc["refutation"]["conditions"]]))
     lines.append(f"  minimal instance: {_point(doc['minimal_instance']['point'])}")
     if cf.get("derived"):
-        lines += [f"  LHS(R) = {cf['lhs_of_R']}", f"  RHS(R) = {cf['rhs_of_R']}",
-                  f"  LHS -> {cf['lhs_limit']} as R -> oo (RHS -> {cf['rhs_limit']}); LHS > RHS for "
-                  f"{_ranges(cf['violated_for_R'])}; float exact path agrees to {cf['check']['rel_diff']:.2g}"]
+        long = _long(cf)
+        lines += [f"  LHS(R) = {cf['lhs_of_R_approx' if long else 'lhs_of_R']}",
+                  f"  RHS(R) = {cf['rhs_of_R_approx' if long else 'rhs_of_R']}"
+                  + ("  (12 digits; the exact rationals are in the JSON record)" if long else ""),
+                  f"  LHS -> {cf['lhs_limit_approx' if long else 'lhs_limit']} as R -> oo (RHS -> "
+                  f"{cf['rhs_limit_approx' if long else 'rhs_limit']}); LHS > RHS for "
+                  f"{_ranges(cf['violated_for_R'])}; float exact path ({cf['check']['method']}) "
+                  f"{'agrees' if cf['check']['agrees'] else 'DISAGREES'} to {cf['check']['rel_diff']:.2g}"]
+        if cf.get("process"):
+            lines.append(f"  closed forms of {cf['process']['conditioned_on']}")
     else:
         lines.append(f"  closed form: not derived ({cf['why']})")
     if doc["missing"].get("derived"):

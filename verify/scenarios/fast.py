@@ -23,14 +23,20 @@ import numpy as np
 from verify.checks import Certify, Contrast, Control, Group, Sweep
 from verify.scenario import Instance, Param, Scenario, at_round, mean_over_rounds  # noqa: F401 (re-exported)
 from verify.scenarios.families import (
-    FAMILY_AXES,
-    STRONGLY_CONVEX,
     ball_terms,
     own_inputs,
     refuse_costly_build,
     strongly_convex,
 )
-from verify.scenarios.fast_space import DIMENSION, G_ASSUMED, PER_POINT, Q_MIN, T1_SPACE  # noqa: F401 (re-exported)
+from verify.scenarios.fast_space import (  # noqa: F401 (re-exported)
+    DIMENSION,
+    G_ASSUMED,
+    PER_POINT,
+    Q_MIN,
+    T1_SPACE,
+    T2_SPACE,
+    t2_het_scale,
+)
 from verify.scenarios.fast_space import client_count as _count
 from verify.verdict import VIOLATED, VIOLATED_UNLESS
 
@@ -72,58 +78,6 @@ T1_NOTES = ("q is fixed at 1: q_min(G1,G2,G3) needs appendix constants the sourc
 
 # Theorem 2 ---------------------------------------------------------------------------------------
 
-T2_SPACE = (
-    Param("problem", default="quadratic", choices=STRONGLY_CONVEX, searched=("quadratic",),
-          source="the engine's families whose every F_i is mu-strongly convex (A4; STRONGLY_CONVEX)", doc="objective family (every F_i strongly convex): shared-Hessian quadratic (A3 globally), distinct client "
-              "Hessians (A3 on a ball, see verify.scenarios.families), logistic (A3 by a global data bound). "
-              "Searched by default: the quadratic only. A violation on a distinct-Hessian family could only be "
-              "'unverified' (A3 holds there on a ball that local models are assumed, not seen, to stay in), and a "
-              "logistic point at FAST.T2's horizons costs 10-50x a quadratic one; with all four, seed 0 at budget "
-              "500 found no violation (0.877 best; tests/benchmarks/falsify_runs/REPORT.md). "
-              "falsify --problems all searches every family"),
-    Param("M", 2, 1000, 4, integer=True, log=True, doc="clients",
-          source="2: the fewest clients with heterogeneity (sigma_G > 0 needs M >= 2); Theorem 2 bounds no M: the log "
-                 "axis stops at 1000 (the per-trial exact path takes M <= 16: its law enumerates 2^M sets; larger M "
-                 "is simulated); " + PER_POINT, end="stand-in"),
-    Param("m_frac", 0.05, 1.0, 0.5, doc="snapshot clients m as a fraction of M",
-          source="1 <= m <= M (domain): m = round(m_frac M) clipped to [1, M]"),
-    Param("n_frac", 0.05, 1.0, 0.5, doc="ACP clients n as a fraction of M",
-          source="1 <= n <= M (domain): n = round(n_frac M) clipped to [1, M]"),
-    Param("K", 1, 1000, 2, integer=True, log=True, doc="local steps per round",
-          source="1: domain K >= 1; Theorem 2 bounds no K (its step cap scales as 1/K): the log axis stops at 1000; "
-                 + PER_POINT, end="stand-in"),
-    Param("horizon", 1.0, 30.0, 2.5, log=True,
-          doc="contraction e-folds mu K eta R of the RHS's first term (R = horizon / (mu K eta), not capped)",
-          source="R >= 1 (domain) has no upper bound in the theorem; e-folds 1..30 take the contraction term from "
-                 "e^-1 to e^-30 of kappa (beyond, it is below float noise of the others); " + PER_POINT, end="stand-in"),
-    Param("d", 2, 1000, 4, integer=True, log=True, doc="dimension",
-          source="2: the smallest d with mu < L for the quadratic; Theorem 2 bounds no d: the log axis stops at "
-                 "1000; " + DIMENSION + PER_POINT, end="stand-in"),
-    Param("mu_frac", 0.05, 1.0, 0.5, doc="mu / L",
-          source="0 < mu <= L (A1, A4): 0.05 (condition number 20) is where the axis stops on its scale"),
-    Param("het", 1e-2, 1e4, 16.0, log=True,
-          doc="heterogeneity sigma_G^2 relative to the q-threshold's scale s = (mu K eta - 16 L^2 K^2 eta^2)/4: "
-              "the printed threshold is 1 - 1/het (the hypothesis's own coordinate, like a step's fraction of "
-              "its cap); distinct-Hessian families: zeta^2 at x* (their sigma_G^2 on the ball is larger, so the "
-              "threshold is higher); logistic: unused (spread sets heterogeneity)",
-          source="sigma_G >= 0 (domain): 1e-2 (threshold below 0: any q) up to 1e4 (threshold 1 - 1e-4: q near 1)"),
-    Param("sigma", 1e-4, 2.0, 1.0, log=True, doc="stochastic-gradient noise std. dev. (1e-4: all but noiseless)",
-          source="sigma >= 0 (domain): 1e-4 stands for 0 on a log scale; 2: twice the gradient scale L sqrt(D0)"),
-    Param("D0", 1e-3, 10.0, 1.0, log=True, doc="||x0 - x*||^2 (logistic: unused, the data's)",
-          source="kappa >= 0 (domain; the family needs > 0): a scale, 1e-3..10 against the other terms"),
-    Param("eta_frac", 1e-4, 1.0, 1.0, log=True, doc="step as a fraction of the cap 1/(20 max(m,n) L K)",
-          source="the step-cap hypotheses eta_c <= 1/(20 m L K), 1/(20 n L K): from 1e-4 of the cap up to the cap"),
-    Param("q_frac", 0.0, 1.0, 0.5, doc="q = t + q_frac (1 - t), t = the printed threshold clipped to [0, 1]",
-          source="the snapshot-probability hypothesis q >= threshold, and q <= 1 (a probability)"),
-    Param("acp_a", 0.02, 5.0, 0.5, log=True, doc="ACP propensities Beta(a, a): small a favours few clients",
-          source="'otherwise n clients chosen by any process' admits any propensities; Beta(a, a), a in 0.02..5 "
-                 "spans near-deterministic to near-uniform choice"),
-    Param("draw", 0, 999, 0, integer=True, doc="seed of the problem's random directions and shifts",
-          source="the family's random draw (any seed)"),
-    *FAMILY_AXES,
-)
-
-
 # Where a log axis of an unbounded horizon stops (six decades); the exact path scores any such R by repeated
 # squaring (0.005-0.05 s a point), and a simulated point is sized and cut per point (verify.search.cost).
 R_EXACT = 10**6
@@ -147,12 +101,9 @@ def build_t2(point: Mapping[str, Any]) -> Instance:
     M, K = int(point["M"]), int(point["K"])
     m, n = _count(point["m_frac"], M), _count(point["n_frac"], M)
     L, mu = 1.0, float(point["mu_frac"])
-    # the nominal step sets the heterogeneity knob; the step run and checked is re-read from the built L
-    eta = point["eta_frac"] / (20 * max(m, n) * L * K)
-    scale = abs(mu * K * eta - 16 * L**2 * K**2 * eta**2) / 4  # s <= 0: no q < 1 is admissible at any sigma_G
     refuse_costly_build(point["problem"], int(point["d"]))
     pb = strongly_convex(point["problem"], point, L=L, mu=mu, d=int(point["d"]), M=M,
-                         zeta=math.sqrt(point["het"] * scale), sigma=point["sigma"], D0=point["D0"])
+                         zeta=math.sqrt(point["het"] * t2_het_scale(point)), sigma=point["sigma"], D0=point["D0"])
     c = pb.constants
     eta = point["eta_frac"] / (20 * max(m, n) * c["L"] * K)
     R = int(max(1, round(point["horizon"] / (c["mu"] * K * eta))))  # any horizon: cost is handled per point

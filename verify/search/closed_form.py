@@ -39,7 +39,8 @@ import numpy as np
 from bounds.core.errors import PointRefused
 from verify.scenario import Scenario
 
-__all__ = ["ClosedLHS", "MomentRecursion", "closed_lhs", "derive", "lhs_of_R", "moment_recursion", "rates"]
+__all__ = ["ClosedLHS", "MomentRecursion", "Trial", "at_rounds", "closed_lhs", "derive", "lhs_of_R", "moment_recursion",
+           "rates", "rounds_axis", "rounds_range"]
 
 MAX_STATE = 3  # a state of at most 3 numbers: at most 10 moments, so LHS(R) has at most 10 rates to print
 DIGITS = 40  # sympy Float precision of the coefficients (exact rationals of float64 numbers, rounded here)
@@ -237,10 +238,12 @@ def lhs_of_R(rec: MomentRecursion, form: tuple[Any, Any, Any], kind: str, first:
                     for lam, k in terms))
 
 
-def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: MomentRecursion) -> tuple[Any, int, int] | str:
+def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: MomentRecursion,
+                  trial: Trial | None = None) -> tuple[Any, int, int] | str:
     """(declared measure at the point, its first round, shift k: its last round is R + k), read by building the
-    instance at R + 1 and 2R: its rounds must shift with R (a first round of a mean fixed), and the round map, the
-    law and every other input must stay as they are (else LHS(R) at fixed coefficients is not the scenario's)."""
+    instance at R + 1 and 2R (:func:`at_rounds`): its rounds must shift with R (a first round of a mean fixed), and
+    the round map, the law and every other input must stay as they are (else LHS(R) at fixed coefficients is not
+    the scenario's)."""
     from quadratics.exact.plan import declared_law, declared_round
     from verify.measures import declared_measure
 
@@ -251,11 +254,11 @@ def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: 
     if spec.kind not in ("final", "mean"):
         return f"the measure declares kind {spec.kind!r}: derived for 'final' and 'mean'"
     shift = int(spec.last) - R
-    for R2 in (R + 1, 2 * R):
+    for target in (R + 1, 2 * R):
         try:
-            other = scenario.build(scenario.point({**point, "R": R2}, outside=True))
+            other, R2 = at_rounds(scenario, point, inst, target)
         except PointRefused as e:  # a builder that refuses R2: said, and nothing is derived
-            return f"the instance could not be built at R = {R2} to read how the measure moves with R ({e})"
+            return f"the instance could not be built at R = {target} to read how the measure moves with R ({e})"
         sp2 = declared_measure(other.measure)
         if isinstance(sp2, str) or sp2.kind != spec.kind or int(sp2.last) != R2 + shift or \
                 (spec.kind == "mean" and int(sp2.first) != int(spec.first)):
@@ -263,9 +266,10 @@ def _measure_in_R(scenario: Scenario, point: Mapping[str, Any], inst: Any, rec: 
         moved = sorted(k for k in inst.values if k != "R" and other.values.get(k) != inst.values[k])
         if moved:
             return f"the inputs {', '.join(moved)} change with R: no closed form in R with them fixed"
-        law2 = declared_law(other.pattern)
-        rm2 = declared_round(other.problem, other.algorithm, getattr(law2, "aux", {}))
-        if isinstance(rm2, str) or moment_recursion(rm2, law2) != rec:
+        law2 = _one_law(declared_law(other.pattern), trial)
+        rm2 = None if isinstance(law2, str) else declared_round(other.problem, other.algorithm,
+                                                                 getattr(law2, "aux", {}))
+        if rm2 is None or isinstance(rm2, str) or moment_recursion(rm2, law2) != rec:
             return "the declared round map or law changes with R: no closed form in R at fixed coefficients"
     return spec, int(spec.first), shift
 
@@ -280,15 +284,74 @@ class ClosedLHS(NamedTuple):
     stationary: float | None
 
 
-def declared_recursion(scenario: Scenario, point: Mapping[str, Any]) -> tuple[Any, ...] | str:
+class Trial(NamedTuple):
+    """One trial of a per-trial law (``PerTrialLaw``: propensities drawn once per trial): the law of that trial's
+    rounds given the engine's draw for ``trials`` trials from ``seed``, trial ``number``."""
+
+    trials: int
+    seed: int
+    number: int
+
+
+def rounds_axis(scenario: Scenario) -> str | None:
+    """The axis that sets the horizon: ``R`` itself, else the scenario's horizon axis as the rays read it
+    (``verify.search.rays.HORIZON_WORDS``, e.g. FAST.T2's contraction e-folds, proportional to R at fixed others)."""
+    from verify.search.rays import HORIZON_WORDS
+
+    names = [p.name for p in scenario.space]
+    return "R" if "R" in names else next((n for n in names if n in HORIZON_WORDS), None)
+
+
+def at_rounds(scenario: Scenario, point: Mapping[str, Any], inst: Any, R2: int) -> tuple[Any, int]:
+    """(instance, its horizon) built at horizon ``R2``: R set directly, or a horizon axis scaled by R2 / R (the
+    horizon built is read back: a rounded axis can land one round off, and the caller uses what was built).
+    Raises ``PointRefused`` where the builder refuses the point."""
+    axis, full = rounds_axis(scenario), dict(scenario.point(point))
+    if axis == "R":
+        moved = {**full, "R": R2}
+    else:
+        assert axis is not None
+        moved = {**full, axis: float(full[axis]) * R2 / int(inst.rounds)}
+    other = scenario.build(scenario.point(moved, outside=True))
+    return other, int(other.rounds)
+
+
+def rounds_range(scenario: Scenario, point: Mapping[str, Any], inst: Any) -> tuple[int, int]:
+    """The horizons the scenario's axis spans with every other axis at ``point``: R's own ends, or a horizon
+    axis's ends scaled as :func:`at_rounds` scales it (at least 1)."""
+    axis = rounds_axis(scenario)
+    assert axis is not None  # a scenario without one has no closed form (declared_recursion)
+    p = next(q for q in scenario.space if q.name == axis)
+    if axis == "R":
+        return int(p.low), int(p.high)
+    R, h = int(inst.rounds), float(scenario.point(point)[axis])
+    return max(1, round(R * float(p.low) / h)), max(1, round(R * float(p.high) / h))
+
+
+def _one_law(law: Any, trial: Trial | None) -> Any:
+    """The law of every round: ``law`` itself, or one trial's law of a per-trial one (``trial`` names it)."""
+    from quadratics.exact.declare import PerTrialLaw
+
+    if not isinstance(law, PerTrialLaw):
+        return law
+    if trial is None:
+        return f"{law.why}: derived per trial only (name one)"
+    laws = law.laws(trial.trials, trial.seed)
+    return laws if isinstance(laws, str) else laws[trial.number]
+
+
+def declared_recursion(scenario: Scenario, point: Mapping[str, Any],
+                       trial: Trial | None = None) -> tuple[Any, ...] | str:
     """``(recursion, measure spec, first round, shift, instance, round map, law)`` of ``scenario`` at ``point`` from
-    its declarations (the recursion at float64's own values), or why the setting does not apply."""
+    its declarations (the recursion at float64's own values), or why the setting does not apply. A per-trial law
+    (propensities drawn once per trial) is derived for the one ``trial`` named: given that draw, every round has
+    the same law."""
     from quadratics.exact.plan import declared_law, declared_round
 
-    if not any(p.name == "R" for p in scenario.space):
-        return f"scenario {scenario.id} has no horizon axis R"
+    if rounds_axis(scenario) is None:
+        return f"scenario {scenario.id} has no horizon axis (R, or one the rays read as a horizon)"
     inst = scenario.build(scenario.point(point))
-    law = declared_law(inst.pattern)
+    law = _one_law(declared_law(inst.pattern), trial)
     if isinstance(law, str):
         return law
     rm = declared_round(inst.problem, inst.algorithm, getattr(law, "aux", {}))
@@ -297,7 +360,7 @@ def declared_recursion(scenario: Scenario, point: Mapping[str, Any]) -> tuple[An
     rec = moment_recursion(rm, law)
     if isinstance(rec, str):
         return rec
-    found = _measure_in_R(scenario, point, inst, rec)
+    found = _measure_in_R(scenario, point, inst, rec, trial)
     if isinstance(found, str):
         return found
     return (rec, *found, inst, rm, law)
@@ -353,10 +416,10 @@ def derive(scenario: Scenario, point: Mapping[str, Any]) -> dict[str, Any]:
         return {"derived": False, "why": "the RHS as a function of R is undefined at this point (nan or zoo)"}
     with mpmath.workdps(30):
         f_l, f_r = sp.lambdify(R, lhs_R, "mpmath"), sp.lambdify(R, rhs_R, "mpmath")
-        at = int(scenario.point(point)["R"])
+        inst = scenario.build(scenario.point(point))
+        at = int(inst.rounds)
         value, rhs_at = float(f_l(at)), float(f_r(at))
-        axis = next(p for p in scenario.space if p.name == "R")
-        violated = _ranges(lambda r: bool(f_l(r) > f_r(r)), int(axis.low), int(axis.high))
+        violated = _ranges(lambda r: bool(f_l(r) > f_r(r)), *rounds_range(scenario, scenario.point(point), inst))
     half = (est.ci[1] - est.ci[0]) / 2
     exact = est.exact.get("method") == "exact"
     return {"derived": True, "setting": SETTING.format(D=rec.D), "measure": measure,
