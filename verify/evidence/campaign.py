@@ -11,11 +11,18 @@ store: a campaign finds what it reports by itself) or once its pieces have used 
 (the pieces' own process time, so that what a campaign gathers does not depend on what else the machine
 runs; the piece then running finishes, and the search gets what is left as its wall-clock limit). In-process the results run one after the other; on Dask each round sends the next
 piece of every result still gathering, and the client writes what comes back (one writer per store).
+**Interrupts**: a SIGINT is latched (:class:`_Latch`) as well as raised: CPython drops an exception raised inside a
+finalizer or weakref callback ("Exception ignored in ..."), so a KeyboardInterrupt that lands there never reaches the
+campaign (seen: about 1 interrupted campaign in 5 finished with 0). The latch is read at every piece boundary, where
+the campaign raises KeyboardInterrupt itself after the finished pieces are written.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,7 +104,7 @@ def run_campaign(keys: Sequence[str], store_path: Path, options: CampaignOptions
     from verify.runtime.executor import check_scheduler, session
 
     log = CampaignLog()
-    with Store(store_path) as store:
+    with _latched() as latch, Store(store_path) as store:
         done = done_labels(store, options.seed)
         todo = {}
         for key in keys:
@@ -105,7 +112,7 @@ def run_campaign(keys: Sequence[str], store_path: Path, options: CampaignOptions
             todo[key] = pending(every, done)
             log.skipped += len(every) - len(todo[key])
         total = sum(len(p) for p in todo.values())
-        tick = _ticker(progress, total)
+        tick = _ticker(progress, total, latch)
         if check_scheduler(options.scheduler, options.workers) == "inprocess":
             for key in keys:
                 _one_result(store, key, todo[key], options, log, tick, done)
@@ -115,7 +122,39 @@ def run_campaign(keys: Sequence[str], store_path: Path, options: CampaignOptions
     return log
 
 
-def _ticker(progress: Progress | None, total: int) -> Callable[[str], None]:
+class _Latch:
+    """Whether a SIGINT arrived during the campaign (module docstring, **Interrupts**)."""
+
+    hit: bool = False
+
+    def check(self) -> None:
+        if self.hit:
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def _latched() -> Iterator[_Latch]:
+    """A SIGINT handler that latches and then raises as Python's default one does; the previous one is put back.
+    Off the main thread (a caller's worker thread), signals are not ours to handle: the latch stays unset."""
+    latch = _Latch()
+    if threading.current_thread() is not threading.main_thread():
+        yield latch
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        latch.hit = True
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield latch
+    finally:  # None: a handler not set from Python; Python's default one then
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def _ticker(progress: Progress | None, total: int, latch: _Latch) -> Callable[[str], None]:
+    """Counts finished pieces for ``progress``; at each piece boundary, raises a latched interrupt."""
     count = [0]
     if progress is not None:
         progress(0, total, "")
@@ -124,6 +163,7 @@ def _ticker(progress: Progress | None, total: int) -> Callable[[str], None]:
         count[0] += 1
         if progress is not None:
             progress(count[0], total, label)
+        latch.check()
 
     return tick
 

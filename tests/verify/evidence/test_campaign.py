@@ -41,6 +41,28 @@ def test_an_interrupt_keeps_the_finished_pieces_and_a_rerun_skips_them(tmp_path)
         ["search:SURV.FEDAVG.instance:b4"]
 
 
+def test_an_interrupt_that_a_finalizer_swallowed_still_stops_the_campaign_at_the_next_piece(tmp_path):
+    """CPython drops an exception raised inside a finalizer; the campaign latches SIGINT and stops at the next piece
+    boundary anyway, with the finished pieces written (here the SIGINT lands, and is swallowed, after the first)."""
+    path = tmp_path / "s.sqlite"
+
+    def swallow_after_one(done, total, label):
+        if done == 1:
+            try:  # what a finalizer does with the KeyboardInterrupt raised inside it
+                signal.raise_signal(signal.SIGINT)
+                time.sleep(0.05)  # the handler runs here at the latest
+            except KeyboardInterrupt:
+                pass
+
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(["SURV.FEDAVG"], path, OPTS, progress=swallow_after_one)
+    with Store(path) as s:
+        assert sorted(r.piece for r in s.records()) == ["hypotheses:SURV.FEDAVG"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
+    log = run_campaign(["SURV.FEDAVG"], path, OPTS)
+    assert (log.skipped, log.gathered) == (1, 2)
+
+
 def test_a_campaign_stops_gathering_for_a_result_once_its_store_refutes_it(tmp_path):
     from verify.evidence.records import orders_record
 
@@ -73,9 +95,9 @@ def test_sigint_during_a_campaign_then_rerun_resumes_with_the_finished_evidence_
     path = tmp_path / "s.sqlite"
     proc = _campaign(path, tmp_path)
     deadline = time.monotonic() + 120
-    # interrupted after its second piece: a SIGINT that landed just after the first one (as the orders piece starts)
-    # was once not seen at all (about 1 run in 5: the campaign finished with 0), a defect not yet located
-    while _count(path) < 2 and proc.poll() is None and time.monotonic() < deadline:
+    # interrupted once its first piece is written, as the orders piece starts (a SIGINT there was once swallowed by
+    # a finalizer in about 1 run in 5: the campaign latches it, see the test above)
+    while _count(path) < 1 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
     assert proc.poll() is None, "the campaign ended before its first piece could be interrupted"
     proc.send_signal(signal.SIGINT)
