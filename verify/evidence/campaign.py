@@ -11,10 +11,10 @@ store: a campaign finds what it reports by itself) or once its pieces have used 
 (the pieces' own process time, so that what a campaign gathers does not depend on what else the machine
 runs; the piece then running finishes, and the search gets what is left as its wall-clock limit). In-process the results run one after the other; on Dask each round sends the next
 piece of every result still gathering, and the client writes what comes back (one writer per store).
-**Interrupts**: a SIGINT is latched (:class:`_Latch`) as well as raised: CPython drops an exception raised inside a
-finalizer or weakref callback ("Exception ignored in ..."), so a KeyboardInterrupt that lands there never reaches the
-campaign (seen: about 1 interrupted campaign in 5 finished with 0). The latch is read at every piece boundary, where
-the campaign raises KeyboardInterrupt itself after the finished pieces are written.
+**Interrupts**: a SIGINT is latched (:class:`_Latch`) as well as raised: a KeyboardInterrupt can be lost before it
+reaches the campaign (seen: about 1 interrupted campaign in 5 finished with 0; the likely cause, not confirmed: CPython
+drops an exception raised inside a finalizer or weakref callback, "Exception ignored in ..."). The latch is read at
+every piece boundary, where the campaign raises KeyboardInterrupt itself after the finished pieces are written.
 """
 
 from __future__ import annotations
