@@ -37,7 +37,7 @@ from .closed_form import off_diagonal_zero
 from .declare import Law, MarkovLaw
 from .moments import Tracked, U, gamma
 from .plan import _Plan, declared_round, metric_forms, resolve_law, tracked_round
-from .probe import _Declined, _FixedNormals
+from .probe import _Declined, _FixedNormals, _TooLarge
 
 __all__ = ["assemble_diagonal", "diagonal_plan"]
 
@@ -287,9 +287,6 @@ def diagonal_plan(problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovL
         why_diag = str(e)
     try:
         return _Plan(problem, algorithm, pattern, law, forms)
-    except _Declined as e:
-        why = str(e)
-        # the diagonal path's reason matters only where the dense one declines for size (else it repeats it)
-        sized = why.startswith("the moment recursion has order")
-        raise _Declined(f"{why}; coordinate by coordinate: {why_diag}" if sized else why) from None
+    except _TooLarge as e:  # the diagonal path's reason matters only where the dense one declines for size
+        raise _Declined(f"{e}; coordinate by coordinate: {why_diag}") from None
 

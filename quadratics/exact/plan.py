@@ -20,7 +20,7 @@ from bounds.core.errors import UserInputError
 from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
 from .laws import lcm
 from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
-from .probe import DeclarationError, _Declined
+from .probe import DeclarationError, _Declined, _TooLarge
 
 # exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
 # with its bound 4 products (~0.6 s at order 600 on this machine): SCAFFOLD's state d (M + 2) limits it
@@ -182,7 +182,7 @@ class _Plan:
         self.chain = len(resolved.laws) if isinstance(resolved, MarkovLaw) else 1  # joint (chain state, moments)
         self.order *= self.chain
         if self.order > MAX_ORDER:
-            raise _Declined(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
+            raise _TooLarge(f"the moment recursion has order {self.order} (state of {D} numbers) > {MAX_ORDER}")
         self.forms = dict(metric_forms(problem) if forms is None else forms)
         self.names = tuple(self.forms)
         try:

@@ -78,6 +78,10 @@ class _Declined(Exception):
     pass
 
 
+class _TooLarge(_Declined):
+    """Declined for the dense moment recursion's size alone (another route may still apply)."""
+
+
 class _FixedNormals:
     """Stands in for the engine's Gaussian stream: hands out a preset tensor of 'standard normals'."""
 
