@@ -15,7 +15,7 @@ from doc_blocks import ROOT, json_contains, quoted_output_matches, run_shell, us
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 INSTALL = 'pip install "torch==2.13.0" -e . && convbound report --quick'
-TEST = ('bash .ci/browser-deps && pip install "torch==2.13.0" -e ".[test,flower]" && ruff check . && mypy && '
+TEST = ('bash .ci/browser-deps && pip install "torch==2.13.0" -e ".[test,flower]" && ruff check . && '
         "python -m pytest -n auto")
 
 
