@@ -135,12 +135,16 @@ class _Latch:
 @contextmanager
 def _latched() -> Iterator[_Latch]:
     """A SIGINT handler that latches and then raises as Python's default one does; the previous one is put back.
-    Off the main thread (a caller's worker thread), signals are not ours to handle: the latch stays unset."""
+    Off the main thread (a caller's worker thread), signals are not ours to handle, and a process that ignores
+    SIGINT (started in the background by a shell, ``nohup``) keeps ignoring it: the latch stays unset."""
     latch = _Latch()
     if threading.current_thread() is not threading.main_thread():
         yield latch
         return
     previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        yield latch
+        return
 
     def on_sigint(signum: int, frame: Any) -> None:
         latch.hit = True

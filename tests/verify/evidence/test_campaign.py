@@ -54,13 +54,31 @@ def test_an_interrupt_that_a_finalizer_swallowed_still_stops_the_campaign_at_the
             except KeyboardInterrupt:
                 pass
 
-    with pytest.raises(KeyboardInterrupt):
-        run_campaign(["SURV.FEDAVG"], path, OPTS, progress=swallow_after_one)
+    # Python's default handler, as in a foreground `convbound campaign` (an xdist worker may hold SIG_IGN, which the
+    # campaign keeps: see the next test); the campaign's own handler must not outlive it
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_campaign(["SURV.FEDAVG"], path, OPTS, progress=swallow_after_one)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
     with Store(path) as s:
         assert sorted(r.piece for r in s.records()) == ["hypotheses:SURV.FEDAVG"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is put back
     log = run_campaign(["SURV.FEDAVG"], path, OPTS)
     assert (log.skipped, log.gathered) == (1, 2)
+
+
+def test_a_process_that_ignores_sigint_keeps_ignoring_it_during_a_campaign(tmp_path):
+    seen = []
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        run_campaign(["SURV.FEDAVG"], tmp_path / "s.sqlite", OPTS,
+                     progress=lambda done, total, label: seen.append(signal.getsignal(signal.SIGINT)))
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert seen and all(h is signal.SIG_IGN for h in seen)
 
 
 def test_a_campaign_stops_gathering_for_a_result_once_its_store_refutes_it(tmp_path):
