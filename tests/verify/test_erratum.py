@@ -239,14 +239,13 @@ def test_docs_search_counts_are_the_saved_records():
         assert all(r.confirmation["verdict"] == "holds" for r in recs)
 
 
-def test_without_files_the_erratum_reads_the_store_and_its_command_names_no_file(monkeypatch, tmp_path):
+def test_without_files_the_erratum_reads_the_store_and_its_command_names_no_file(written_t2):
     """No --search: the refutation comes from the evidence store (here the shipped one alone), so an installed
     copy has it too, and the command that reproduces the erratum is the bare one."""
-    from verify.erratum.document import erratum
     from verify.erratum.render import command
 
-    monkeypatch.chdir(tmp_path)  # nothing of the checkout is read by path
-    doc = erratum("FAST.T2@corrected")
+    d, _ = written_t2
+    doc = json.loads((d / "erratum.json").read_text())
     assert doc["refutation"]["record"].startswith("stored ") and doc["given"] == {"searches": [],
                                                                                    "repaired_searches": []}
     assert doc["refutation"]["verdict"] == "violated"
@@ -340,8 +339,12 @@ def test_the_missing_order_is_zeroth_in_the_step():
 
 @pytest.fixture(scope="module")
 def written_t2(tmp_path_factory):
+    """The FAST.T2@corrected erratum with no --search, written from a directory outside the checkout (so nothing
+    of the checkout is read by path: the refutation comes from the evidence store, the shipped one here)."""
     d = tmp_path_factory.mktemp("erratum-t2")
-    code, out, err = _run(["erratum", "FAST.T2@corrected", "--out", str(d)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(d)
+        code, out, err = _run(["erratum", "FAST.T2@corrected", "--out", str(d)])
     assert code == 0, err
     return d, out
 
