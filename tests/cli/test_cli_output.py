@@ -93,8 +93,11 @@ def test_hyphens_and_underscores_alike(word, names, want):
 
 def _spawn(argv, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # SIGINT answered as in a foreground command: a test run started in the background of a non-interactive shell
+    # ignores SIGINT, and its children inherit that
     return subprocess.Popen([sys.executable, "-m", "reports.cli.main", *argv], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
