@@ -149,10 +149,10 @@ class Pairwise:
         flat = X.reshape(2 * M, -1)
         out = _mm(self.V, _mm(self.W, _mm(np.ascontiguousarray(self.V.T), flat)))
         delta = self.same - self._own(np.arange(M))  # [M, 2, 2]
-        pair = np.stack([flat[:M], flat[M:]], 1)  # [M, 2, k]
-        fix = np.einsum("iab,ibk->iak", delta, pair)
-        out[:M] += fix[:, 0]
-        out[M:] += fix[:, 1]
+        top, bot = flat[:M], flat[M:]  # each client's own 2 x 2 block, written out: the same two-term sums as
+        # an einsum over a stacked [M, 2, k] copy (bitwise), without the copy (a third of apply's time at M = 1,000)
+        out[:M] += delta[:, 0, 0, None] * top + delta[:, 0, 1, None] * bot
+        out[M:] += delta[:, 1, 0, None] * top + delta[:, 1, 1, None] * bot
         return out.reshape(X.shape)
 
     def dense(self) -> np.ndarray:

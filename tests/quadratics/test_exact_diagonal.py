@@ -112,3 +112,25 @@ def test_rotated_hessians_are_not_scored_by_coordinate():
     with pytest.raises(_Declined, match="not diagonal"):
         _DiagonalPlan(pb, fedavg(eta=0.1, K=2), uniform(M=3, S=2))
     assert ev.exact_shape(pb, fedavg(eta=0.1, K=2), uniform(M=3, S=2)) == (1 + 3 + 6, 1)
+
+
+def test_the_questions_build_one_plan_per_instance_and_answer_each_instance_for_itself(monkeypatch):
+    """applies and exact_shape of the same objects build the plan once; other objects get their own answer (a
+    rotated problem, asked right after, is not answered from the diagonal one's plan)."""
+    built = []
+    real = ev.diagonal_plan
+
+    def counting(*args, **kw):
+        built.append(args[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ev, "diagonal_plan", counting)
+    monkeypatch.setattr(ev, "_ASKED", [])
+    pb, alg, pat = _problem(3, 4), fedavg(eta=0.1, K=2), uniform(M=4, S=2)
+    assert applies(pb, alg, pat)[0] and applies(pb, alg, pat, rounds=10)[0]
+    assert ev.exact_shape(pb, alg, pat) == (3, 3)
+    assert built == [pb]
+    rot = rotated_quadratic(L=1.0, mu=0.2, d=3, M=4, zeta=0.7, sigma=0.8, D0=1.5, seed=1)
+    assert ev.exact_shape(rot, alg, pat) == (1 + 3 + 6, 1)  # dense: one block of order 1 + D + D(D+1)/2
+    assert built == [pb, rot]
+    assert ev.exact_shape(pb, alg, pat) == (3, 3) and built == [pb, rot]  # the last two are remembered

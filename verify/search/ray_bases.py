@@ -63,7 +63,7 @@ def widened(scenario: Scenario, ray: Ray, base: Mapping[str, Any], decades: floa
                 "every point scored exactly)")
 
 
-def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0) -> tuple[Any, str]:
+def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0, instance: Any = None) -> tuple[Any, str]:
     """(the :class:`verify.scenario.PointEstimate` of ``point``, "") where it is scored exactly, else (None, why).
 
     The point is built once and its fidelity read before anything is evaluated (``verify.search.cost.instance_fidelity``:
@@ -72,11 +72,12 @@ def exact_at(scenario: Scenario, point: Mapping[str, Any], *, seed: int = 0) -> 
     minutes a point) only to be refused afterwards, and an exact point past the per-point budget
     (``CONVBOUND_POINT_SECONDS``; order 561 at d = 32: about 10 s) is cut here as falsify cuts it, said as such.
     An exact path that declines at evaluation (a horizon past a step schedule's reach) still falls back to a
-    simulation; its estimate says so (``exact`` empty) and is refused too."""
+    simulation; its estimate says so (``exact`` empty) and is refused too. ``instance``: the point already built
+    (a caller that built it to compare it with another)."""
     from verify.search.cost import instance_fidelity
 
     full = scenario.point(point)
-    inst = scenario.build(full)
+    inst = scenario.build(full) if instance is None else instance
     kind, why = instance_fidelity(inst, 2)
     if kind == "cut":
         return None, f"cut by cost: {why}"
@@ -92,12 +93,20 @@ def _end_point(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> dict[st
 
 def moves_inputs(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> bool:
     """Whether moving along ``ray`` from ``base`` changes an input of the result (e.g. mu/L at d = 1 does not)."""
+    return _far_if_moved(scenario, ray, base) is not None
+
+
+def _far_if_moved(scenario: Scenario, ray: Ray, base: Mapping[str, Any]) -> Any:
+    """The ray's far point from ``base`` built, where moving along the ray changes an input of the result; else
+    None (also where the builder refuses either end: a point it refuses moves nothing)."""
     near = ray_points(scenario.space, base, ray, [0.0])[0]
     far = _end_point(scenario, ray, base)
     try:
-        return dict(scenario.build(scenario.point(near)).values) != dict(scenario.build(scenario.point(far)).values)
-    except PointRefused:  # a point the builder refuses moves nothing
-        return False
+        far_inst = scenario.build(scenario.point(far))
+        moved = dict(scenario.build(scenario.point(near)).values) != dict(far_inst.values)
+    except PointRefused:
+        return None
+    return far_inst if moved else None
 
 
 def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: int = 0) -> tuple[dict[str, Any], float]:
@@ -105,10 +114,10 @@ def tight_base(scenario: Scenario, ray: Ray, base: Mapping[str, Any], *, seed: i
     (-inf when no move leaves a point that is admissible, scored exactly and moved by the ray)."""
 
     def score(b: Mapping[str, Any]) -> float:
-        far = _end_point(scenario, ray, b)
-        if not moves_inputs(scenario, ray, b):
+        far_inst = _far_if_moved(scenario, ray, b)
+        if far_inst is None:
             return -math.inf
-        e, _ = exact_at(scenario, far, seed=seed)
+        e, _ = exact_at(scenario, _end_point(scenario, ray, b), seed=seed, instance=far_inst)
         return float(e.ratio) if e is not None and e.score is not None and math.isfinite(e.ratio) else -math.inf
 
     from verify.search.cost import point_fidelity
