@@ -37,13 +37,13 @@ from .closed_form import off_diagonal_zero
 from .declare import Law, MarkovLaw
 from .moments import Tracked, U, gamma
 from .plan import _Plan, declared_round, metric_forms, resolve_law, tracked_round
-from .probe import _Declined, _FixedNormals, _TooLarge
+from .probe import Remembered, _Declined, _FixedNormals, _TooLarge
 
 __all__ = ["assemble_diagonal", "diagonal_plan"]
 
 # the last few checked declarations, by identity of (problem, algorithm, pattern): applies() and the evaluation
 # ask for the same objects, and the check runs the engine's round once
-_CHECKED: list[tuple[Any, Any, Any, Any]] = []
+_CHECKED = Remembered(4)
 
 
 def assemble_diagonal(B: np.ndarray, c: np.ndarray, noise: np.ndarray | None, Eu: np.ndarray,
@@ -152,33 +152,24 @@ def _checked_round(problem: Any, algorithm: Any, pattern: Any, law: Law | Markov
     """The declared diagonal round of ``algorithm`` on ``problem``, checked (module docstring), or _Declined.
     Cached by the identity of (problem, algorithm, pattern), as the dense path's ``_round_of`` (a law's ``aux``
     may hold arrays, so it is not compared)."""
-    for pb, alg, pat, rnd in _CHECKED:
-        if pb is problem and alg is algorithm and pat is pattern:
-            if isinstance(rnd, str):
-                raise _Declined(rnd)
-            return rnd
-    try:
-        g = problem.affine_gradients() if hasattr(problem, "affine_gradients") else None
-        if g is None:
-            raise _Declined("the problem declares no affine client gradients (Problem.affine_gradients)")
-        if not (off_diagonal_zero(g.A) and off_diagonal_zero(g.noise_cov)):
-            raise _Declined("the problem's client Hessians or noise covariance are not diagonal")
-        rm = declared_round(problem, algorithm, law.aux)
-        if isinstance(rm, str):
-            raise _Declined(rm)
-        if rm.diagonal is None or rm.period is None or rm.layout != (("x", rm.D),):
-            raise _Declined(f"algorithm {algorithm.name!r} declares no diagonal round of the model alone "
-                            "(RoundMap.diagonal)")
-        rnd = _DiagonalRound(rm)
-        _check_round(problem, algorithm, dict(law.aux), rnd)
-        result: Any = rnd
-    except _Declined as e:
-        result = str(e)
-    _CHECKED.insert(0, (problem, algorithm, pattern, result))
-    del _CHECKED[4:]
-    if isinstance(result, str):
-        raise _Declined(result)
-    return result
+    return _CHECKED.get((problem, algorithm, pattern), lambda: _checked(problem, algorithm, law))
+
+
+def _checked(problem: Any, algorithm: Any, law: Law | MarkovLaw) -> _DiagonalRound:
+    g = problem.affine_gradients() if hasattr(problem, "affine_gradients") else None
+    if g is None:
+        raise _Declined("the problem declares no affine client gradients (Problem.affine_gradients)")
+    if not (off_diagonal_zero(g.A) and off_diagonal_zero(g.noise_cov)):
+        raise _Declined("the problem's client Hessians or noise covariance are not diagonal")
+    rm = declared_round(problem, algorithm, law.aux)
+    if isinstance(rm, str):
+        raise _Declined(rm)
+    if rm.diagonal is None or rm.period is None or rm.layout != (("x", rm.D),):
+        raise _Declined(f"algorithm {algorithm.name!r} declares no diagonal round of the model alone "
+                        "(RoundMap.diagonal)")
+    rnd = _DiagonalRound(rm)
+    _check_round(problem, algorithm, dict(law.aux), rnd)
+    return rnd
 
 
 class _DiagonalPlan(_Plan):

@@ -26,7 +26,7 @@ from .declare import Law, PerTrialLaw
 from .diagonal import _DiagonalPlan, diagonal_plan
 from .moments import Tracked, U
 from .plan import MAX_ORDER, MAX_SCHEDULED_ROUNDS, _Plan, declared_law, declared_round, metric_forms  # noqa: F401 (MAX_ORDER, declared_round re-exported)
-from .probe import _Declined
+from .probe import Remembered, _Declined
 
 METRICS = ("dist_sq", "gap", "grad_sq")
 # per-trial mean curves advance every trial's moments round by round: at most this many multiply-adds
@@ -77,27 +77,18 @@ class ExactMoments:
 # declared law, the checked round, the metrics' forms) four times a point took 45 of the 132 s that `orders FAST.T1
 # --no-term-bases` spent on 1,664 exact points (profiled). The questions only read a plan; evaluations build their
 # own (they switch laws and forms).
-_ASKED: list[tuple[Any, Any, Any, _Plan | str]] = []
+_ASKED = Remembered(2)
 
 
 def _asked_plan(problem: Any, algorithm: Any, pattern: Any) -> _Plan:
     """The plan of (problem, algorithm, pattern) with round 0's maps probed, or _Declined (both remembered)."""
-    for pb, alg, pat, got in _ASKED:
-        if pb is problem and alg is algorithm and pat is pattern:
-            if isinstance(got, str):
-                raise _Declined(got)
-            return got
-    result: _Plan | str
-    try:
-        result = diagonal_plan(problem, algorithm, pattern)
-        result.prober.maps(0)
-    except _Declined as e:
-        result = str(e)
-    _ASKED.insert(0, (problem, algorithm, pattern, result))
-    del _ASKED[2:]
-    if isinstance(result, str):
-        raise _Declined(result)
-    return result
+
+    def build() -> _Plan:
+        plan = diagonal_plan(problem, algorithm, pattern)
+        plan.prober.maps(0)
+        return plan
+
+    return _ASKED.get((problem, algorithm, pattern), build)
 
 
 def applies(problem: Any, algorithm: Any, pattern: Any, rounds: int | None = None) -> tuple[bool, str]:

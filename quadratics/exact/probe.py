@@ -18,6 +18,7 @@ accumulators that every P = 1 round leaves at zero; z_ref = x* for ``x`` and ``a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,32 @@ class _Declined(Exception):
 
 class _TooLarge(_Declined):
     """Declined for the dense moment recursion's size alone (another route may still apply)."""
+
+
+
+class Remembered:
+    """The last ``size`` answers of one question about (problem, algorithm, pattern), by the objects' identity:
+    the value, or the _Declined reason, which is raised again. Why identity: a law's ``aux`` and the objects may
+    hold arrays, so they are not compared; the entries hold the objects, so an identity is never reused while
+    remembered. Why remembered: one search point asks the same question of the same objects several times."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.entries: list[tuple[tuple[Any, ...], Any]] = []
+
+    def get(self, objects: tuple[Any, ...], answer: Callable[[], Any]) -> Any:
+        got = next((g for key, g in self.entries
+                    if len(key) == len(objects) and all(a is b for a, b in zip(key, objects))), None)
+        if got is None:
+            try:
+                got = answer()
+            except _Declined as e:  # the decline of its own type (_TooLarge stays _TooLarge)
+                got = e
+            self.entries.insert(0, (objects, got))
+            del self.entries[self.size:]
+        if isinstance(got, _Declined):
+            raise type(got)(*got.args)
+        return got
 
 
 class _FixedNormals:

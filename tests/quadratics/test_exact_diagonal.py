@@ -125,7 +125,7 @@ def test_the_questions_build_one_plan_per_instance_and_answer_each_instance_for_
         return real(*args, **kw)
 
     monkeypatch.setattr(ev, "diagonal_plan", counting)
-    monkeypatch.setattr(ev, "_ASKED", [])
+    monkeypatch.setattr(ev._ASKED, "entries", [])
     pb, alg, pat = _problem(3, 4), fedavg(eta=0.1, K=2), uniform(M=4, S=2)
     assert applies(pb, alg, pat)[0] and applies(pb, alg, pat, rounds=10)[0]
     assert ev.exact_shape(pb, alg, pat) == (3, 3)
