@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -279,16 +279,35 @@ def context(problem: Any, pattern: Any, run: Mapping[str, Any]) -> dict[str, flo
 
 
 def _expr(text: str, ctx: Mapping[str, float], result: Any) -> float:
-    import sympy as sp
-
+    """The declaration ``text`` (an expression in the context's names, or ``prescribed:NAME``: the result's
+    prescribed expression) evaluated in float64 at ``ctx``."""
     if text.startswith("prescribed:"):
-        expr = result.prescribed_map[text.split(":", 1)[1]]
+        fn, names = _compiled(result.prescribed_map[text.split(":", 1)[1]])
     else:
-        expr = sp.sympify(text, locals={n: sp.Symbol(n) for n in ctx})  # 'I' is a name here, not sqrt(-1)
-    missing = sorted(str(s) for s in expr.free_symbols if str(s) not in ctx)
+        fn, names = _parsed(text, tuple(sorted(ctx)))
+    missing = [n for n in names if n not in ctx]
     if missing:
         raise ValueError(f"{text}: no context value for {', '.join(missing)}")
-    return float(expr.subs({s: ctx[str(s)] for s in expr.free_symbols}))
+    return float(fn(*(ctx[n] for n in names)))
+
+
+@lru_cache(maxsize=64)
+def _parsed(text: str, names: tuple[str, ...]) -> tuple[Any, tuple[str, ...]]:
+    import sympy as sp
+
+    # every context name is a plain symbol here ('I' is a name, not sqrt(-1))
+    return _compiled(sp.sympify(text, locals={n: sp.Symbol(n) for n in names}))
+
+
+@lru_cache(maxsize=64)
+def _compiled(expr: Any) -> tuple[Any, tuple[str, ...]]:
+    """``expr`` as a float64 function of its free symbols (sorted by name) and those names. Why compiled: a
+    search builds hundreds of instances, and sympy's substitution into Min/Max took 40 ms per build; the
+    compiled form agrees with it to the last one or two bits."""
+    import sympy as sp
+
+    syms = sorted(expr.free_symbols, key=str)
+    return sp.lambdify(syms, expr, "math"), tuple(str(s) for s in syms)
 
 
 #: the declarations by scenario id, filled by :func:`register` (the builder is bound by id: workers rebuild it)
