@@ -100,12 +100,32 @@ def _spawn(argv, tmp_path):
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
+def _wait_for_sigterm_handler(pid: int, timeout: float = 60.0) -> None:
+    """Until the command has installed its SIGTERM handler (the kernel's caught-signal mask of the process, where
+    Linux shows it; elsewhere a fixed 6 s): a signal sent before that would stop Python's start-up instead."""
+    status = Path(f"/proc/{pid}/status")
+    if not status.exists():
+        time.sleep(6)
+        return
+    bit = 1 << (signal.SIGTERM - 1)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        caught = next((int(line.split()[1], 16) for line in status.read_text().splitlines()
+                       if line.startswith("SigCgt:")), 0)
+        if caught & bit:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} installed no SIGTERM handler within {timeout:g} s")
+
+
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_exit_status_and_no_hidden_temporary_files(tmp_path, sig, code):
     # a long simulation writing --out: stopped mid-run, it leaves no .NAME.*.tmp behind
     proc = _spawn(["simulate", "--problem", "quadratic", "--trials", "50", "--rounds", "200000", "--device", "cpu",
                    "--out", "run.csv"], tmp_path)
-    time.sleep(6)
+    _wait_for_sigterm_handler(proc.pid)
+    time.sleep(3)  # into the run (its start-up takes 2 s on a quiet machine; on a busy one the signal may land in
+    # its imports, which the handler covers as well)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == code, err

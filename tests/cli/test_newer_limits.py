@@ -37,7 +37,7 @@ SIZE_REFUSALS = [
 PEAK_LIMIT_BYTES = 500e6
 
 
-def test_size_refusals_within_2_s_and_500_mb(tmp_path):
+def test_size_refusals_before_allocating_500_mb(tmp_path):
     for name, trials in (("trials70.json", 2**70), ("trials8.json", 10**8)):
         (tmp_path / name).write_text(json.dumps({**INSTANCE, "trials": trials}))
     script = textwrap.dedent("""
