@@ -20,7 +20,7 @@ from bounds.core.errors import UserInputError
 from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
 from .laws import lcm
 from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
-from .probe import DeclarationError, _Declined, _TooLarge
+from .probe import DeclarationError, Remembered, _Declined, _TooLarge
 
 # exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
 # with its bound 4 products (~0.6 s at order 600 on this machine): SCAFFOLD's state d (M + 2) limits it
@@ -110,22 +110,19 @@ class _Round:
         return self._cache[key]
 
 
-# the last few declared rounds, by the identity of their (problem, algorithm, aux): one evaluation asks
+# the last few declared rounds, by the identity of their (problem, algorithm, pattern): one evaluation asks
 # applies(), the moments and the record's curve of the same objects
-_ROUNDS: list[tuple[Any, Any, Any, _Round]] = []
+_ROUNDS = Remembered(4)  # the last four round declarations (a few MB at M = 1,000)
 
 
 def _round_of(problem: Any, algorithm: Any, pattern: Any, law: Law | MarkovLaw) -> _Round:
-    for pb, alg, pat, rnd in _ROUNDS:
-        if pb is problem and alg is algorithm and pat is pattern:
-            return rnd
-    rm = declared_round(problem, algorithm, law.aux)
-    if isinstance(rm, str):
-        raise _Declined(rm)
-    rnd = _Round(rm)
-    _ROUNDS.insert(0, (problem, algorithm, pattern, rnd))  # the last four are kept (a few MB at M = 1,000)
-    del _ROUNDS[4:]
-    return rnd
+    def declare() -> _Round:
+        rm = declared_round(problem, algorithm, law.aux)
+        if isinstance(rm, str):
+            raise _Declined(rm)
+        return _Round(rm)
+
+    return _ROUNDS.get((problem, algorithm, pattern), declare)
 
 
 def resolve_law(problem: Any, pattern: Any, law: Law | MarkovLaw | None) -> Law | MarkovLaw:
