@@ -207,6 +207,12 @@ def all_results() -> list[Result]:
     return [*_builtin().values(), *_plugged().values()]
 
 
+def known(key: str) -> bool:
+    """Whether ``key`` is the exact key of a registered variant (built-in, plugin or this session's), without
+    building every paper module: a search of the store asks it once per record."""
+    return key in _index() or key in _plugged()
+
+
 def _ids(plugged: dict[str, Result]) -> list[str]:
     return list(dict.fromkeys([row[1] for row in _builtin_rows()] + [r.id for r in plugged.values()]))
 

@@ -78,16 +78,15 @@ def current(key: str) -> tuple[str, str]:
 def resolved(name: str) -> str | None:
     """The registered key ``name`` denotes: itself, or, for a bare result id, its default variant's key (a record
     written under the id a scenario names its result by); None when it names no registered result."""
-    from bounds.registry import all_results, get
+    from bounds.registry import all_results, get, known
 
-    keys = {r.key for r in all_results()}
-    if name in keys:
+    if known(name):
         return name
     return get(name).key if name in {r.id for r in all_results()} else None
 
 
 def registered(key: str) -> bool:
     """``key`` names a result registered now (a plugin's result is one only while its plugin is loaded)."""
-    from bounds.registry import all_results
+    from bounds.registry import known
 
-    return key in {r.key for r in all_results()}
+    return known(key)
