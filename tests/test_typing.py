@@ -1,7 +1,7 @@
 """The packages type-check: mypy with the project's configuration (``[tool.mypy]`` in pyproject.toml) reports
 no error.
 
-Why a test rather than a separate step of the README's test command: run here, mypy (about 30 s of one core
+Why a test rather than a separate step of the README's test command: run here, mypy (about 10 s of one core
 from a fresh clone) overlaps with the other xdist worker instead of running before the whole suite starts.
 """
 
