@@ -22,6 +22,8 @@ def compare_figure(comparison: Comparison, keys: Sequence[str] = (), r_max: floa
     """eps reached (setting's measure) against R for ``keys`` (default: the first covered results)."""
     from matplotlib.figure import Figure
 
+    from reports.figures import log_scale
+
     setting = comparison.setting
     covered = {r.key: r for r in (*comparison.covered, *comparison.undecided)}
     chosen = list(keys) or list(covered)[:MAX_CURVES]
@@ -34,7 +36,9 @@ def compare_figure(comparison: Comparison, keys: Sequence[str] = (), r_max: floa
         y = curve(key, setting, R)
         style = "--" if covered[key].order_constant_one else "-"
         ok = np.isfinite(y) & (y > 0)
-        ax.loglog(R[ok], y[ok], style, label=key + (" (O, C=1)" if covered[key].order_constant_one else ""))
+        ax.plot(R[ok], y[ok], style, label=key + (" (O, C=1)" if covered[key].order_constant_one else ""))
+    log_scale(ax, "x")
+    log_scale(ax, "y")
     if setting.eps is not None:
         ax.axhline(setting.eps, color="grey", lw=0.8, ls=":", label=f"eps = {setting.eps:g}")
     ax.set_xlabel("rounds R")

@@ -60,6 +60,8 @@ def trace_figure(section: Mapping[str, Any]):
     """Ratio against evaluation (admissible points), best so far, LHS = RHS, and the confirmation interval."""
     from matplotlib.figure import Figure
 
+    from reports.figures import log_scale
+
     fig = Figure(figsize=(6.4, 3.6), dpi=120)
     fig.subplots_adjust(left=0.13, right=0.97, bottom=0.15, top=0.9)
     ax = fig.add_subplot()
@@ -78,7 +80,7 @@ def trace_figure(section: Mapping[str, Any]):
     if section.get("hand_picked_ratio"):
         ax.axhline(section["hand_picked_ratio"], color="C2", lw=0.8, label="hand-picked instance")
     if any(x > 0 for x in r + best if x == x):
-        ax.set_yscale("log")
+        log_scale(ax, "y")
     ax.set_xlabel("evaluation (count)")
     ax.set_ylabel("LHS / RHS")
     ax.set_title(f"falsify {section['id']} ({section.get('optimiser')}, seed {section.get('seed')})", fontsize=9)

@@ -30,6 +30,16 @@ class FigureImage:
     png: bytes
 
 
+def log_scale(ax, which: str) -> None:
+    """``ax``'s ``which`` axis ("x" or "y") on a log scale, with minor ticks at 2 and 5 of each decade. Why not
+    matplotlib's default minor ticks (2 to 9): each tick is an object of its own, laid out at every draw, and those
+    took 3.7 s of the report's 9.5 s of figures."""
+    from matplotlib.ticker import LogLocator
+
+    (ax.set_xscale if which == "x" else ax.set_yscale)("log")
+    (ax.xaxis if which == "x" else ax.yaxis).set_minor_locator(LogLocator(base=10, subs=(2.0, 5.0)))
+
+
 def _figure():
     from matplotlib.figure import Figure
 
@@ -93,9 +103,9 @@ def error_vs_rounds_figure(check: Mapping[str, Any]):
         if s.get("predicted_slope") is not None:
             label += f", predicted {fmt(s['predicted_slope'], 3)}"
         ax.plot(xs[ok], np.exp(icpt) * xs[ok] ** slope, ":", color="k", label=label)
-    ax.set_xscale("log")
+    log_scale(ax, "x")
     if ys.size and np.all(ys[np.isfinite(ys)] > 0):
-        ax.set_yscale("log")
+        log_scale(ax, "y")
     sweep = s.get("fit_slope") is not None or "rhs" in s  # a sweep over R, else a curve over rounds
     ax.set_xlabel(s.get("x_label", "communication rounds R (count)" if sweep else "round r (count)"))
     ax.set_ylabel(s.get("y_label", "measured left side (problem units)" if sweep
@@ -139,13 +149,13 @@ def terms_figure(result: Mapping[str, Any]):
     for i, n in enumerate(names):
         ax.plot(x, np.where(ys[i] > 0, ys[i], np.nan), color=f"C{i}", label=n)
     ax.plot(x, total, "k--", lw=1, label="bound (sum)")
-    ax.set_xscale("log")
+    log_scale(ax, "x")
     if np.nanmin(np.where(total > 0, total, np.nan)) > 0:
-        ax.set_yscale("log")
+        log_scale(ax, "y")
     with np.errstate(invalid="ignore", divide="ignore"):
         frac = np.where(total > 0, ys / total, 0.0)
     share.stackplot(x, *frac, labels=names, colors=[f"C{i}" for i in range(len(names))], alpha=0.85)
-    share.set_xscale("log")
+    log_scale(share, "x")
     share.set_ylim(0, 1)
     for a in (ax, share):
         if sweep.get("example") is not None:
@@ -198,7 +208,7 @@ def sampler_figure(sampler: Mapping[str, Any]):
             ax.axhline(float(star[k]), color=f"C{k}", ls="--", lw=0.8)
     if r.shape[1] > n_show:
         ax.text(0.01, 0.02, f"first {n_show} of {r.shape[1]} clients shown", transform=ax.transAxes, fontsize=7)
-    ax.set_xscale("log")
+    log_scale(ax, "x")
     ax.set_xlabel("round t (count)")
     ax.set_ylabel("rate r_k(t) (fraction of rounds)")
     ax.set_title(sampler.get("title", "F3AST sampler: rates approach r* (dashed)"), fontsize=10)
