@@ -221,6 +221,10 @@ def test_readme_costs_are_the_records():
         printed = f"{row['cpu_s']:.1f} s" if row["finished"] else f"more than {row['cpu_s']:.0f} s (stopped)"
         assert cpu.strip() == printed, (command, cpu, row)
         assert target.strip() == ("-" if row["target_cpu_s"] is None else f"{row['target_cpu_s']:.0f} s")
+    # the sentence on the targets names exactly the commands that miss theirs in the record
+    missed = sorted(r["command"].split()[0] for r in record["rows"] if r["meets"] is False)
+    said = re.search(r"The ((?:`\w+`(?:, | and )?)+) targets? (?:is|are) not met yet\.", " ".join(README.split()))
+    assert said is not None and sorted(re.findall(r"`(\w+)`", said.group(1))) == missed, (said, missed)
 
 
 def test_subprocess_helper_runs_a_command_as_printed(tmp_path):
