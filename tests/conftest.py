@@ -75,6 +75,25 @@ def pytest_unconfigure(config):
         shutil.rmtree(config._cb_basetemp, ignore_errors=True)
 
 
+@pytest.fixture
+def recorded_calls(monkeypatch):
+    """``record(owner, name)`` replaces ``owner.name`` by a wrapper that calls it and appends each call's first
+    argument to the list it returns: how often, and for what, a step ran."""
+
+    def record(owner, name: str) -> list:
+        seen: list = []
+        real = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            seen.append(args[0])
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, wrapper)
+        return seen
+
+    return record
+
+
 @pytest.fixture(autouse=True)
 def _no_terminal_width(monkeypatch):
     """Every test starts as a pipe does: no $COLUMNS (rich reads it as the terminal's width, and tables are then

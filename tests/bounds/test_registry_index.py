@@ -119,3 +119,13 @@ def test_compiling_with_the_numpy_module_gives_the_same_functions_as_the_name():
         _, ours = _compiled(dataclasses.replace(all_results()[0]), expr)  # a copy: a fresh cache
         assert _code(ours) == _code(by_name), expr
         assert all(ours.__globals__.get(n) is by_name.__globals__.get(n) for n in ours.__code__.co_names), expr
+
+
+def test_known_answers_as_the_whole_registry_does():
+    """registry.known(key) (no paper module built) says yes exactly for the keys all_results() holds."""
+    from bounds.registry import all_results, known
+
+    keys = {r.key for r in all_results()}
+    assert keys and all(known(k) for k in keys)
+    for k in ("FAST.T1@nope", "NOPE.T1", "fast.t1", ""):
+        assert known(k) is (k in keys) is False

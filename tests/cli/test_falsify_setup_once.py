@@ -4,15 +4,8 @@ search then uses the one built (the `corners` pool probes hundreds of points, te
 import verify.search.optimisers as optimisers
 
 
-def test_the_command_builds_the_optimiser_once(convbound, monkeypatch):
-    built = []
-    real = optimisers.make_optimiser
-
-    def counting(*args, **kwargs):
-        built.append(args[0])
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(optimisers, "make_optimiser", counting)
+def test_the_command_builds_the_optimiser_once(convbound, recorded_calls):
+    built = recorded_calls(optimisers, "make_optimiser")
     run = convbound("falsify", "FAST.T2@corrected", "--budget", "2", "--seed", "0", "--optimiser", "random",
                    "--confirm-trials", "64", "--no-shrink", "--no-store")
     assert run.code == 0, run.err

@@ -22,6 +22,19 @@ def test_stream_views_follow_the_block_rule_for_mixed_shapes():
         assert np.array_equal(g, e)
 
 
+def test_stream_views_past_the_cut_limit_keep_the_block_rule():
+    """More same-shape requests than one cut holds (GaussianStream.VIEWS) in a block that would hold them all:
+    the cut is renewed and the values stay those of the block rule."""
+    many = 3 * GaussianStream.VIEWS
+    shapes = [(2,)] * many + [(5, 3)] + [(2,)] * many
+    stream = GaussianStream(7, CPU, torch.float64, block=4 * many)
+    got = [stream.normal(s).clone().numpy() for s in shapes]
+    expected = list(expected_draws(7, shapes, block=4 * many))
+    assert len(expected) == len(got)
+    for g, e in zip(got, expected):
+        assert np.array_equal(g, e)
+
+
 def test_lb_split_loops_only_x3_and_matches_a_plain_step_loop():
     pb = lower_bound_objective(M=4, sigma=2.0)
     bound = pb.bind(CPU, torch.float64)

@@ -114,17 +114,10 @@ def test_rotated_hessians_are_not_scored_by_coordinate():
     assert ev.exact_shape(pb, fedavg(eta=0.1, K=2), uniform(M=3, S=2)) == (1 + 3 + 6, 1)
 
 
-def test_the_questions_build_one_plan_per_instance_and_answer_each_instance_for_itself(monkeypatch):
+def test_the_questions_build_one_plan_per_instance_and_answer_each_instance_for_itself(monkeypatch, recorded_calls):
     """applies and exact_shape of the same objects build the plan once; other objects get their own answer (a
     rotated problem, asked right after, is not answered from the diagonal one's plan)."""
-    built = []
-    real = ev.diagonal_plan
-
-    def counting(*args, **kw):
-        built.append(args[0])
-        return real(*args, **kw)
-
-    monkeypatch.setattr(ev, "diagonal_plan", counting)
+    built = recorded_calls(ev, "diagonal_plan")
     monkeypatch.setattr(ev._ASKED, "entries", [])
     pb, alg, pat = _problem(3, 4), fedavg(eta=0.1, K=2), uniform(M=4, S=2)
     assert applies(pb, alg, pat)[0] and applies(pb, alg, pat, rounds=10)[0]

@@ -126,3 +126,22 @@ def test_a_horizon_the_exact_path_declines_falls_back_to_monte_carlo_instead_of_
     assert est.exact == {} and est.trials == 4 and np.isfinite(est.lhs) and est.ci[0] <= est.lhs <= est.ci[1]
     inside = evaluate_point(sc, {"T": MAX_SCHEDULED_ROUNDS}, trials=4, seed=0)
     assert inside.exact["method"] == "exact" and inside.trials == 0  # at the limit it is still exact
+
+
+def test_kept_per_trial_laws_are_the_built_ones_in_a_fresh_list():
+    """per_trial_laws keeps its answers: a second call gives the same law objects (same moments as a build with
+    no keeping), in a list of its own, so a caller's edit of the list reaches no other caller."""
+    from quadratics.exact.laws import _per_trial_laws, per_trial_laws
+
+    c = {"m": 2, "n": 2, "q": 0.4, "I": None, "dist": "beta", "a": 0.3, "b": 0.3}
+    first = per_trial_laws(5, c, 4, 11)
+    first.clear()
+    again = per_trial_laws(5, c, 4, 11)
+    built = _per_trial_laws(5, tuple(sorted(c.items())), 4, 11)
+    assert len(again) == len(built) == 4
+    for kept, fresh in zip(again, built):
+        mean_k, pair_k = kept.moments(kept.key(0))
+        mean_f, pair_f = fresh.moments(fresh.key(0))
+        assert np.array_equal(mean_k, mean_f) and np.array_equal(pair_k.apply(np.eye(10)), pair_f.apply(np.eye(10)))
+    # a constant that is no plain value is built each time, not refused
+    assert len(per_trial_laws(5, {**c, "extra": [1, 2]}, 2, 0)) == 2
