@@ -5,6 +5,7 @@ Hypothesis keeps its files (example database, caches) in a directory of the syst
 area, never in the source tree or in whatever directory pytest was started from.
 """
 
+import itertools
 import json
 import os
 import shutil
@@ -105,10 +106,18 @@ def _no_terminal_width(monkeypatch):
 def _own_evidence_store(monkeypatch, tmp_path_factory):
     """Every test's default evidence store is an empty one of its own, never the user's (the shipped store is
     still read), and ``$CONVBOUND_STORE`` is unset, so a command writes evidence only where a test asks
-    (``--store``). Why: a user's campaign must not change a test's decision."""
+    (``--store``). Why: a user's campaign must not change a test's decision.
+
+    The store's folder is named, not made: a store makes its folder when first written, and most tests write
+    none. Why: ``tmp_path_factory.mktemp`` numbers a folder by listing every folder already in the base, so one
+    made for each of a worker's ~2,300 tests listed millions of names (about 20 s of CPU a run)."""
     monkeypatch.delenv("CONVBOUND_STORE", raising=False)
-    path = tmp_path_factory.mktemp("store") / "evidence.sqlite"
+    path = tmp_path_factory.getbasetemp() / "stores" / str(next(_STORES)) / "evidence.sqlite"
     monkeypatch.setattr("verify.evidence.store.default_path", lambda: path)
+
+
+#: Numbers the tests' own evidence stores within one process (each xdist worker has its own base folder).
+_STORES = itertools.count()
 
 
 @pytest.fixture(autouse=True, scope="module")

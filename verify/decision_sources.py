@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,13 +68,22 @@ def load_searches(paths: Sequence[str]) -> list[tuple[str, Any]]:
             for p in paths]
 
 
-def stored_evidence(store: str | None = None, *, shipped: bool = True) -> dict[str, StoredEvidence]:
+def stored_evidence(store: str | None = None, *, shipped: bool = True,
+                    keys: Collection[str] | None = None) -> dict[str, StoredEvidence]:
     """The fresh evidence of the user's store (``store``, ``$CONVBOUND_STORE`` or the default path) and of the
-    shipped store, by result (``verify.evidence.records.evidence_by_result``)."""
+    shipped store, by result (``verify.evidence.records.evidence_by_result``); about the results ``keys`` only
+    when given (:func:`needed_keys` gives those a decision reads), every result's otherwise."""
+    from verify.evidence.keys import stored_names
     from verify.evidence.records import evidence_by_result
     from verify.evidence.store import read_all
 
-    return evidence_by_result(read_all(store, shipped=shipped))
+    about = None if keys is None else stored_names(keys)
+    return evidence_by_result(read_all(store, shipped=shipped, about=about))
+
+
+def needed_keys(results: Iterable[Any]) -> set[str]:
+    """The keys of ``results`` and of the results each rests on: what :func:`decide_with` decides."""
+    return {k for r in results for k in (r.key, *r.provenance.rests_on)}
 
 
 _VALID = {"falsify": "a record written by 'convbound falsify ID --json'",
@@ -256,7 +265,8 @@ def decide_results(keys: Sequence[str] | None, options: DecideOptions) -> list[D
     from bounds.registry import all_results, get
 
     results = list(all_results()) if keys is None else [get(k) for k in keys]
-    stored = stored_evidence(options.store) if options.use_store else {}
+    wanted = None if keys is None else needed_keys(results)
+    stored = stored_evidence(options.store, keys=wanted) if options.use_store else {}
     if options.searches is not None:  # --search files replace the store's searches (its other evidence stays)
         stored = {k: replace(ev, searches=[]) for k, ev in stored.items()}
     searches = load_searches(options.searches or ())

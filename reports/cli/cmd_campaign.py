@@ -105,10 +105,11 @@ def _decide(keys, store: str, no_shipped: bool, as_json: bool) -> None:
     from bounds import get
     from reports.cli.cmd_decide import _print
     from reports.cli.common import echo_json
-    from verify.decision_sources import decide_with, stored_evidence
+    from verify.decision_sources import decide_with, needed_keys, stored_evidence
 
-    stored = stored_evidence(store, shipped=not no_shipped)
-    decisions = decide_with([get(k) for k in keys], [], [], stored=stored)
+    results = [get(k) for k in keys]
+    stored = stored_evidence(store, shipped=not no_shipped, keys=needed_keys(results))
+    decisions = decide_with(results, [], [], stored=stored)
     if as_json:
         echo_json([d.to_dict() for d in decisions])
     else:

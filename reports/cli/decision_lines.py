@@ -19,10 +19,10 @@ def result_decision(res: Any, from_file: bool) -> Any | None:
     registered results, whose evidence is keyed by their registry key)."""
     if from_file:
         return None
-    from verify.decision_sources import decide_with, stored_evidence
+    from verify.decision_sources import decide_with, needed_keys, stored_evidence
 
     # versions read from the installed distribution's metadata would load importlib.metadata: `show` states none
-    return decide_with([res], [], [], stored=stored_evidence(),
+    return decide_with([res], [], [], stored=stored_evidence(keys=needed_keys([res])),
                        versions={"convbound": "not read by show/check"})[0]
 
 

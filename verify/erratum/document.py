@@ -124,7 +124,7 @@ def _decision(key: str, searches: Sequence[str] | None) -> dict[str, Any]:
     if searches:
         recs = load_searches(list(searches))
     else:
-        stored = stored_evidence().get(key)
+        stored = stored_evidence(keys=[key]).get(key)
         recs = list(stored.searches) if stored is not None else []
     d = decide_with([bounds.get(key)], recs, [])[0]
     return {"id": key, "evidence": "search records only (convbound decide also weighs PEP worst cases)",

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,16 @@ def resolved(name: str) -> str | None:
     if known(name):
         return name
     return get(name).key if name in {r.id for r in all_results()} else None
+
+
+def stored_names(keys: Iterable[str]) -> set[str]:
+    """The names a record about any of ``keys`` can be stored under: each key, and the bare id of a key that is
+    its result's default variant (the inverse of :func:`resolved`)."""
+    from bounds.registry import get
+
+    names = set(keys)
+    names |= {get(k).id for k in keys if get(get(k).id).key == k}
+    return names
 
 
 def registered(key: str) -> bool:

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -172,8 +172,11 @@ class Store:
                              f"VALUES ({', '.join('?' * len(_COLUMNS))})", rows)
             return conn.total_changes - before
 
-    def records(self, result_key: str | None = None, kind: str | None = None) -> list[StoredRecord]:
-        """Every record (about ``result_key``, of ``kind`` when given), oldest first."""
+    def records(self, result_key: str | None = None, kind: str | None = None, *,
+                about: Collection[str] | None = None) -> list[StoredRecord]:
+        """Every record (about ``result_key``, of ``kind``, stored under one of the names ``about`` when given),
+        oldest first. Why ``about``: a decision about one result (``check``, ``show``) need not parse the
+        bodies of every other result's records, most of a store's reading time."""
         if self.readonly and not self.path.is_file():
             return []
         where, args = [], []
@@ -181,6 +184,10 @@ class Store:
             if val is not None:
                 where.append(f"{col} = ?")
                 args.append(val)
+        if about is not None:
+            names = sorted(set(about))
+            where.append(f"result_key IN ({', '.join('?' * len(names))})")
+            args += names
         sql = f"SELECT {', '.join(_COLUMNS)} FROM records" + (" WHERE " + " AND ".join(where) if where else "")
         try:
             rows = self._connect().execute(sql + " ORDER BY created, id", args).fetchall()
@@ -206,18 +213,19 @@ def _record(row: Sequence[Any], source: str) -> StoredRecord:
 
 
 def read_all(store: str | None = None, *, shipped: bool = True, result_key: str | None = None,
-             kind: str | None = None) -> list[StoredRecord]:
-    """The user's records then the shipped ones (a record in both is read once, from the user's store).
-    A user's store that does not exist yet reads as empty (it is not created by reading)."""
+             kind: str | None = None, about: Collection[str] | None = None) -> list[StoredRecord]:
+    """The user's records then the shipped ones (a record in both is read once, from the user's store), those
+    stored under one of the names ``about`` when given (:meth:`Store.records`). A user's store that does not
+    exist yet reads as empty (it is not created by reading)."""
     out: list[StoredRecord] = []
     path = user_path(store)
     if path.is_file():
         with Store(path) as s:
-            out += s.records(result_key, kind)
+            out += s.records(result_key, kind, about=about)
     if shipped:
         seen = {r.id for r in out}
         with Store(SHIPPED, readonly=True) as s:
-            out += [r for r in s.records(result_key, kind) if r.id not in seen]
+            out += [r for r in s.records(result_key, kind, about=about) if r.id not in seen]
     return out
 
 

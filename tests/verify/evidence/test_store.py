@@ -115,3 +115,26 @@ def test_the_users_records_come_first_and_a_missing_user_store_reads_as_the_ship
 def test_a_new_record_of_an_unknown_kind_is_refused():
     with pytest.raises(ValueError, match="kind 'audit' is not one of"):
         new_record("audit", KEY, {}, seed=0)
+
+
+def test_evidence_asked_about_some_results_is_exactly_theirs_in_the_whole_store():
+    """``stored_evidence(keys=...)`` reads only the records of those results (and of a default variant, those stored
+    under its bare id), and gives them what reading the whole store gives them; a corollary's decision reads the
+    result it rests on too."""
+    from bounds import get
+    from verify.decision_sources import decide_with, needed_keys, stored_evidence
+    from verify.evidence.keys import stored_names
+
+    assert stored_names(["SURV.GENFEDAVG@text", "SURV.GENFEDAVG@table"]) == {
+        "SURV.GENFEDAVG@text", "SURV.GENFEDAVG@table", "SURV.GENFEDAVG"}  # the bare id is the default variant's
+    assert stored_names(["FAST.T2@corrected"]) == {"FAST.T2@corrected"}  # FAST.T2 is the printed variant's id
+    assert needed_keys([get("FAST.C1")]) == {"FAST.C1", "FAST.T1"}
+    whole = stored_evidence()
+    some = stored_evidence(keys=needed_keys([get("FAST.C1")]))
+    assert set(some) == {"FAST.C1", "FAST.T1"} & set(whole) and some.keys()
+    for key, ev in some.items():
+        assert [s for s, _ in ev.searches] == [s for s, _ in whole[key].searches]
+        assert len(ev.orders) == len(whole[key].orders) and ev.stale == whole[key].stale
+    (alone,) = decide_with([get("FAST.C1")], [], [], stored=some)
+    (full,) = decide_with([get("FAST.C1")], [], [], stored=whole)
+    assert alone.to_dict() == full.to_dict()
