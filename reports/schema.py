@@ -173,10 +173,10 @@ def saved_findings(only: Sequence[str] | None = None, root: Path | None = None) 
 def _saved_search_data(root: Path | None) -> list[tuple[str, Any]]:
     """``(label, JSON)`` of each saved search: the store's fresh search records, or the files under ``root``."""
     if root is None:
-        from verify.evidence.store import SEARCH, fresh, read_all
+        from verify.evidence.store import SEARCH, fresh_ones, read_all
 
         return [(f"{r.source} {r.id[:10]}", {k: v for k, v in r.body.items() if k != "piece"})
-                for r in read_all(kind=SEARCH) if fresh(r)]
+                for r in fresh_ones(read_all(kind=SEARCH))]
     out = []
     for f in sorted(root.rglob("*.json")) if root.is_dir() else ():
         try:

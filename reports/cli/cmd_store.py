@@ -39,14 +39,16 @@ def path_cmd(store) -> None:
 def list_cmd(store, no_shipped, result_key) -> None:
     """Records by result and kind: how many, how many stale (about an earlier formula), which stores."""
     from bounds import get
-    from verify.evidence.store import fresh, read_all
+    from verify.evidence.store import fresh_ones, read_all
 
     key = get(result_key).key if result_key is not None else None
     counts: dict[tuple[str, str], list[int]] = {}
-    for r in read_all(store, shipped=not no_shipped, result_key=key):
+    records = read_all(store, shipped=not no_shipped, result_key=key)
+    kept = {r.id for r in fresh_ones(records)}
+    for r in records:
         row = counts.setdefault((r.result_key, r.kind), [0, 0])
         row[0] += 1
-        row[1] += 0 if fresh(r) else 1
+        row[1] += 0 if r.id in kept else 1
     for (k, kind), (n, stale) in sorted(counts.items()):
         click.echo(f"{k:28s} {kind:13s} {n:5d} record(s)" + (f", {stale} stale (ignored by decide)" if stale else ""))
     click.echo(f"{sum(n for n, _ in counts.values())} record(s) about {len({k for k, _ in counts})} result(s)")

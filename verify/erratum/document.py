@@ -46,9 +46,9 @@ def refutations(key: str, paths: Sequence[str] | None) -> list[tuple[str, dict[s
                 _check(data, str(f))
                 found.append((str(f), data))
     else:
-        from verify.evidence.store import SEARCH, fresh, read_all
+        from verify.evidence.store import SEARCH, fresh_ones, read_all
 
-        found = [(f"stored {r.id}", dict(r.body)) for r in read_all(result_key=key, kind=SEARCH) if fresh(r)]
+        found = [(f"stored {r.id}", dict(r.body)) for r in fresh_ones(read_all(result_key=key, kind=SEARCH))]
     return [(src, data) for src, data in found if _violation(data)]
 
 

@@ -67,25 +67,11 @@ Progress = Callable[[int, int, str], None]
 def done_labels(store: Store, seed: int) -> set[str]:
     """Labels of the pieces the store has: fresh records of this scoring code, at ``seed`` (or unseeded)."""
     from verify.evidence.keys import code_version
-    from verify.evidence.store import fresh
+    from verify.evidence.store import fresh_ones
 
     version = code_version()
-    hashes: dict[str, tuple[str, str]] = {}
-    out = set()
-    for r in store.records():
-        if r.code_version == version and r.piece and (r.seed is None or r.seed == seed) and _fresh(r, hashes, fresh):
-            out.add(r.piece)
-    return out
-
-
-def _fresh(r: StoredRecord, hashes: dict[str, tuple[str, str]], fresh: Callable[..., bool]) -> bool:
-    from verify.evidence.keys import current, registered
-
-    if r.result_key not in hashes:
-        if not registered(r.result_key):
-            return False
-        hashes[r.result_key] = current(r.result_key)
-    return bool(fresh(r, hashes))
+    return {r.piece for r in fresh_ones(r for r in store.records()
+                                        if r.code_version == version and r.piece and r.seed in (None, seed))}
 
 
 def refuted_by(store: Store, key: str) -> str:

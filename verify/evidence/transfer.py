@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bounds.core.errors import UserInputError
-from verify.evidence.store import KINDS, ORDERS, SHIPPED, Store, StoredRecord, fresh, new_record
+from verify.evidence.store import KINDS, ORDERS, SHIPPED, Store, StoredRecord, fresh_ones, new_record
 
 
 def _imported(body: Mapping[str, Any]) -> str:
@@ -168,7 +168,7 @@ def export_lines(records: Iterable[StoredRecord]) -> Iterable[str]:
 def rebuild_shipped(sources: Sequence[str], target: Path = SHIPPED) -> tuple[int, int, list[str]]:
     """Write ``target`` from the fresh records of ``sources``: ``(kept, stale left out, skipped files)``."""
     records, skipped = collect(sources)
-    kept = [r for r in records if fresh(r)]
+    kept = fresh_ones(records)
     tmp = target.with_name(target.name + ".tmp")
     tmp.unlink(missing_ok=True)
     with Store(tmp) as s:

@@ -138,3 +138,17 @@ def test_evidence_asked_about_some_results_is_exactly_theirs_in_the_whole_store(
     (alone,) = decide_with([get("FAST.C1")], [], [], stored=some)
     (full,) = decide_with([get("FAST.C1")], [], [], stored=whole)
     assert alone.to_dict() == full.to_dict()
+
+
+def test_fresh_ones_are_the_records_fresh_says_are_fresh():
+    """``fresh_ones`` (each result's hashes once) keeps exactly what ``fresh`` keeps record by record: here the
+    shipped searches, one about an earlier formula and one about a result not registered."""
+    from verify.evidence.store import fresh, fresh_ones
+
+    shipped = read_all(kind=SEARCH, store="/nonexistent/none.sqlite")[:40]
+    stale = dataclasses.replace(shipped[0], formula_hash="0" * 24, id="stale")
+    unknown = dataclasses.replace(shipped[1], result_key="NOPE.T9", id="unknown")
+    records = [*shipped, stale, unknown]
+    kept = [r.id for r in fresh_ones(records)]
+    assert kept == [r.id for r in records if fresh(r)] and "stale" not in kept and "unknown" not in kept
+    assert len(kept) >= 30  # the shipped searches are about the formulas registered now
