@@ -81,3 +81,25 @@ def test_the_verdict_and_fit_helpers_use_the_stats_module():
     assert est.level == 0.99 and est.high == pytest.approx(stats.t_interval(x, 0.99)[2], rel=1e-12)
     Y = np.array([[1.0, 0.5, 0.26], [1.0, 0.52, 0.25], [1.0, 0.49, 0.24]])
     assert fit_over_seeds([1, 2, 4], Y).level == 0.95
+
+
+def test_t_quantile_against_its_closed_forms_at_one_and_two_degrees_of_freedom():
+    """t_{p,1} = tan(pi (p - 1/2)) and t_{p,2} = (2p - 1) sqrt(2 / (4 p (1 - p))), p = (1 + level)/2; an array of
+    degrees of freedom is answered elementwise, and infinitely many give the normal quantile."""
+    from bounds.core.stats import t_quantile
+
+    for level in (0.5, 0.95, 0.999):
+        p = 0.5 + level / 2
+        got = np.asarray(t_quantile(level, np.array([1.0, 2.0, np.inf])))
+        assert got[0] == pytest.approx(math.tan(math.pi * (p - 0.5)), rel=1e-13)
+        assert got[1] == pytest.approx((2 * p - 1) * math.sqrt(2 / (4 * p * (1 - p))), rel=1e-13)
+        assert got[2] == pytest.approx(math.sqrt(2) * _erfinv(2 * p - 1), rel=1e-12)
+
+
+def _erfinv(y: float) -> float:
+    """erf^-1 by bisection on math.erf (independent of scipy)."""
+    lo, hi = 0.0, 6.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return (lo + hi) / 2
