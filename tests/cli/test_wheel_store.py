@@ -30,10 +30,12 @@ def test_a_wheel_in_a_fresh_venv_decides_as_the_checkout(tmp_path):
                     str(tmp_path / "dist"), str(src)], check=True, timeout=300)
     (wheel,) = (tmp_path / "dist").glob("convbound-*.whl")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
-    py = venv / "bin" / "python"
-    subprocess.run([str(py), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)], check=True,
+    # no pip of its own (ensurepip is most of a venv's making): this interpreter's pip installs into it
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
                    timeout=300)
+    py = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q",
+                    str(wheel)], check=True, timeout=300)
     away = tmp_path / "elsewhere"
     away.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
