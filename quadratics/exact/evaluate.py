@@ -155,11 +155,36 @@ def _evaluate(plan: _Plan, rounds: int, first: int) -> tuple[np.ndarray, ...]:
         head, start_round = plan.open_sums(v0, True), 0
     else:
         head, start_round = plan.open_sums(plan.advance(v0, 0, first - 1), False), first - 1
-    tail = plan.advance(head, start_round, rounds - start_round)
+    return (init, *_finish(plan, plan.advance(head, start_round, rounds - start_round), rounds, first))
+
+
+def _finish(plan: _Plan, tail: Tracked, rounds: int, first: int) -> tuple[np.ndarray, ...]:
+    """(final, final bound, mean over first..rounds, its bound) from the state after the last round."""
     fin, fin_err = plan.metrics(tail)
     total, total_err = plan.sums(tail)
     count = rounds - first + 1
-    return init, fin, fin_err, total / count, total_err / count * (1 + 2 * U)
+    return fin, fin_err, total / count, total_err / count * (1 + 2 * U)
+
+
+def _evaluate_each(plan: _Plan, laws: list[Law], rounds: int, first: int) -> list[tuple[np.ndarray, ...]] | None:
+    """``_evaluate(plan, rounds, first)[1:]`` under each of ``laws``, their recursions advanced together
+    (:meth:`_Plan.stack`; the same products as one by one, stacked); None where they cannot be stacked."""
+    if not plan.stack(laws):
+        return None
+    n = len(laws)
+    stacked = lambda v: Tracked(np.broadcast_to(v.val, (n, *v.val.shape)).copy(),  # noqa: E731
+                                np.broadcast_to(v.err, (n, *v.err.shape)).copy(), 1)
+    each = lambda v, t: Tracked(v.val[t], v.err[t])  # noqa: E731
+    v0 = plan.start()  # the laws' common start (no chain law is stacked)
+    if first == 0:
+        head, start_round = stacked(plan.open_sums(v0, True)), 0
+    else:
+        moved = plan.advance(stacked(v0), 0, first - 1)
+        heads = [plan.open_sums(each(moved, t), False) for t in range(n)]
+        head = Tracked(np.stack([h.val for h in heads]), np.stack([h.err for h in heads]), 1)
+        start_round = first - 1
+    tail = plan.advance(head, start_round, rounds - start_round)
+    return [_finish(plan, each(tail, t), rounds, first) for t in range(n)]
 
 
 @dataclass(frozen=True)
@@ -233,8 +258,12 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
         keep = (curve is not None and plan.period is not None
                 and rounds * len(laws) * n * n * blocks <= CURVE_MAX_WORK
                 and len(laws) * plan.period * n * n * blocks <= 5e7)
-        rows, mats = [], []
-        for law in laws:
+        together = _evaluate_each(plan, laws, rounds, first)
+        rows, mats = ([], []) if together is None else (together, [])
+        if together is not None and keep:  # the stacked matrices: [period, trials, ...] to [trials, period, ...]
+            assert plan.period is not None
+            mats = list(np.moveaxis(np.array([plan.G(r).val[..., :n, :n] for r in range(plan.period)]), 0, 1))
+        for law in laws if together is None else ():
             plan.use(law)
             rows.append(_evaluate(plan, rounds, first)[1:])
             if keep:

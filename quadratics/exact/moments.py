@@ -51,10 +51,12 @@ def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return _product(a, b)
 
 
-def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _product(a: np.ndarray, b: np.ndarray, lead: int = 0) -> np.ndarray:
     """:func:`_mm` without its ``errstate``, for callers that enter it once around several products (entering
-    it costs about 2.5 us, as much as a product of the small matrices the recursions multiply)."""
-    if a.shape[0] * a.shape[1] * b.shape[-1] < 2_000_000:
+    it costs about 2.5 us, as much as a product of the small matrices the recursions multiply). ``lead``: leading
+    axes that stack independent recursions (one per trial); they do not count toward the size that chooses the
+    library, so each stacked product is computed as it would be alone."""
+    if a.shape[lead] * a.shape[lead + 1] * b.shape[-1] < 2_000_000:
         return a @ b
     ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
     if min(a.shape[0], a.shape[1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
@@ -77,20 +79,23 @@ def vech_index(D: int) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass
 class Tracked:
-    """A matrix (or vector) with its entrywise rounding bound."""
+    """A matrix (or vector) with its entrywise rounding bound; ``lead`` leading axes stack independent ones (one
+    per trial: :meth:`quadratics.exact.plan._Plan.stack`)."""
 
     val: np.ndarray
     err: np.ndarray
+    lead: int = 0
 
     def __matmul__(self, other: Tracked) -> Tracked:
         a, b = self.val, other.val
         n = a.shape[-1]
+        k = max(self.lead, other.lead)
         aa, ab = np.abs(a), np.abs(b)
         with np.errstate(over="ignore", invalid="ignore"):  # as in _mm, entered once for the five products
-            p1, p2, p3, p4, val = (_product(aa, other.err), _product(self.err, ab), _product(self.err, other.err),
-                                   _product(aa, ab), _product(a, b))
+            p1, p2, p3, p4, val = (_product(aa, other.err, k), _product(self.err, ab, k),
+                                   _product(self.err, other.err, k), _product(aa, ab, k), _product(a, b, k))
         err = p1 + p2 + p3 + gamma(n) * p4
-        return Tracked(val, err * (1 + 4 * U))
+        return Tracked(val, err * (1 + 4 * U), k)
 
 
 
@@ -188,6 +193,6 @@ def matrix_power(G: Tracked, k: int) -> Tracked:
 
 def matvec(A: Tracked, v: Tracked) -> Tracked:
     """A v with the bound carried (batched: A [..., n, n], v [..., n])."""
-    w = Tracked(v.val[..., None], v.err[..., None])
+    w = Tracked(v.val[..., None], v.err[..., None], v.lead)
     out = A @ w
-    return Tracked(out.val[..., 0], out.err[..., 0])
+    return Tracked(out.val[..., 0], out.err[..., 0], out.lead)

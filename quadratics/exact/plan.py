@@ -202,6 +202,39 @@ class _Plan:
         self._G: dict[Any, Tracked] = {}
         self._W: Tracked | None = None
 
+    def stack(self, laws: list[Law]) -> bool:
+        """Evaluate under every one of ``laws`` at once from now on: each round's matrix is the laws' matrices
+        stacked on a leading axis (``Tracked.lead``), so :meth:`advance` takes a stacked vector and makes one
+        batched product per step instead of one per law, each stacked product computed as it would be alone.
+        False (and nothing changed) where they cannot be stacked: a step schedule, a chain law, laws whose rounds
+        differ in period or pattern, or matrices large enough that a product goes to torch.
+
+        Why: the per-trial laws of FAST (``per_trial_moments``) share one pattern of rounds and differ only in
+        their moments; advancing hundreds of small recursions one by one spent most of the time in Python."""
+        if self.prober.scheduled or not laws or any(isinstance(law, MarkovLaw) for law in laws):
+            return False
+        period = lcm(self.prober.window, laws[0].period)
+        if any(lcm(self.prober.window, law.period) != period for law in laws):
+            return False
+        keys = [laws[0].key(r) for r in range(period)]
+        if any([law.key(r) for r in range(period)] != keys for law in laws[1:]):
+            return False
+        per_key: dict[Any, list[Tracked]] = {}
+        for law in laws:
+            self.use(law)  # (its own matrices: G caches them by key for this law only)
+            seen: set[Any] = set()
+            for r in range(period):
+                if self.key(r) not in seen:
+                    seen.add(self.key(r))
+                    per_key.setdefault(self.key(r), []).append(self.G(r))
+        self.use(laws[0])
+        one = next(iter(per_key.values()))[0].val.shape
+        if one[0] * one[1] * one[-1] >= 2_000_000:  # the size at which moments._product leaves numpy
+            return False
+        self._G = {key: Tracked(np.stack([g.val for g in gs]), np.stack([g.err for g in gs]), 1)
+                   for key, gs in per_key.items()}
+        return True
+
     def key(self, r: int) -> tuple[Any, Any]:
         return (self.prober.phase(r), self.law.key(r))
 

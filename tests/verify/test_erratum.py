@@ -361,3 +361,19 @@ def test_the_erratum_repairs_with_a_term_that_covers_every_instance_and_is_decid
     dec = rep["decision"]
     assert dec["outcome"] == "consistent so far" and len(dec["searches"]) >= 5
     assert "zeroth order in eta_c" in out and "12 digits" in out
+
+
+def test_the_closed_forms_inputs_are_written_in_name_order():
+    """The erratum's closed form lists the RHS's inputs by name (they came from a set of sympy symbols, whose
+    order moved between runs: the same erratum written twice differed), each the exact value it was given."""
+    from fractions import Fraction
+
+    import bounds
+    from verify.erratum.closed import _rhs_values
+
+    res = bounds.get("FAST.T2@corrected")
+    values = {s.name: 0.5 for s in res.rhs.free_symbols}
+    got = _rhs_values(res, values, lambda v: Fraction(v))
+    assert list(got) == sorted(got) and "R" not in got and len(got) == len(values) - ("R" in values)
+    squared = {k for k in got if getattr(res.symbol_map.get(k), "squared_input", False)}
+    assert all(got[k] == (sp.sqrt(sp.Rational(1, 4)) if k in squared else sp.Rational(1, 2)) for k in got)

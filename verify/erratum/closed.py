@@ -123,7 +123,7 @@ def _rhs_values(res: Any, values: Mapping[str, Any], conv: Recovery) -> dict[str
     """The RHS's inputs (all but R) as exact numbers: a squared input (sigma_G) as the root of its square's rational."""
     out: dict[str, sp.Expr] = {}
     info = res.symbol_map
-    for s in res.rhs.free_symbols:
+    for s in sorted(res.rhs.free_symbols, key=lambda x: x.name):  # by name: a set's order moves between runs
         if s.name == "R" or s.name not in values:
             continue
         v = float(values[s.name])
