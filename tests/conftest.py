@@ -45,6 +45,8 @@ def pytest_configure(config):
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:
         _compile_packages()
+    if worker:
+        _collect_garbage_once(config)
     if worker and not getattr(config, "_cb_basetemp", None):
         config._cb_basetemp = tempfile.mkdtemp(prefix=f"cb-{worker}-")
         config.option.basetemp = config._cb_basetemp
@@ -69,6 +71,21 @@ def _compile_packages() -> None:
     root = Path(__file__).resolve().parents[1]
     for name in PACKAGES:
         compileall.compile_dir(root / name, quiet=1)
+
+
+def _collect_garbage_once(config) -> None:
+    """An xdist worker ends with one garbage collection, not pytest's five.
+
+    Why: pytest collects garbage five times when a process ends, to report exceptions raised while unreachable
+    objects are finalised; on a worker's heap (torch, sympy, Dask, thousands of tests' objects) that took about
+    4 s after its last test, and the run ends only when both workers have. One collection still finalises what
+    is unreachable (the later ones find what the first one's finalisers left). pytest keeps the count in its
+    config stash for its own tests of this (``gc_collect_iterations_key``); where a pytest has none, five stay."""
+    try:
+        from _pytest.unraisableexception import gc_collect_iterations_key
+    except ImportError:
+        return
+    config.stash[gc_collect_iterations_key] = 1
 
 
 def pytest_unconfigure(config):
