@@ -96,14 +96,15 @@ def pytest_unconfigure(config):
 @pytest.fixture
 def recorded_calls(monkeypatch):
     """``record(owner, name)`` replaces ``owner.name`` by a wrapper that calls it and appends each call's first
-    argument to the list it returns: how often, and for what, a step ran."""
+    argument (``arg``: another positional one, e.g. 1 for a method's first after ``self``) to the list it returns:
+    how often, and for what, a step ran."""
 
-    def record(owner, name: str) -> list:
+    def record(owner, name: str, arg: int = 0) -> list:
         seen: list = []
         real = getattr(owner, name)
 
         def wrapper(*args, **kwargs):
-            seen.append(args[0])
+            seen.append(args[arg])
             return real(*args, **kwargs)
 
         monkeypatch.setattr(owner, name, wrapper)

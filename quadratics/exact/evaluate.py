@@ -166,12 +166,34 @@ def _finish(plan: _Plan, tail: Tracked, rounds: int, first: int) -> tuple[np.nda
     return fin, fin_err, total / count, total_err / count * (1 + 2 * U)
 
 
-def _evaluate_each(plan: _Plan, laws: list[Law], rounds: int, first: int) -> list[tuple[np.ndarray, ...]] | None:
+#: At most this many bytes in one stacked matrix (:func:`_evaluate_each`); an advance holds about ten at once.
+STACK_BYTES = 16 << 20
+
+
+def _evaluate_each(plan: _Plan, laws: list[Law], rounds: int, first: int,
+                   curve: bool) -> tuple[list[tuple[np.ndarray, ...]], list[Any]] | None:
     """``_evaluate(plan, rounds, first)[1:]`` under each of ``laws``, their recursions advanced together
-    (:meth:`_Plan.stack`; the same products as one by one, stacked); None where they cannot be stacked."""
-    if not plan.stack(laws):
-        return None
-    n = len(laws)
+    (:meth:`_Plan.stack`: the same products as one by one, stacked), in chunks of at most :data:`STACK_BYTES` a
+    stacked matrix, and with ``curve`` each law's matrices of one period; None where they cannot be stacked."""
+    blocks = plan.D if isinstance(plan, _DiagonalPlan) else 1
+    entries = (plan.order + len(plan.names)) ** 2 * blocks
+    size = max(1, STACK_BYTES // (8 * entries))
+    rows: list[tuple[np.ndarray, ...]] = []
+    mats: list[Any] = []
+    for at in range(0, len(laws), size):
+        part = laws[at:at + size]
+        if not plan.stack(part):
+            return None
+        rows += _advance_stacked(plan, len(part), rounds, first)
+        if curve:  # the stacked matrices: [period, trials, ...] to [trials, period, ...]
+            assert plan.period is not None
+            n = plan.order
+            mats += list(np.moveaxis(np.array([plan.G(r).val[..., :n, :n] for r in range(plan.period)]), 0, 1))
+    return rows, mats
+
+
+def _advance_stacked(plan: _Plan, n: int, rounds: int, first: int) -> list[tuple[np.ndarray, ...]]:
+    """:func:`_evaluate`'s steps on the ``n`` laws ``plan`` has stacked, one result per law."""
     stacked = lambda v: Tracked(np.broadcast_to(v.val, (n, *v.val.shape)).copy(),  # noqa: E731
                                 np.broadcast_to(v.err, (n, *v.err.shape)).copy(), 1)
     each = lambda v, t: Tracked(v.val[t], v.err[t])  # noqa: E731
@@ -258,11 +280,8 @@ def per_trial_moments(problem: Any, algorithm: Any, pattern: Any, rounds: int, f
         keep = (curve is not None and plan.period is not None
                 and rounds * len(laws) * n * n * blocks <= CURVE_MAX_WORK
                 and len(laws) * plan.period * n * n * blocks <= 5e7)
-        together = _evaluate_each(plan, laws, rounds, first)
-        rows, mats = ([], []) if together is None else (together, [])
-        if together is not None and keep:  # the stacked matrices: [period, trials, ...] to [trials, period, ...]
-            assert plan.period is not None
-            mats = list(np.moveaxis(np.array([plan.G(r).val[..., :n, :n] for r in range(plan.period)]), 0, 1))
+        together = _evaluate_each(plan, laws, rounds, first, keep)
+        rows, mats = ([], []) if together is None else together
         for law in laws if together is None else ():
             plan.use(law)
             rows.append(_evaluate(plan, rounds, first)[1:])

@@ -147,23 +147,32 @@ def test_kept_per_trial_laws_are_the_built_ones_in_a_fresh_list():
     assert len(per_trial_laws(5, {**c, "extra": [1, 2]}, 2, 0)) == 2
 
 
-def test_trials_advanced_together_give_the_numbers_of_trials_advanced_one_by_one(monkeypatch):
+def test_trials_advanced_together_give_the_numbers_of_trials_advanced_one_by_one(monkeypatch, recorded_calls):
     """per_trial_moments stacks the trials' recursions (one batched product per step): every number, its rounding
     bound and the mean curve are bitwise those of the trials evaluated one at a time, for a mixture and an
-    every-I-rounds pattern (a window of two rounds), from round 0, 1 or 5."""
+    every-I-rounds pattern (a window of two rounds), from round 0, 1 or 5, all nine trials in one stack or in
+    stacks of two (the last of one: the size bound on a stacked matrix)."""
+    import quadratics.exact.evaluate as evaluate
     from quadratics import fast, fast_mixture, heterogeneous_quadratic
     from quadratics.exact import per_trial_moments
     from quadratics.exact.plan import _Plan
 
     pb = heterogeneous_quadratic(L=1.0, mu=0.3, d=3, M=5, zeta=1.0, sigma=0.5, D0=1.0, seed=2)
     alg = fast(eta=0.1, K=2)
+    calls = recorded_calls(_Plan, "stack", arg=1)  # the laws of each stack
+    default = evaluate.STACK_BYTES
     for pat in (fast_mixture(M=5, m=2, n=2, q=0.4, a=0.3, b=0.3), fast_mixture(M=5, m=1, n=3, I=2)):
         for first in (0, 1, 5):
-            together = per_trial_moments(pb, alg, pat, 37, first, trials=9, seed=4, curve="dist_sq")
             with monkeypatch.context() as mp:
                 mp.setattr(_Plan, "stack", lambda self, laws: False)
                 alone = per_trial_moments(pb, alg, pat, 37, first, trials=9, seed=4, curve="dist_sq")
-            for part in ("final", "final_err", "mean", "mean_err"):
-                for name, values in getattr(alone, part).items():
-                    assert np.array_equal(getattr(together, part)[name], values), (part, name, first)
-            assert alone.curve is not None and np.array_equal(together.curve, alone.curve)
+            # a law's stacked matrix: (3 moments + 3 sums)^2 entries for each of d = 3 coordinates, 8 bytes each
+            for limit, stacks in ((default, [9]), (2 * 8 * 6 * 6 * 3, [2, 2, 2, 2, 1])):
+                calls.clear()
+                monkeypatch.setattr(evaluate, "STACK_BYTES", limit)
+                together = per_trial_moments(pb, alg, pat, 37, first, trials=9, seed=4, curve="dist_sq")
+                assert [len(laws) for laws in calls] == stacks
+                for part in ("final", "final_err", "mean", "mean_err"):
+                    for name, values in getattr(alone, part).items():
+                        assert np.array_equal(getattr(together, part)[name], values), (part, name, first, limit)
+                assert alone.curve is not None and np.array_equal(together.curve, alone.curve)
