@@ -197,6 +197,11 @@ class _DiagonalPlan(_Plan):
         self.Lb = np.tile(rows, (1, 1, self.chain))  # [k, d, 3C]: a metric sums over the chain's states
         self.use(law)
 
+    def matrix_shape(self) -> tuple[int, ...]:
+        """[d, n, n]: one matrix per coordinate (``_Plan.matrix_shape``)."""
+        n = self.order + len(self.names)
+        return (self.D, n, n)
+
     def G(self, r: int) -> Tracked:
         key = self.key(r)
         if key not in self._G:

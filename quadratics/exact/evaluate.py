@@ -175,9 +175,7 @@ def _evaluate_each(plan: _Plan, laws: list[Law], rounds: int, first: int,
     """``_evaluate(plan, rounds, first)[1:]`` under each of ``laws``, their recursions advanced together
     (:meth:`_Plan.stack`: the same products as one by one, stacked), in chunks of at most :data:`STACK_BYTES` a
     stacked matrix, and with ``curve`` each law's matrices of one period; None where they cannot be stacked."""
-    blocks = plan.D if isinstance(plan, _DiagonalPlan) else 1
-    entries = (plan.order + len(plan.names)) ** 2 * blocks
-    size = max(1, STACK_BYTES // (8 * entries))
+    size = max(1, STACK_BYTES // (8 * math.prod(plan.matrix_shape())))
     rows: list[tuple[np.ndarray, ...]] = []
     mats: list[Any] = []
     for at in range(0, len(laws), size):

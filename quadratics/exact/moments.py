@@ -39,6 +39,10 @@ U = 2.0**-53
 CUDA_MIN_ORDER = 400
 
 
+#: Products of at most this much work (rows x inner x columns of one matrix) stay in numpy; larger ones go to torch.
+NUMPY_MAX_WORK = 2_000_000
+
+
 def _mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """float64 matrix product: numpy for small operands, torch on one thread for large ones, CUDA for the
     largest when a GPU is present (its float64 products obey the same gamma_n model: the bound holds for any
@@ -56,10 +60,10 @@ def _product(a: np.ndarray, b: np.ndarray, lead: int = 0) -> np.ndarray:
     it costs about 2.5 us, as much as a product of the small matrices the recursions multiply). ``lead``: leading
     axes that stack independent recursions (one per trial); they do not count toward the size that chooses the
     library, so each stacked product is computed as it would be alone."""
-    if a.shape[lead] * a.shape[lead + 1] * b.shape[-1] < 2_000_000:
+    if a.shape[lead] * a.shape[lead + 1] * b.shape[-1] < NUMPY_MAX_WORK:
         return a @ b
     ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
-    if min(a.shape[0], a.shape[1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
+    if min(a.shape[lead], a.shape[lead + 1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
         return (ta.cuda() @ tb.cuda()).cpu().numpy()
     before = torch.get_num_threads()
     torch.set_num_threads(1)

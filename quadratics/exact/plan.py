@@ -19,7 +19,19 @@ from bounds.core.errors import UserInputError
 
 from .declare import Law, MarkovLaw, PerTrialLaw, RoundMap
 from .laws import lcm
-from .moments import Tracked, U, assemble, augmented, form_rows, gamma, matrix_power, matvec, power_apply, vech_index
+from .moments import (
+    NUMPY_MAX_WORK,
+    Tracked,
+    U,
+    assemble,
+    augmented,
+    form_rows,
+    gamma,
+    matrix_power,
+    matvec,
+    power_apply,
+    vech_index,
+)
 from .probe import DeclarationError, Remembered, _Declined, _TooLarge
 
 # exact powers need the moment matrix (1 + D + D(D+1)/2)^2 in memory and log2(R) products of it, each
@@ -207,11 +219,15 @@ class _Plan:
         stacked on a leading axis (``Tracked.lead``), so :meth:`advance` takes a stacked vector and makes one
         batched product per step instead of one per law, each stacked product computed as it would be alone.
         False (and nothing changed) where they cannot be stacked: a step schedule, a chain law, laws whose rounds
-        differ in period or pattern, or matrices large enough that a product goes to torch.
+        differ in period or pattern, or matrices large enough that a product goes to torch (there a stacked
+        product would not be computed as the law's own is).
 
         Why: the per-trial laws of FAST (``per_trial_moments``) share one pattern of rounds and differ only in
         their moments; advancing hundreds of small recursions one by one spent most of the time in Python."""
         if self.prober.scheduled or not laws or any(isinstance(law, MarkovLaw) for law in laws):
+            return False
+        shape = self.matrix_shape()
+        if shape[0] * shape[1] * shape[-1] >= NUMPY_MAX_WORK:  # one law's products would go to torch
             return False
         period = lcm(self.prober.window, laws[0].period)
         if any(lcm(self.prober.window, law.period) != period for law in laws):
@@ -228,12 +244,14 @@ class _Plan:
                     seen.add(self.key(r))
                     per_key.setdefault(self.key(r), []).append(self.G(r))
         self.use(laws[0])
-        one = next(iter(per_key.values()))[0].val.shape
-        if one[0] * one[1] * one[-1] >= 2_000_000:  # the size at which moments._product leaves numpy
-            return False
         self._G = {key: Tracked(np.stack([g.val for g in gs]), np.stack([g.err for g in gs]), 1)
                    for key, gs in per_key.items()}
         return True
+
+    def matrix_shape(self) -> tuple[int, ...]:
+        """The shape of one round's matrix: [n, n], n the recursion's order plus one running sum per form."""
+        n = self.order + len(self.names)
+        return (n, n)
 
     def key(self, r: int) -> tuple[Any, Any]:
         return (self.prober.phase(r), self.law.key(r))

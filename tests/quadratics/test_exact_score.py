@@ -176,3 +176,25 @@ def test_trials_advanced_together_give_the_numbers_of_trials_advanced_one_by_one
                     for name, values in getattr(alone, part).items():
                         assert np.array_equal(getattr(together, part)[name], values), (part, name, first, limit)
                 assert alone.curve is not None and np.array_equal(together.curve, alone.curve)
+
+
+def test_a_plan_declares_its_round_matrix_shape_and_stacks_only_what_numpy_multiplies(monkeypatch):
+    """matrix_shape is the shape of the matrices the plan builds ([d, n, n] by coordinate, n = 3 moments + 3
+    sums here); where one law's products would leave numpy, laws are not stacked and are evaluated one by one."""
+    import quadratics.exact.plan as plan_module
+    from quadratics import fast, fast_mixture, heterogeneous_quadratic
+    from quadratics.exact import per_trial_moments
+    from quadratics.exact.diagonal import diagonal_plan
+    from quadratics.exact.evaluate import per_trial_laws
+
+    pb = heterogeneous_quadratic(L=1.0, mu=0.3, d=3, M=5, zeta=1.0, sigma=0.5, D0=1.0, seed=2)
+    alg, pat = fast(eta=0.1, K=2), fast_mixture(M=5, m=2, n=2, q=0.4, a=0.3, b=0.3)
+    laws = per_trial_laws(pat, 4, 1)
+    plan = diagonal_plan(pb, alg, pat, law=laws[0])
+    assert plan.matrix_shape() == plan.G(0).val.shape == (3, 6, 6)
+    assert plan.stack(laws) and plan.G(0).val.shape == (4, 3, 6, 6)
+    stacked = per_trial_moments(pb, alg, pat, 20, trials=4, seed=1)
+    monkeypatch.setattr(plan_module, "NUMPY_MAX_WORK", 3 * 6 * 6)  # one law's product: 3 x 6 x 6
+    assert not diagonal_plan(pb, alg, pat, law=laws[0]).stack(laws)
+    alone = per_trial_moments(pb, alg, pat, 20, trials=4, seed=1)
+    assert all(np.array_equal(stacked.final[k], alone.final[k]) for k in alone.final)
