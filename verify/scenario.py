@@ -64,6 +64,9 @@ class Param:
             a finite stand-in for infinity) or ``cost`` (what a simulated point may cost). Declared, never read
             from ``source``: a ray may run past a stand-in or a cost end where its points are scored exactly
             (``verify.search.ray_bases.widened``).
+        families: the values of the scenario's ``problem`` axis whose builder reads this axis (None: every
+            point's); elsewhere the axis changes nothing built, so a search along it there is skipped
+            (``verify.search.ray_bases.tight_base``). Declared by the axis, never read from ``doc``.
     """
 
     name: str
@@ -77,6 +80,12 @@ class Param:
     doc: str = ""
     source: str = ""  # where low/high come from: a hypothesis, a domain, or a cost cap (``falsify --space``)
     end: End | str = End.DOMAIN  # normalised to an End in __post_init__
+    families: tuple[str, ...] | None = None
+
+    def read_at(self, point: Mapping[str, Any]) -> bool:
+        """Whether the builder reads this axis at ``point`` (its ``families``; a point without a ``problem``
+        axis: always)."""
+        return self.families is None or "problem" not in point or point["problem"] in self.families
 
     def __post_init__(self) -> None:
         if self.end not in set(End) - {End.SIZE}:
@@ -114,7 +123,7 @@ class Param:
         return {"name": self.name, "low": self.low, "high": self.high, "default": self.default, "log": self.log,
                 "integer": self.integer, "choices": list(self.choices) if self.choices else None,
                 "searched": list(self.searched) if self.searched else None, "doc": self.doc, "source": self.source,
-                "end": str(self.end)}
+                "end": str(self.end), "families": list(self.families) if self.families is not None else None}
 
 
 @dataclass(frozen=True)

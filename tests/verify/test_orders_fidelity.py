@@ -6,6 +6,7 @@ Independent numbers: the scalar FedAvg second moment iterated here in plain floa
 difference of two given slopes, and the widened end as low x 10^3 worked out by hand.
 """
 
+import math
 from pathlib import Path
 
 import pytest
@@ -213,3 +214,53 @@ def test_term_bases_are_drawn_from_the_searched_space_only():
     assert step.searched == ("sqrt",) and "constant" in step.choices
     bases = orders.term_bases(sc, seed=0, candidates=32)
     assert bases and all(b["step"] == "sqrt" for b in bases.values())
+
+
+def _small(planted, *extra):
+    """PLANT.correct on a small box (M, K, d at most 4, R at most 50), with ``extra`` axes appended."""
+    import dataclasses
+
+    sc = planted("PLANT.correct")
+    high = {"M": 4, "K": 4, "d": 4, "R": 50}
+    space = tuple(dataclasses.replace(p, high=high.get(p.name, p.high)) for p in sc.space)
+    return dataclasses.replace(sc, space=space + tuple(extra))
+
+
+def test_a_climb_remembers_the_far_ends_it_scored_and_gives_the_same_base(planted, recorded_calls):
+    from verify.search import ray_bases
+    from verify.search.rays import Ray
+
+    sc, ray, base = _small(planted), Ray("zeta", "low"), {**PT, "R": 20}
+    fresh = ray_bases.tight_base(sc, ray, base)
+    scores: dict = {}
+    calls = recorded_calls(ray_bases, "exact_at")
+    first = ray_bases.tight_base(sc, ray, base, scores=scores)
+    n = len(calls)
+    again = ray_bases.tight_base(sc, ray, base, scores=scores)
+    assert first == fresh == again and math.isfinite(first[1])
+    assert n == len(scores) > 0 and len(calls) == n  # each far end scored once; the second climb scored none
+
+
+def test_a_climb_never_moves_an_axis_its_family_does_not_read(planted, recorded_calls):
+    from verify.scenario import Param
+    from verify.search import ray_bases
+    from verify.search.rays import Ray
+
+    family = Param("problem", default="shared", choices=("shared", "other"))
+    for reads, moved in ((("other",), False), (("shared",), True)):
+        knob = Param("knob", 0.0, 1.0, 0.5, families=reads)
+        sc = _small(planted, family, knob)
+        calls = recorded_calls(ray_bases, "exact_at", arg=1)
+        ray_bases.tight_base(sc, Ray("zeta", "low"), sc.point({**PT, "R": 20}))
+        assert calls and any(p["knob"] != 0.5 for p in calls) is moved
+
+
+def test_an_axis_is_read_at_the_families_it_declares():
+    from verify.scenario import Param
+
+    knob = Param("knob", families=("logistic",))
+    assert knob.read_at({"problem": "logistic"}) and not knob.read_at({"problem": "quadratic"})
+    assert knob.read_at({"M": 3})  # a space without a problem axis has one family: the knob is read
+    assert Param("any").read_at({"problem": "quadratic"})
+    assert knob.to_dict()["families"] == ["logistic"] and Param("any").to_dict()["families"] is None
+

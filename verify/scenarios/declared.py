@@ -132,8 +132,7 @@ def declared_space(decl: Declares) -> tuple[Param, ...]:
                     doc="objective family (verify.scenarios.families)",
                     source="the engine's families that meet the result's function class (its declaration)")
     axes = [axis(a) for a in decl.axes]
-    knobs = [p for p in FAMILY_AXES if (p.name == "mix" and any(f.startswith("quadratic-") for f in decl.families))
-             or (p.name in ("spread", "samples") and "logistic" in decl.families)]
+    knobs = [p for p in FAMILY_AXES if p.families is None or set(p.families) & set(decl.families)]
     return (problem, *axes, AXES["draw"], *knobs)
 
 

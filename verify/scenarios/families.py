@@ -42,13 +42,16 @@ LOCAL_ASSUMED = ("sigma_G is the sup over the ball ||x - x*|| <= radius; every r
 
 FAMILY_AXES = (
     Param("mix", 0.0, 1.0, 1.0, doc="quadratic-diagonal/-rotated only: client curvature spread (0: shared Hessian)",
-          source="the family's own range: 0 (shared Hessian) to 1 (client curvatures spread over [mu, L])"),
+          source="the family's own range: 0 (shared Hessian) to 1 (client curvatures spread over [mu, L])",
+          families=CURVATURE),
     Param("spread", 0.0, 4.0, 1.0, doc="logistic only: distance of the client feature means from 0 (heterogeneity)",
-          source="0: no heterogeneity (domain >= 0); 4: the family's separable regime (larger adds nothing new)"),
+          source="0: no heterogeneity (domain >= 0); 4: the family's separable regime (larger adds nothing new)",
+          families=("logistic",)),
     # few samples: a logistic step costs O(samples d) per client
     Param("samples", 4, 16, 8, integer=True, log=True, doc="logistic only: samples per client",
           source="4..16: the logistic family's own knob (not an input of any result; unused by the other "
-                 "families), kept small since a logistic point is simulated at O(samples d) per client step"),
+                 "families), kept small since a logistic point is simulated at O(samples d) per client step",
+          families=("logistic",)),
 )
 
 

@@ -56,7 +56,7 @@ T1_SPACE = (
     Param("mu_frac", 0.05, 1.0, 0.2, doc="smallest curvature as a fraction of its largest allowed value",
           source="a knob of the family (curvature spread), not an input of Theorem 1; (0, 1] by construction"),
     Param("beta", 0.05, 0.9, 0.5, doc="cosine amplitude (non-convexity; nonconvex family only)",
-          source="the cosine family's own range (beta < 1 keeps it L-smooth with L = 1)"),
+          source="the cosine family's own range (beta < 1 keeps it L-smooth with L = 1)", families=("nonconvex",)),
     Param("zeta", 1e-6, 10.0, 1.0, log=True, doc="heterogeneity (largest client-gradient deviation)",
           source="sigma_G >= 0 (domain): 1e-6 stands for 0 on a log scale; 10: 10x the default scale 1 of x0"),
     Param("sigma", 0.0, 4.0, 1.0, doc="stochastic-gradient noise std. dev.",

@@ -431,9 +431,10 @@ def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, te
         if only and r.axis not in only:
             continue
         mine = dict(bases)
+        scores: dict[tuple, float] = {}  # this ray's far ends scored, shared by its bases' climbs
         for label, b in (dominant.items() if tight else ()):
             sc, _ = widened(scenario, r, b, DECADES)
-            tb, ratio = tight_base(sc, r, b, seed=seed)
+            tb, ratio = tight_base(sc, r, b, seed=seed, scores=scores)
             if math.isfinite(ratio) and tb not in mine.values():
                 mine[f"tight at the end, from '{label}'"] = tb
         for label, b in mine.items():
