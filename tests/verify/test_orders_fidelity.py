@@ -264,3 +264,25 @@ def test_an_axis_is_read_at_the_families_it_declares():
     assert Param("any").read_at({"problem": "quadratic"})
     assert knob.to_dict()["families"] == ["logistic"] and Param("any").to_dict()["families"] is None
 
+
+def test_a_cross_check_replays_the_most_trials_that_fit_the_point_budget(planted, monkeypatch):
+    from verify.scenario import evaluate_point
+    from verify.search.confirmation import CROSS_CHECK_LEAST_TRIALS, cross_check
+    from verify.search.cost import simulated_cost
+
+    sc = planted("PLANT.correct")
+    est = evaluate_point(sc, PT, trials=2, seed=0)
+    assert est.exact
+    inst = sc.build(sc.point(PT))
+    # a budget between the predicted cost of 32 and of 64 trials: 256 halves to 128, 64, then 32 fits
+    between = (simulated_cost(inst, 32).seconds + simulated_cost(inst, 64).seconds) / 2
+    monkeypatch.setenv("CONVBOUND_POINT_SECONDS", repr(between))
+    out = cross_check(sc, PT, est, trials=256, seed=0)
+    assert out["trials"] == 32 and out["trials_wanted"] == 256 and "32 of 256" in out["fewer_trials"]
+    assert out["agrees"] is True
+    monkeypatch.setenv("CONVBOUND_POINT_SECONDS", repr(simulated_cost(inst, CROSS_CHECK_LEAST_TRIALS).seconds / 2))
+    out = cross_check(sc, PT, est, trials=256, seed=0)
+    assert set(out) == {"skipped"} and out["skipped"].startswith("a Monte Carlo replay: ")
+    monkeypatch.delenv("CONVBOUND_POINT_SECONDS")
+    out = cross_check(sc, PT, est, trials=64, seed=0)  # the default budget affords it: no field says otherwise
+    assert out["trials"] == 64 and "trials_wanted" not in out

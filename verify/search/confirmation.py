@@ -18,7 +18,7 @@ from bounds.core.errors import PointRefused, UserInputError
 from bounds.core.stats import MEAN_LEVEL
 from verify.scenario import PointEstimate, Scenario, evaluate_point
 
-__all__ = ["CROSS_CHECK_STEPS", "PluginFailed", "confirm", "cross_check", "plugin_guard", "plugin_record"]
+__all__ = ["CROSS_CHECK_LEAST_TRIALS", "CROSS_CHECK_STEPS", "PluginFailed", "confirm", "cross_check", "plugin_guard", "plugin_record"]
 
 
 class PluginFailed(UserInputError):
@@ -82,26 +82,50 @@ def confirm(scenario: Scenario, point: Mapping[str, Any], *, trials: int, seed: 
 # Largest Monte Carlo cross-check of an exact confirmation, in rounds x local steps (the engine's cost is about
 # linear in them; 20,000 take a few seconds at 4,096 trials of a small quadratic on 2 cores).
 CROSS_CHECK_STEPS = 20_000
+#: the fewest trials a cross-check replays: fewer would leave its interval too wide to disagree with anything
+CROSS_CHECK_LEAST_TRIALS = 16
 
 
 def cross_check(scenario: Scenario, point: Mapping[str, Any], est: PointEstimate, *, trials: int, seed: int,
                 device: str = "cpu", level: float = MEAN_LEVEL) -> dict[str, Any]:
     """A Monte Carlo replay of an exactly scored point: the claim is the exact value (its interval is the
     floating-point bound); the replay checks the exact path against the engine. ``agrees``: the exact
-    interval meets the replay's ``level`` confidence interval. Skipped, with the reason, past CROSS_CHECK_STEPS."""
+    interval meets the replay's ``level`` confidence interval. Skipped, with the reason, past CROSS_CHECK_STEPS.
+
+    The replay is a simulated point and is sized like one (``verify.search.cost.simulated_cost`` against the
+    per-point budget, before it runs): where ``trials`` would not fit, it replays the most trials that do
+    (``trials_wanted`` and ``fewer_trials`` say so), and it is skipped, with the predicted cost, where even
+    :data:`CROSS_CHECK_LEAST_TRIALS` would not. Why: a confirmation at d = 1,000 and 11,085 rounds replayed
+    256 trials in 13 s, six times the budget a search gives any simulated point, for a check whose interval
+    needs far fewer trials to meet or miss an exact value."""
+    from bounds.core.limits import over_budget, point_budget
     from verify.exact_score import monte_carlo
     from verify.instance import instance_sizes
+    from verify.search.cost import simulated_cost
 
     sizes = instance_sizes(scenario, point)
     steps = sizes["rounds"] * sizes["local_steps"]
     if steps > CROSS_CHECK_STEPS:
         return {"skipped": f"{sizes['rounds']} rounds x {sizes['local_steps']} local steps = {steps} is past the "
                            f"{CROSS_CHECK_STEPS} a Monte Carlo cross-check may take"}
+    with plugin_guard(scenario, point):
+        inst = scenario.build(scenario.point(point))
+    budget = point_budget()
+    replay, cut = int(trials), over_budget(simulated_cost(inst, int(trials)), *budget)
+    while cut and replay > CROSS_CHECK_LEAST_TRIALS:  # the cost is about linear in the trials
+        replay = max(CROSS_CHECK_LEAST_TRIALS, replay // 2)
+        cut = over_budget(simulated_cost(inst, replay), *budget)
+    if cut:
+        return {"skipped": f"a Monte Carlo replay: {cut}"}
     with monte_carlo(), plugin_guard(scenario, point):
-        mc = evaluate_point(scenario, point, trials=trials, seed=seed, device=device, level=level)
+        mc = evaluate_point(scenario, point, trials=replay, seed=seed, device=device, level=level, instance=inst)
     lo, hi = mc.ci
-    return {"method": "monte carlo", "lhs": mc.lhs, "ci": [lo, hi], "trials": trials, "seed": seed, "level": level,
-            "agrees": bool(lo <= est.ci[1] and est.ci[0] <= hi)}
+    out = {"method": "monte carlo", "lhs": mc.lhs, "ci": [lo, hi], "trials": replay, "seed": seed, "level": level,
+           "agrees": bool(lo <= est.ci[1] and est.ci[0] <= hi)}
+    if replay < trials:
+        out.update(trials_wanted=int(trials), fewer_trials=f"{replay} of {trials} trials: the most that fit the "
+                                                           "per-point budget (CONVBOUND_POINT_SECONDS)")
+    return out
 
 
 def plugin_record(scenario: Scenario) -> dict[str, str]:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 __all__ = ["FIDELITIES", "PROPORTIONS", "fidelity_shares", "instance_fidelity", "point_fidelity", "predicted_cost",
-           "sizing_axes", "within_budget"]
+           "simulated_cost", "sizing_axes", "within_budget"]
 
 FIDELITIES = ("exact", "per-trial", "simulated", "cut")
 #: the fractions of the way from the default point's sizes to a proposal's that :func:`within_budget` tries, the
@@ -51,7 +51,7 @@ def predicted_cost(inst: Any, trials: int) -> tuple[str, str, Any]:
     """(kind, why, :class:`bounds.core.limits.Cost`) of scoring ``inst`` with ``trials`` trials: kind ``exact``,
     ``per-trial`` or ``simulated`` as :func:`verify.exact_score.scoring` decides it, and the predicted seconds and
     memory from the family's sizes (d, M, K, rounds, trials), before anything is run."""
-    from bounds.core.limits import exact_cost, per_trial_cost, simulation_cost
+    from bounds.core.limits import exact_cost, per_trial_cost
     from quadratics.exact.evaluate import exact_shape
     from verify.exact_score import scoring
 
@@ -69,9 +69,19 @@ def predicted_cost(inst: Any, trials: int) -> tuple[str, str, Any]:
         return kind, reason, _plus_point(exact_cost(order, int(inst.rounds), blocks, setup))
     if kind == "per-trial":
         return kind, reason, _plus_point(per_trial_cost(int(trials), M, d))
-    return "simulated", reason, _plus_point(simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K,
-                                                            active=_active_clients(inst.pattern, int(trials), M),
-                                                            path=_step_path(inst.problem)))
+    return "simulated", reason, simulated_cost(inst, trials)
+
+
+def simulated_cost(inst: Any, trials: int) -> Any:
+    """The predicted :class:`bounds.core.limits.Cost` of simulating ``inst`` with ``trials`` trials (the engine's
+    Monte Carlo run, whatever path would score it: a cross-check of an exact point replays it so)."""
+    from bounds.core.limits import simulation_cost
+
+    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
+                                                                  (inst.algorithm, "K")))
+    return _plus_point(simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K,
+                                       active=_active_clients(inst.pattern, int(trials), M),
+                                       path=_step_path(inst.problem)))
 
 
 def _active_clients(pattern: Any, trials: int, M: int) -> int:
