@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from .declare import AffineGradients, DiagonalCoefficients, RoundCoefficients, RoundMap
+from .moments import one_torch_thread
 
 
 def off_diagonal_zero(t: torch.Tensor | None) -> bool:
@@ -124,12 +125,8 @@ def state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float 
 
     def coefficients(r: int) -> RoundCoefficients:
         if not cache:
-            before = torch.get_num_threads()
-            torch.set_num_threads(1)
-            try:
+            with one_torch_thread():
                 cache.update(_coefficients(g, xs, float(eta), int(K), float(eta_g), float(mu), float(gamma)))
-            finally:
-                torch.set_num_threads(before)
         return cache[gamma != 1.0 and (r + 1) % P == 0]
 
     name = "FedProx" if mu else "FedAvg"
@@ -140,7 +137,8 @@ def state_x_round_map(problem: Any, eta: float, K: int, eta_g: float, mu: float 
 
             def diagonal(r: int) -> DiagonalCoefficients:
                 if not diag_cache:
-                    diag_cache.append(_diagonal_coefficients(g, xs, float(eta), int(K), float(eta_g), float(mu)))
+                    with one_torch_thread():
+                        diag_cache.append(_diagonal_coefficients(g, xs, float(eta), int(K), float(eta_g), float(mu)))
                 return diag_cache[0]
         return RoundMap((("x", d),), x0, xs.clone(), coefficients, describe=f"{name} round (closed form)",
                         diagonal=diagonal)

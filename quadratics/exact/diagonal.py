@@ -35,7 +35,7 @@ import torch
 
 from .closed_form import off_diagonal_zero
 from .declare import Law, MarkovLaw
-from .moments import Tracked, U, gamma
+from .moments import Tracked, U, gamma, one_torch_thread
 from .plan import _Plan, declared_round, metric_forms, resolve_law, tracked_round
 from .probe import Remembered, _Declined, _FixedNormals, _TooLarge
 
@@ -168,7 +168,8 @@ def _checked(problem: Any, algorithm: Any, law: Law | MarkovLaw) -> _DiagonalRou
         raise _Declined(f"algorithm {algorithm.name!r} declares no diagonal round of the model alone "
                         "(RoundMap.diagonal)")
     rnd = _DiagonalRound(rm)
-    _check_round(problem, algorithm, dict(law.aux), rnd)
+    with one_torch_thread():  # the engine's round on three clients: small operations
+        _check_round(problem, algorithm, dict(law.aux), rnd)
     return rnd
 
 

@@ -24,6 +24,8 @@ rounds against 3e-11 by squaring), so every run of equal rounds is squared, neve
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,10 +67,19 @@ def _product(a: np.ndarray, b: np.ndarray, lead: int = 0) -> np.ndarray:
     ta, tb = torch.from_numpy(np.ascontiguousarray(a)), torch.from_numpy(np.ascontiguousarray(b))
     if min(a.shape[lead], a.shape[lead + 1]) >= CUDA_MIN_ORDER and torch.cuda.is_available():
         return (ta.cuda() @ tb.cuda()).cpu().numpy()
+    with one_torch_thread():
+        return (ta @ tb).numpy()
+
+
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """torch's intra-op threads set to one inside the block, restored after it. Why: the exact path's torch work
+    (its large products, the declared rounds' coefficients, the check of a round against the engine) is small
+    operations whose threads wait for each other (measured: see :func:`_mm`)."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return (ta @ tb).numpy()
+        yield
     finally:
         torch.set_num_threads(before)
 

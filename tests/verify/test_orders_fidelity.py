@@ -286,3 +286,27 @@ def test_a_cross_check_replays_the_most_trials_that_fit_the_point_budget(planted
     monkeypatch.delenv("CONVBOUND_POINT_SECONDS")
     out = cross_check(sc, PT, est, trials=64, seed=0)  # the default budget affords it: no field says otherwise
     assert out["trials"] == 64 and "trials_wanted" not in out
+
+
+def test_the_orders_table_scores_on_one_torch_thread_and_restores_the_setting(planted, monkeypatch):
+    import torch
+
+    from verify.search import orders, ray_bases
+    from verify.search.rays import Ray
+
+    seen: list[int] = []
+    real = ray_bases.exact_at
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ray_bases, "exact_at", spy)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        rows = orders.order_table(_small(planted), base={**PT, "R": 20}, terms=False, tight=False,
+                                  only=[Ray("zeta", "low").axis], points=4)
+        assert rows and seen and set(seen) == {1} and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

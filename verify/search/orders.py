@@ -418,7 +418,20 @@ def order_table(scenario: Scenario, *, base: Mapping[str, Any] | None = None, te
     """Every ray of ``scenario`` (``only``: the rays of these axes) from the base point (default: the scenario's
     default), with ``terms`` from each term-dominant point (:func:`term_bases`; ``dominant_bases``: its value at
     this seed, computed once by a caller that asks axis by axis), and with ``tight`` from each
-    term's tight base of that ray (``verify.search.ray_bases.tight_base``: the bound otherwise tight at the ray's end)."""
+    term's tight base of that ray (``verify.search.ray_bases.tight_base``: the bound otherwise tight at the ray's end).
+
+    torch runs one intra-op thread meanwhile (``quadratics.exact.moments.one_torch_thread``): the table scores
+    exact points only (builds, declared rounds, d recursions of 3 numbers), and a confirmation's cross-check fits
+    the per-point budget of a search's simulated points, which are simulated on one thread too."""
+    from quadratics.exact.moments import one_torch_thread
+
+    with one_torch_thread():
+        return _order_table(scenario, base, terms, only, confirm_trials, seed, points, tight, dominant_bases)
+
+
+def _order_table(scenario: Scenario, base: Mapping[str, Any] | None, terms: bool, only: Sequence[str] | None,
+                 confirm_trials: int, seed: int, points: int, tight: bool,
+                 dominant_bases: Mapping[str, dict[str, Any]] | None) -> list[RayOrder]:
     from verify.search.ray_bases import tight_base, widened
 
     bases = {"default": scenario.point(base)}
