@@ -145,3 +145,31 @@ def test_the_seeded_optimiser_climbs_a_ray_end_to_a_masked_violation(get, monkey
     # what separates the wrong RHS from an exact noise term, so the ratio exceeds 1 (up to 1 / 0.806 = 1.24)
     assert 1.0 < best <= 1e-3 ** (-1 / 32) + 1e-9, best
     assert where["mu_frac"] == pytest.approx(1e-3) and where["d"] >= 2
+
+
+def test_every_horizon_cut_error_is_detectable_at_the_slowest_contraction(get):
+    """The horizon-cut errors (regime.HORIZONS) clear the exact path's floating-point interval at the space's slowest
+    contraction, and their excesses shrink like rho^(2 K R0) (rho read off the instance, worked out here): why the
+    horizons stop at 80k (a 100k cut's excess, e^-4 of 80k's, lies inside that interval; regime.py)."""
+    import importlib.util
+
+    from verify.scenario import evaluate_point
+
+    spec = importlib.util.spec_from_file_location("regime_file", PLANTED / "regime.py")
+    regime = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(regime)
+    slowest = dict(M=2, K=1, R=10**6, eta_frac=1e-4, d=1, mu_frac=1e-3, draw=0)
+    at = {"noise": dict(m_frac=1.0, sigma=10.0, zeta=1e-4), "sampling": dict(m_frac=0.5, sigma=1e-4, zeta=10.0)}
+    for term, knobs in at.items():
+        excess = {}
+        for R0 in regime.HORIZONS:
+            sc = get(f"REGIME.{term}-cut-{R0 // 1000}k")
+            est = evaluate_point(sc, sc.point({**slowest, **knobs}), trials=2, seed=0)
+            assert est.exact and est.ci[0] > est.rhs, (term, R0, est.ci, est.rhs)  # confirmed: a violation
+            excess[R0] = est.ratio - 1
+            rho = float(regime._BASE.rho.subs({s: est.values[s.name] for s in regime._BASE.rho.free_symbols}))
+        # consecutive horizons: excess(R0) / excess(R0') = rho^(2 K (R0 - R0')), K = 1
+        for a, b in zip(regime.HORIZONS, regime.HORIZONS[1:]):
+            assert excess[a] / excess[b] == pytest.approx(rho ** (2 * (a - b)), rel=0.01)
+        # a cut at 100k: 80k's excess times rho^(2 x 20k), below the interval's half-width at that point
+        assert excess[80_000] * rho ** (2 * 20_000) < (est.ci[1] - est.ci[0]) / 2 / est.rhs
