@@ -173,3 +173,20 @@ def test_every_horizon_cut_error_is_detectable_at_the_slowest_contraction(get):
             assert excess[a] / excess[b] == pytest.approx(rho ** (2 * (a - b)), rel=0.01)
         # a cut at 100k: 80k's excess times rho^(2 x 20k), below the interval's half-width at that point
         assert excess[80_000] * rho ** (2 * 20_000) < (est.ci[1] - est.ci[0]) / 2 / est.rhs
+
+
+def test_leading_exponents_where_a_term_is_not_defined_at_the_point_say_so(get):
+    """At the step eta = 1/L the drift bound's terms hold log1p(-1): sympy makes it zoo on substitution and Min(..,
+    nan) raises; the ray's row says the term was not evaluated there instead of the command failing."""
+    import bounds
+    from verify.search.orders import leading_exponents
+
+    get("REGIME.drift-2x")  # the plugin file loaded
+    res = bounds.get("REGIME.drift-2x")
+    values = {"L": 1.0, "mu": 1e-4, "mu_F": 0.50005, "eta": 1.0, "K": 64.0, "R": 119.0, "M": 2.0, "sigma": 1e-4,
+              "zeta_bar": 1.0, "D0": 1.0, "delta_A": 0.49995}
+    out = leading_exponents(res, values, {"mu": 1.0, "mu_F": 0.0}, 1e-4, "low")
+    assert set(out) == {t.name for t in res.terms}
+    assert any(isinstance(v, str) and v.startswith("not evaluated at this point") for v in out.values())
+    at_half = leading_exponents(res, {**values, "eta": 0.5}, {"mu": 1.0, "mu_F": 0.0}, 1e-4, "low")
+    assert all(isinstance(v, float) for v in at_half.values())  # a step below 1/L: every term has its exponent

@@ -120,7 +120,11 @@ def leading_exponents(result: Any, values: Mapping[str, Any], moved: Mapping[str
     out: dict[str, Any] = {}
     with mpmath.workdps(80):
         for term in result.terms:
-            e = term.expr.subs({**fixed, **scaled})
+            try:  # sympy evaluates on substitution: log1p(-1) at the step eta = 1/L is zoo, and Min(.., nan) raises
+                e = term.expr.subs({**fixed, **scaled})
+            except (ArithmeticError, TypeError, ValueError) as exc:
+                out[term.name] = f"not evaluated at this point ({type(exc).__name__} on substitution)"
+                continue
             if not e.has(t):
                 out[term.name] = 0.0
                 continue
