@@ -42,7 +42,7 @@ from bounds.core.files import regular_file
 if TYPE_CHECKING:
     from importlib import metadata
 
-__all__ = ["BUILT_IN", "ENV_VAR", "GROUPS", "KINDS", "add_files", "clear_files", "contributions", "files",
+__all__ = ["BUILT_IN", "ENV_VAR", "GROUPS", "KINDS", "PluginError", "add_files", "clear_files", "contributions", "files",
            "load_file", "merge", "origin_text", "state"]
 
 #: The origin of objects shipped with convbound.
@@ -161,21 +161,21 @@ def load_file(path: str) -> types.ModuleType:
     else:
         spec = importlib.util.spec_from_file_location(name, resolved)
         if spec is None or spec.loader is None:
-            raise UserInputError(f"plugin file {resolved} cannot be imported (not a Python source file)")
+            raise PluginError(f"plugin file {resolved} cannot be imported (not a Python source file)")
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         try:
             spec.loader.exec_module(mod)
         except UserInputError as exc:
             sys.modules.pop(name, None)
-            raise UserInputError(f"plugin file {resolved}: {exc}") from None
+            raise PluginError(f"plugin file {resolved}: {exc}") from None
         except Exception as exc:  # a user's file: any failure is theirs to fix, reported in one line
             sys.modules.pop(name, None)
-            raise UserInputError(f"plugin file {resolved} failed to import: {type(exc).__name__}: {exc}") from None
+            raise PluginError(f"plugin file {resolved} failed to import: {type(exc).__name__}: {exc}") from None
         except SystemExit as exc:  # exit() at import would end the command with the plugin's status
             sys.modules.pop(name, None)
-            raise UserInputError(f"plugin file {resolved} called exit({exc.code!r}) while being imported; a plugin "
-                                 "defines results()/algorithms()/problems()/scenarios() and exits nothing") from None
+            raise PluginError(f"plugin file {resolved} called exit({exc.code!r}) while being imported; a plugin "
+                              "defines results()/algorithms()/problems()/scenarios() and exits nothing") from None
     _modules[resolved] = mod
     return mod
 
@@ -217,6 +217,11 @@ def _none_declared() -> bool:
     return True
 
 
+class PluginError(UserInputError):
+    """A plugin's failure, its message naming the plugin (its file or its entry point): raised as it is by a caller
+    that would otherwise name the plugin again (a plugin's function that loads a plugin file)."""
+
+
 def _entry_points(group: str) -> list[metadata.EntryPoint]:
     if _none_declared():
         return []
@@ -234,10 +239,12 @@ def _items(kind: str, source: Any, where: str) -> list[Any]:
     try:
         items = source() if callable(source) else source
         items = list(items)
+    except PluginError:  # it names its plugin already (a plugin whose function loads a plugin file): as it is
+        raise
     except UserInputError as exc:
-        raise UserInputError(str(exc) if str(exc).startswith(where) else f"{where}: {exc}") from None
+        raise PluginError(f"{where}: {exc}") from None
     except Exception as exc:
-        raise UserInputError(f"{where}: {kind}() failed: {type(exc).__name__}: {exc}") from None
+        raise PluginError(f"{where}: {kind}() failed: {type(exc).__name__}: {exc}") from None
     return items
 
 
@@ -257,7 +264,7 @@ def contributions(kind: str) -> list[tuple[Any, str]]:
         try:
             loaded = ep.load()
         except Exception as exc:
-            raise UserInputError(f"{where} failed to import {ep.value}: {type(exc).__name__}: {exc}") from None
+            raise PluginError(f"{where} failed to import {ep.value}: {type(exc).__name__}: {exc}") from None
         out += [(item, where) for item in _items(kind, loaded, where)]
     for path in files():
         where = f"file {path}"
@@ -288,12 +295,12 @@ def merge(kind: str, builtins: Mapping[str, Any], *, key: Callable[[Any], str],
         try:
             k = key(obj)
         except Exception as exc:
-            raise UserInputError(f"{where}: a {kind[:-1]} without a key ({type(exc).__name__}: {exc}); "
-                                 f"{kind}() must return objects with an id/key/name") from None
+            raise PluginError(f"{where}: a {kind[:-1]} without a key ({type(exc).__name__}: {exc}); "
+                              f"{kind}() must return objects with an id/key/name") from None
         if k in out:
             reject(where)
-            raise UserInputError(f"{where} defines {kind[:-1]} {k!r}, which {origins[k]} already defines; "
-                                 f"rename it (keys must be unique across built-ins, entry points and files)")
+            raise PluginError(f"{where} defines {kind[:-1]} {k!r}, which {origins[k]} already defines; "
+                              f"rename it (keys must be unique across built-ins, entry points and files)")
         out[k] = tag(obj, where) if tag else obj
         origins[k] = where
     for k, where in origins.items():

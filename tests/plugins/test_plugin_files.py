@@ -143,3 +143,24 @@ def test_a_task_carries_the_plugin_files_and_its_worker_loads_them():
     plugins.clear_files()  # a fresh worker: nothing loaded until the task says so
     probe = Task("bounds.registry:get", {"key": "DT14.T3.1"}, key="probe", plugins=task.plugins)
     assert call(probe).origin == f"file {GD}"
+
+
+def test_a_plugin_failure_names_its_plugin_once(convbound, tmp_path):
+    """A plugin's function that raises a user error is prefixed with its file; one that loads a broken plugin file
+    passes that file's own message on (a ``plugins.PluginError``), not named twice."""
+    broken = _write(tmp_path, "broken.py", "import no_such_module_for_convbound\n")
+    refusing = _write(tmp_path, "refusing.py", """\
+        from bounds.core.errors import UserInputError
+        def results():
+            raise UserInputError("no results today")
+        """)
+    run = convbound("--plugin", refusing, "list")
+    assert run.code == 2 and f"plugin file {refusing}: no results today" in run.err
+    loading = _write(tmp_path, "loading.py", f"""\
+        from bounds import plugins
+        def results():
+            return plugins.load_file({broken!r}).results()
+        """)
+    run = convbound("--plugin", loading, "list")
+    assert run.code == 2 and f"plugin file {broken} failed to import" in run.err
+    assert loading not in run.err and run.err.count("plugin file") == 1, run.err
