@@ -59,6 +59,7 @@ _cli_files: list[str] = []          # given with --plugin (or add_files), in ord
 _modules: dict[str, types.ModuleType] = {}   # resolved path -> loaded module
 _origins: dict[tuple[str, str], str] = {}    # (kind, key) -> origin of the last merge
 _rejected: set[str] = set()                  # files that failed once: reported, then left out
+_file_origins: dict[str, str] = {}           # a plugin file's origin label -> its path (the label is made, not parsed)
 
 
 def files() -> tuple[str, ...]:
@@ -118,10 +119,11 @@ def add_files(paths: Iterable[str]) -> tuple[str, ...]:
 
 
 def reject(where: str) -> None:
-    """Leave the plugin file of origin ``where`` (``file /abs/path``) out from now on: it failed once and was
-    reported (an entry point's origin is ignored: it cannot be left out)."""
-    if where.startswith("file "):
-        _rejected.add(where[len("file "):])
+    """Leave the plugin file of origin ``where`` (``file /abs/path``, as :func:`contributions` names it) out from now
+    on: it failed once and was reported (an entry point's origin is ignored: it cannot be left out)."""
+    path = _file_origins.get(where)
+    if path is not None:
+        _rejected.add(path)
 
 
 def clear_files() -> None:
@@ -268,6 +270,7 @@ def contributions(kind: str) -> list[tuple[Any, str]]:
         out += [(item, where) for item in _items(kind, loaded, where)]
     for path in files():
         where = f"file {path}"
+        _file_origins[where] = path
         try:
             out += [(item, where) for item in _items(kind, load_file(path), f"plugin file {path}")]
         except UserInputError:

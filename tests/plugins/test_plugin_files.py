@@ -164,3 +164,20 @@ def test_a_plugin_failure_names_its_plugin_once(convbound, tmp_path):
     run = convbound("--plugin", loading, "list")
     assert run.code == 2 and f"plugin file {broken} failed to import" in run.err
     assert loading not in run.err and run.err.count("plugin file") == 1, run.err
+
+
+def test_a_rejected_origin_leaves_its_file_out_and_an_entry_points_is_ignored():
+    from pathlib import Path
+
+    plugins.add_files([GD])
+    try:
+        path = str(Path(GD).resolve())
+        assert path in plugins.files()
+        plugins.contributions("results")  # names the file's origin "file <path>"
+        plugins.reject("entry point gd (some-dist)")  # an entry point cannot be left out
+        plugins.reject(f"file {path}x")  # a label no contribution made: nothing
+        assert path in plugins.files()
+        plugins.reject(f"file {path}")
+        assert path not in plugins.files()
+    finally:
+        plugins.clear_files()
