@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from bounds.pep_cover import PepRule
     from bounds.result import Result
 
-__all__ = ["PAPER_MODULES", "all_results", "catalogue_source", "get", "ids", "pep_rule", "register", "summaries",
+__all__ = ["PAPER_MODULES", "NotAResult", "all_results", "catalogue_source", "get", "ids", "pep_rule", "register", "summaries",
            "variants"]
 
 PAPER_MODULES = ("bounds.fast", "bounds.fast_repaired", "bounds.f3ast", "bounds.ascaf", "bounds.dfl", "bounds.scaffold", "bounds.survey")
@@ -231,6 +231,7 @@ def variants(result_id: str) -> list[Result]:
     """All variants of one ID (default first)."""
     found = _variants(result_id, _plugged())
     if not found:
+        _refuse_survey_row(result_id)
         raise unknown("result ID", result_id, ids())
     return found
 
@@ -261,8 +262,23 @@ def get(key: str | Result) -> Result:
         return found[0]
     if found:
         raise unknown(f"variant of {base}", variant, [r.variant for r in found])
+    _refuse_survey_row(key)
     keys = [row[0] for row in _builtin_rows()]
     raise unknown("result ID", key, list(dict.fromkeys(_ids(plugged) + keys + list(plugged))))
+
+
+class NotAResult(UserInputError):
+    """The ID of a survey row that states no rate (``bounds.survey_rows``): listed beside the results and shown,
+    but there is no bound to evaluate, search or decide."""
+
+
+def _refuse_survey_row(key: str) -> None:
+    from bounds.survey_rows import entry
+
+    row = entry(key)
+    if row is not None:
+        raise NotAResult(f"{key!r} is a survey row with no stated rate ({row.method} {row.ref}), not a result: "
+                         f"there is no bound to evaluate, search or decide; see 'convbound show {key}'")
 
 
 def pep_rule(res: Result) -> PepRule | None:

@@ -31,14 +31,12 @@ def _scenario(sid: str):
     from verify.scenarios import get, registry
 
     if sid not in registry():
-        from bounds.survey_rows import entry
+        from bounds.registry import NotAResult
 
-        row = entry(sid)
-        if row is not None:  # listed beside the results, but no result: nothing to search
-            raise UserInputError(f"{sid!r} is a survey row with no stated rate ({row.method} {row.ref}), not a "
-                                 "result: there is no bound to search; see 'convbound show " + sid + "'")
         try:
             bounds.get(sid)
+        except NotAResult:  # a survey row with no stated rate: said as such, nothing to search
+            raise
         except UserInputError:
             return get(sid)  # unknown id: the registry's one-line message with close matches
         own = [k for k, sc in registry().items() if bounds.get(sc.result).key == bounds.get(sid).key]

@@ -145,6 +145,8 @@ def _cli(*args, timeout=120):
     (["falsify", "SURV.FEDEF"], "has no scenario"),
     (["falsify", "SURV.SAFARI"], "'SURV.SAFARI' is a survey row with no stated rate (SAFARI / SA-FL [7]), not a result"),
     (["orders", "SURV.MIFA"], "is a survey row with no stated rate (MIFA [11])"),
+    (["decide", "SURV.FEDCM"], "is a survey row with no stated rate"),
+    (["check", "SURV.FEDCM"], "is a survey row with no stated rate"),
     (["falsify", "FAST.T2", "--budget", "0"], "--budget 0"),
     (["verify", "--instance", "/nonexistent/x.json"], "does not exist"),
     (["falsify", "FAST.T1", "--population", "0"], "--population"),
