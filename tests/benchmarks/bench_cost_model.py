@@ -5,7 +5,10 @@ its client count M or local steps; it is built once, its predicted seconds and k
 before anything runs, then scored by ``verify.scenario.evaluate_point`` with the search's trials (threads=1, as a
 search scores), and the CPU time of that scoring (``time.process_time``: both cores' work, so a busy machine does not
 inflate it much) is recorded: the median of ``--repeats`` (3) scorings, after one unmeasured scoring of the first case
-of each (scenario, family) (imports, first compilations, caches: paid once by a search, not per point). The record
+of each (scenario, family) (imports, first compilations: paid once by a search, not per point). Each repeat scores a
+freshly built instance with FAST's per-trial laws forgotten, as a search scores a new point: the exact path remembers
+plans by the objects' identity and per-trial laws by (constants, trials, seed), so repeating one instance measured a
+warm cache a search never has (FAST.T2's per-trial cases at M = 16 read 5-8x below their first scoring). The record
 says, per case, measured / predicted, and over the measured cases the share within a factor 2 and the largest factors
 either way; the machine's load (``os.getloadavg``) before and after. A case predicted over ``--max-seconds`` is
 listed and not run (it would be cut by a search); a size its family refuses to build is listed and not counted.
@@ -65,10 +68,16 @@ def run_case(sid: str, over: dict, max_seconds: float, repeats: int = 3, warm: b
         return {**row, "skipped": f"predicted {cost.seconds:.3g} s > --max-seconds {max_seconds:g}"}
     if not warm:
         evaluate_point(sc, point, trials=TRIALS, seed=0, instance=inst, threads=1)
+    from quadratics.exact.laws import _per_trial_laws_kept
+
     times, est = [], None
     for _ in range(repeats):
+        # as a search meets a new point: fresh objects (the exact path's plans are remembered by the objects'
+        # identity) and no per-trial laws kept from the last scoring (kept by constants, trials and seed)
+        fresh = sc.build(point)
+        _per_trial_laws_kept.cache_clear()
         t0 = time.process_time()
-        est = evaluate_point(sc, point, trials=TRIALS, seed=0, instance=inst, threads=1)
+        est = evaluate_point(sc, point, trials=TRIALS, seed=0, instance=fresh, threads=1)
         times.append(time.process_time() - t0)
     row["cpu_s_repeats"] = times
     row["measured_cpu_s"] = statistics.median(times)
