@@ -316,3 +316,40 @@ def test_a_forked_child_writes_through_streams_of_its_own():
         os.waitpid(pid, 0)
         logger.removeHandler(handler)
     assert sys.stderr is parent_stream  # the parent keeps its own
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork: POSIX only")
+def test_a_forked_child_reopens_a_file_handlers_file_appending(tmp_path):
+    """A logging file handler's file object is not the parent's in a forked child (its buffer lock may have been
+    held at the fork): the child's next record reopens the file, appending, and the parent's lines stay."""
+    import logging
+
+    from verify.runtime.executor import _fresh_streams_in_forked_children
+
+    log = tmp_path / "run.log"
+    handler = logging.FileHandler(log, mode="w")
+    logger = logging.getLogger("convbound-test-fork-file")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.info("parent line")
+    parent_stream = handler.stream
+    _fresh_streams_in_forked_children()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        fresh = handler.stream is None and handler.mode == "a"
+        logger.info("child line")
+        ok = fresh and handler.stream is not parent_stream
+        handler.flush()
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    try:
+        assert os.read(read, 1) == b"1"
+        os.waitpid(pid, 0)
+        assert log.read_text().splitlines() == ["parent line", "child line"]  # appended, not truncated ("w")
+        assert handler.stream is parent_stream and handler.mode == "w"  # the parent keeps its own
+    finally:
+        os.close(read)
+        logger.removeHandler(handler)
+        handler.close()

@@ -351,7 +351,8 @@ def _fresh_streams_in_forked_children() -> None:
 
     Why: a fork copies the locks of the parent's stream buffers as they are; if another thread of the parent (the
     cluster's event loop, a progress bar) was writing at that moment, the child's first log line waits forever
-    on a lock no thread will release (seen once: a Dask worker hung in a logging flush). Registered once.
+    on a lock no thread will release (seen once: a Dask worker hung in a logging flush). A file handler's file is
+    reopened by the child on its next record, appending. Registered once.
     """
     import os
 
@@ -377,7 +378,11 @@ def _new_std_streams() -> None:
     loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
                                       if isinstance(lg, logging.Logger))]
     for handler in (h for lg in loggers for h in lg.handlers):
-        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+        if isinstance(handler, logging.FileHandler):
+            # its file object's buffer lock was copied as the parent held it (a Dask worker hung in a FileHandler's
+            # flush, seen once in the suite): reopened on its next record, appending (never truncating the file)
+            handler.stream, handler.mode = None, "a"  # type: ignore[assignment]
+        elif isinstance(handler, logging.StreamHandler):
             for fd, ids in old.items():
                 if id(handler.stream) in ids and fd in fresh:
                     handler.stream = fresh[fd]  # not setStream: its flush of the old stream could wait too
