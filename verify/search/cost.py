@@ -56,8 +56,7 @@ def predicted_cost(inst: Any, trials: int) -> tuple[str, str, Any]:
     from verify.exact_score import scoring
 
     kind, reason = scoring(inst)
-    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
-                                                                  (inst.algorithm, "K")))
+    M, d, K = _sizes(inst)
     if kind == "exact":  # any horizon and client count; the state's size sets the cost (blocks x order^3 log R)
         order, blocks = exact_shape(inst.problem, inst.algorithm, inst.pattern)
         # by coordinate (blocks = d): coefficients over 2M + 1 features (a few dozen passes over M x d numbers)
@@ -77,11 +76,17 @@ def simulated_cost(inst: Any, trials: int) -> Any:
     Monte Carlo run, whatever path would score it: a cross-check of an exact point replays it so)."""
     from bounds.core.limits import simulation_cost
 
-    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
-                                                                  (inst.algorithm, "K")))
+    M, d, K = _sizes(inst)
     return _plus_point(simulation_cost(int(trials), max(1, int(inst.rounds)), M, d, K,
                                        active=_active_clients(inst.pattern, int(trials), M),
                                        path=_step_path(inst.problem)))
+
+
+def _sizes(inst: Any) -> tuple[int, int, int]:
+    """(clients M, dimension d, local steps K) of ``inst``, each at least 1 (an object that does not say: 1)."""
+    M, d, K = (max(1, int(getattr(o, a, 1) or 1)) for o, a in ((inst.problem, "M"), (inst.problem, "d"),
+                                                                  (inst.algorithm, "K")))
+    return M, d, K
 
 
 def _active_clients(pattern: Any, trials: int, M: int) -> int:
